@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# agentmm top-level build. `make help` lists the targets.
+#
+# Kbuild reads ./Kbuild for the module; this file drives everything else.
+# Areas plug in through <dir>/build.mk fragments, which add rules and append
+# to GUEST_BINS (static programs packed into the test guest), UNIT_TESTS
+# (host test programs run by `make unit`) and TOOLS (user-space programs
+# built by `make`).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+# The one place the test kernel is pinned.
+TEST_KVER := $(shell cat $(TOP)/tests/vm/kernel-version)
+AGENTMM_CACHE ?= $(if $(XDG_CACHE_HOME),$(XDG_CACHE_HOME),$(HOME)/.cache)/agentmm
+TEST_KROOT := $(AGENTMM_CACHE)/kernel/$(TEST_KVER)/root
+TEST_KDIR := $(TEST_KROOT)/usr/src/linux-headers-$(TEST_KVER)
+
+# KDIR: the running kernel's build tree where it exists, else the pinned
+# test kernel's headers (fetched by `make deps`).
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(TEST_KDIR))
+
+CC ?= cc
+USER_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+STATIC_LDFLAGS := -static
+
+GUEST_BINS :=
+UNIT_TESTS :=
+TOOLS :=
+
+.PHONY: all module tools deps check unit vm-check vm-shell demo clean help \
+	guest-bins
+
+all: module tools
+
+help:
+	@echo 'agentmm build targets'
+	@echo '  make            build agentmm.ko (KDIR=$(KDIR)) and the user-space tools'
+	@echo '  make deps       install build/test dependencies and fetch the test kernel $(TEST_KVER)'
+	@echo '  make check      host unit tests + the in-guest test suite (runs make deps first)'
+	@echo '  make unit       host unit tests only (ASan/UBSan)'
+	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
+	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
+	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'
+	@echo '  make clean      remove build products'
+	@echo 'Variables: KDIR=<kernel build tree>, AGENTMM_CACHE=<dir> ($(AGENTMM_CACHE)),'
+	@echo '           VM_MEM=<MiB>, VM_CPUS=<n>, VM_TIMEOUT=<s>, T="<test> ..."'
+
+deps:
+	$(TOP)/scripts/deps.sh
+
+module:
+	@test -f $(KDIR)/Makefile || { echo "error: no kernel build tree at KDIR=$(KDIR); run 'make deps' or set KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+# The module the guest loads is always built against the pinned test kernel.
+test-module:
+	@test -f $(TEST_KDIR)/Makefile || { echo "error: test kernel headers missing at $(TEST_KDIR); run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(TEST_KDIR) M=$(TOP) modules
+
+$(BUILD)/guest/bin $(BUILD)/unit $(BUILD)/tools:
+	mkdir -p $@
+
+include $(sort $(wildcard $(TOP)/*/build.mk $(TOP)/tests/*/build.mk))
+
+tools: $(TOOLS)
+
+guest-bins: $(GUEST_BINS)
+
+unit: $(UNIT_TESTS)
+	@$(TOP)/tests/run-unit $(UNIT_TESTS)
+
+vm-check: test-module guest-bins
+	$(TOP)/tests/vm/run $(T)
+
+vm-shell: test-module guest-bins
+	$(TOP)/tests/vm/run --shell
+
+check: deps
+	$(MAKE) unit-and-vm
+
+# Separate so that `make check` re-reads the tree after deps installed things.
+unit-and-vm:
+	@$(TOP)/tests/run-all "$(MAKE)"
+
+demo: deps
+	$(MAKE) test-module guest-bins
+	$(TOP)/tests/vm/run --demo
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
+	rm -rf $(BUILD)
+	find $(TOP)/kmod \( -name '*.o' -o -name '.*.cmd' \) -delete

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * agentmm - kernel-side memory policy for hosts running AI-agent sandboxes.
+ *
+ * Module parameters are the interface, as in DAMON's policy modules; the
+ * same settings and everything agentmm senses appear under
+ * /sys/kernel/agentmm/ (see Documentation/ABI/testing/sysfs-kernel-agentmm).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include "agentmm.h"
+
+#define CREATE_TRACE_POINTS
+#include "agentmm_trace.h"
+
+static DEFINE_MUTEX(agentmm_mode_lock);
+static enum agentmm_mode agentmm_mode = AGENTMM_MODE_OBSERVE;
+/*
+ * True from the end of a successful init to the start of exit. Parameter
+ * writes outside that window (at load, or through /sys/module while the
+ * module is going away) only record the mode.
+ */
+static bool agentmm_live;
+
+static const char * const agentmm_mode_names[] = {
+	[AGENTMM_MODE_OFF] = "off",
+	[AGENTMM_MODE_OBSERVE] = "observe",
+	[AGENTMM_MODE_ENFORCE] = "enforce",
+};
+
+/**
+ * agentmm_mode_name() - name of a mode as read and written in sysfs
+ * @mode: the mode
+ *
+ * Return: "off", "observe" or "enforce".
+ */
+const char *agentmm_mode_name(enum agentmm_mode mode)
+{
+	return agentmm_mode_names[mode];
+}
+
+/**
+ * agentmm_get_mode() - the current mode
+ *
+ * Return: the mode in force.
+ */
+enum agentmm_mode agentmm_get_mode(void)
+{
+	return READ_ONCE(agentmm_mode);
+}
+
+static int agentmm_parse_mode(const char *buf, enum agentmm_mode *mode)
+{
+	int len = strcspn(buf, "\n");
+	int i = sysfs_match_string(agentmm_mode_names, buf);
+
+	if (i < 0) {
+		pr_err("mode: '%.*s' is invalid; allowed: off, observe\n",
+		       len, buf);
+		return -EINVAL;
+	}
+	if (i == AGENTMM_MODE_ENFORCE) {
+		pr_err("mode: enforce needs the mTHP governor, which this version lacks; allowed: off, observe\n");
+		return -EINVAL;
+	}
+	*mode = i;
+	return 0;
+}
+
+/* Caller holds agentmm_mode_lock. */
+static int agentmm_apply_mode(enum agentmm_mode new)
+{
+	bool was_on = agentmm_mode != AGENTMM_MODE_OFF;
+	bool on = new != AGENTMM_MODE_OFF;
+	int err;
+
+	if (agentmm_live && on && !was_on) {
+		err = agentmm_sensor_start();
+		if (err)
+			return err;
+	} else if (agentmm_live && !on && was_on) {
+		agentmm_sensor_stop();
+	}
+	WRITE_ONCE(agentmm_mode, new);
+	return 0;
+}
+
+/**
+ * agentmm_set_mode_str() - switch mode from a sysfs or parameter string
+ * @buf: "off", "observe" or "enforce", optionally newline-terminated
+ *
+ * Return: 0, or -EINVAL for an unknown or unavailable mode, in which case
+ * nothing changes; or the error of starting the sensor.
+ */
+int agentmm_set_mode_str(const char *buf)
+{
+	enum agentmm_mode mode;
+	int err;
+
+	err = agentmm_parse_mode(buf, &mode);
+	if (err)
+		return err;
+	mutex_lock(&agentmm_mode_lock);
+	err = agentmm_apply_mode(mode);
+	mutex_unlock(&agentmm_mode_lock);
+	return err;
+}
+
+static int agentmm_mode_param_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	return agentmm_set_mode_str(val);
+}
+
+static int agentmm_mode_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n",
+			 agentmm_mode_name(agentmm_get_mode()));
+}
+
+static const struct kernel_param_ops agentmm_mode_ops = {
+	.set = agentmm_mode_param_set,
+	.get = agentmm_mode_param_get,
+};
+module_param_cb(mode, &agentmm_mode_ops, NULL, 0644);
+MODULE_PARM_DESC(mode, "off | observe (default): what agentmm does");
+
+unsigned int agentmm_interval_ms = AGENTMM_INTERVAL_DEFAULT_MS;
+
+static int agentmm_interval_param_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < AGENTMM_INTERVAL_MIN_MS ||
+	    v > AGENTMM_INTERVAL_MAX_MS) {
+		pr_err("interval_ms: '%.*s' is invalid; allowed: %u..%u\n",
+		       (int)strcspn(val, "\n"), val, AGENTMM_INTERVAL_MIN_MS,
+		       AGENTMM_INTERVAL_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(agentmm_interval_ms, v);
+	return 0;
+}
+
+static const struct kernel_param_ops agentmm_interval_ops = {
+	.set = agentmm_interval_param_set,
+	.get = param_get_uint,
+};
+module_param_cb(interval_ms, &agentmm_interval_ops, &agentmm_interval_ms,
+		0644);
+MODULE_PARM_DESC(interval_ms,
+		 "sensor sampling period in ms, 10..60000 (default 500)");
+
+static int __init agentmm_init(void)
+{
+	int err;
+
+	err = agentmm_sensor_init();
+	if (err)
+		return err;
+	err = agentmm_sysfs_init();
+	if (err)
+		goto out_sensor;
+
+	mutex_lock(&agentmm_mode_lock);
+	agentmm_live = true;
+	err = 0;
+	if (agentmm_mode != AGENTMM_MODE_OFF)
+		err = agentmm_sensor_start();
+	if (err)
+		agentmm_live = false;
+	mutex_unlock(&agentmm_mode_lock);
+	if (err)
+		goto out_sysfs;
+
+	pr_info("version %s loaded, mode=%s interval_ms=%u, %u zones, %u mTHP sizes\n",
+		AGENTMM_VERSION, agentmm_mode_name(agentmm_mode),
+		agentmm_interval_ms, agentmm_sensor.nr_zones,
+		agentmm_sensor.nr_sizes);
+	return 0;
+
+out_sysfs:
+	agentmm_sysfs_exit();
+out_sensor:
+	agentmm_sensor_exit();
+	return err;
+}
+
+static void __exit agentmm_exit(void)
+{
+	mutex_lock(&agentmm_mode_lock);
+	if (agentmm_mode != AGENTMM_MODE_OFF)
+		agentmm_sensor_stop();
+	agentmm_live = false;
+	mutex_unlock(&agentmm_mode_lock);
+
+	agentmm_sysfs_exit();
+	agentmm_sensor_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(agentmm_init);
+module_exit(agentmm_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("agentmm developers");
+MODULE_DESCRIPTION("Memory policy for hosts running AI-agent sandboxes");
+MODULE_VERSION(AGENTMM_VERSION);

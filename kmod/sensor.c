@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The contiguity sensor: how much memory each mTHP size could get right now.
+ *
+ * A delayed work samples the zone free lists every interval_ms. Compaction
+ * and external-fragmentation tracepoints make it sample sooner: their probes
+ * run inside the page allocator (zone->lock held, any context), so they only
+ * set a bit and raise an irq_work, which reschedules the sampling work. The
+ * arithmetic lives in policy/contig.c, shared with the host unit tests.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/ktime.h>
+#include <linux/nodemask.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include "agentmm.h"
+#include "agentmm_trace.h"
+
+#define AGENTMM_THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+struct agentmm_sensor agentmm_sensor = {
+	.lock = __MUTEX_INITIALIZER(agentmm_sensor.lock),
+};
+
+enum {
+	SENSOR_RUNNING,		/* the sampling work may re-arm itself */
+	SENSOR_KICKED,		/* an event asked for an early sample */
+};
+static unsigned long agentmm_sensor_flags;
+static struct delayed_work agentmm_sample_work;
+static struct irq_work agentmm_kick_work;
+
+static void agentmm_sample(bool from_event)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	u64 suitable[NR_PAGE_ORDERS];
+	u16 unusable[NR_PAGE_ORDERS];
+	unsigned int i, order;
+
+	mutex_lock(&s->lock);
+	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
+	for (i = 0; i < s->nr_zones; i++) {
+		struct agentmm_zone *az = &s->zones[i];
+		struct zone *zone;
+
+		amm_free_area_init(&az->fa, NR_PAGE_ORDERS);
+		if (!node_online(az->nid))
+			continue;
+		zone = &NODE_DATA(az->nid)->node_zones[az->zid];
+		for (order = 0; order < NR_PAGE_ORDERS; order++) {
+			struct free_area *area = &zone->free_area[order];
+
+			/* Racy like /proc/buddyinfo: no zone->lock here. */
+			az->fa.nr_free[order] = data_race(area->nr_free);
+		}
+		amm_free_area_add(&s->total, &az->fa);
+	}
+	for (order = 0; order < NR_PAGE_ORDERS; order++) {
+		suitable[order] = amm_suitable_pages(&s->total, order);
+		unusable[order] = amm_unusable_index(&s->total, order);
+	}
+	for (i = 0; i < s->nr_sizes; i++) {
+		struct agentmm_size *sz = &s->sizes[i];
+
+		sz->avail_pages = suitable[sz->order];
+		sz->unusable = unusable[sz->order];
+	}
+	s->seq++;
+	if (from_event)
+		s->event_samples++;
+	WRITE_ONCE(s->last_ns, ktime_get_boottime_ns());
+	trace_agentmm_sample(s->seq, from_event, s->total.nr_free, suitable,
+			     unusable);
+	mutex_unlock(&s->lock);
+}
+
+static void agentmm_sample_workfn(struct work_struct *work)
+{
+	bool kicked = test_and_clear_bit(SENSOR_KICKED, &agentmm_sensor_flags);
+
+	agentmm_sample(kicked);
+	if (test_bit(SENSOR_RUNNING, &agentmm_sensor_flags))
+		queue_delayed_work(system_power_efficient_wq,
+				   &agentmm_sample_work,
+				   msecs_to_jiffies(READ_ONCE(agentmm_interval_ms)));
+}
+
+/* Hard-irq context: bring the next sample forward, rate-limited. */
+static void agentmm_kick_fn(struct irq_work *work)
+{
+	u64 next = READ_ONCE(agentmm_sensor.last_ns) +
+		   AGENTMM_EVENT_GAP_MS * NSEC_PER_MSEC;
+	u64 now = ktime_get_boottime_ns();
+	unsigned long delay = next > now ? nsecs_to_jiffies(next - now) : 0;
+
+	mod_delayed_work(system_power_efficient_wq, &agentmm_sample_work,
+			 delay);
+}
+
+/* Called from tracepoints inside the allocator: O(1), no locks, no sleep. */
+static void agentmm_kick(void)
+{
+	if (test_bit(SENSOR_KICKED, &agentmm_sensor_flags))
+		return;
+	if (!test_and_set_bit(SENSOR_KICKED, &agentmm_sensor_flags))
+		irq_work_queue(&agentmm_kick_work);
+}
+
+struct compact_control;
+
+static void agentmm_probe_extfrag(void *data, struct page *page,
+				  int alloc_order, int fallback_order,
+				  int alloc_migratetype,
+				  int fallback_migratetype)
+{
+	agentmm_kick();
+}
+
+static void agentmm_probe_compaction_end(void *data,
+					 struct compact_control *cc,
+					 unsigned long zone_start,
+					 unsigned long zone_end, bool sync,
+					 int status)
+{
+	agentmm_kick();
+}
+
+static void agentmm_probe_kcompactd_sleep(void *data, int nid)
+{
+	agentmm_kick();
+}
+
+/* Tracepoints are not exported symbols; they are found by name. */
+static struct agentmm_probe {
+	const char *name;
+	void *func;
+	struct tracepoint *tp;
+	bool registered;
+} agentmm_probes[] = {
+	{ "mm_page_alloc_extfrag", agentmm_probe_extfrag },
+	{ "mm_compaction_end", agentmm_probe_compaction_end },
+	{ "mm_compaction_kcompactd_sleep", agentmm_probe_kcompactd_sleep },
+};
+
+static void agentmm_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(agentmm_probes); i++)
+		if (!strcmp(tp->name, agentmm_probes[i].name))
+			agentmm_probes[i].tp = tp;
+}
+
+static void agentmm_probes_unregister(void)
+{
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < ARRAY_SIZE(agentmm_probes); i++) {
+		struct agentmm_probe *p = &agentmm_probes[i];
+
+		if (!p->registered)
+			continue;
+		tracepoint_probe_unregister(p->tp, p->func, NULL);
+		p->registered = false;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();
+	agentmm_sensor.nr_probes = 0;
+}
+
+/* Events are an optimisation: a missing tracepoint only costs latency. */
+static void agentmm_probes_register(void)
+{
+	unsigned int i;
+
+	for_each_kernel_tracepoint(agentmm_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(agentmm_probes); i++) {
+		struct agentmm_probe *p = &agentmm_probes[i];
+		int err;
+
+		if (!p->tp) {
+			pr_info("tracepoint %s not found; sampling on the timer only\n",
+				p->name);
+			continue;
+		}
+		err = tracepoint_probe_register(p->tp, p->func, NULL);
+		if (err) {
+			pr_warn("cannot attach to tracepoint %s: %d\n",
+				p->name, err);
+			continue;
+		}
+		p->registered = true;
+		agentmm_sensor.nr_probes++;
+	}
+}
+
+/**
+ * agentmm_sensor_start() - start sampling
+ *
+ * Takes one sample before returning, so sysfs is current on return, then
+ * samples every interval_ms and on compaction/fragmentation events.
+ * Context: process context; may sleep.
+ * Return: 0.
+ */
+int agentmm_sensor_start(void)
+{
+	clear_bit(SENSOR_KICKED, &agentmm_sensor_flags);
+	set_bit(SENSOR_RUNNING, &agentmm_sensor_flags);
+	agentmm_probes_register();
+	agentmm_sample(false);
+	queue_delayed_work(system_power_efficient_wq, &agentmm_sample_work,
+			   msecs_to_jiffies(READ_ONCE(agentmm_interval_ms)));
+	return 0;
+}
+
+/**
+ * agentmm_sensor_stop() - stop sampling; the last sample stays readable
+ *
+ * On return no probe, irq_work or sampling work of the sensor is running
+ * or pending. Context: process context; may sleep.
+ */
+void agentmm_sensor_stop(void)
+{
+	clear_bit(SENSOR_RUNNING, &agentmm_sensor_flags);
+	agentmm_probes_unregister();
+	irq_work_sync(&agentmm_kick_work);
+	cancel_delayed_work_sync(&agentmm_sample_work);
+}
+
+struct agentmm_size_scan {
+	struct dir_context ctx;
+	struct agentmm_sensor *s;
+};
+
+/* Parses "hugepages-<kB>kB" strictly; other entries are skipped. */
+static bool agentmm_size_actor(struct dir_context *ctx, const char *name,
+			       int namelen, loff_t off, u64 ino,
+			       unsigned int type)
+{
+	static const char prefix[] = "hugepages-";
+	struct agentmm_size_scan *scan =
+		container_of(ctx, struct agentmm_size_scan, ctx);
+	struct agentmm_sensor *s = scan->s;
+	char num[16];
+	int len = namelen - (int)(sizeof(prefix) - 1) - 2;
+	unsigned int kb, i;
+	int order;
+
+	if (len <= 0 || len >= sizeof(num) ||
+	    strncmp(name, prefix, sizeof(prefix) - 1) ||
+	    strncmp(name + namelen - 2, "kB", 2))
+		return true;
+	memcpy(num, name + sizeof(prefix) - 1, len);
+	num[len] = '\0';
+	if (kstrtouint(num, 10, &kb))
+		return true;
+	order = amm_order_of_kb(kb, PAGE_SIZE / SZ_1K);
+	if (order < 1 || order >= NR_PAGE_ORDERS)
+		return true;
+	for (i = 0; i < s->nr_sizes; i++)
+		if (s->sizes[i].order == order)
+			return true;
+	if (s->nr_sizes < ARRAY_SIZE(s->sizes)) {
+		s->sizes[s->nr_sizes].kb = kb;
+		s->sizes[s->nr_sizes].order = order;
+		s->nr_sizes++;
+	}
+	return true;
+}
+
+static int agentmm_size_cmp(const void *a, const void *b)
+{
+	const struct agentmm_size *x = a, *y = b;
+
+	return (int)x->order - (int)y->order;
+}
+
+/* The sizes this kernel offers are the hugepages-*kB directories. */
+static void agentmm_discover_sizes(struct agentmm_sensor *s)
+{
+	struct agentmm_size_scan scan = {
+		.ctx.actor = agentmm_size_actor,
+		.s = s,
+	};
+	struct file *dir;
+	int err;
+
+	s->nr_sizes = 0;
+	dir = filp_open(AGENTMM_THP_DIR, O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir)) {
+		pr_warn("cannot open %s (%ld): no mTHP sizes to report\n",
+			AGENTMM_THP_DIR, PTR_ERR(dir));
+		return;
+	}
+	err = iterate_dir(dir, &scan.ctx);
+	filp_close(dir, NULL);
+	if (err)
+		pr_warn("cannot list %s (%d)\n", AGENTMM_THP_DIR, err);
+	sort(s->sizes, s->nr_sizes, sizeof(s->sizes[0]), agentmm_size_cmp,
+	     NULL);
+}
+
+/* Counts populated zones; fills @out up to @max entries if @out is given. */
+static unsigned int agentmm_walk_zones(struct agentmm_zone *out,
+				       unsigned int max)
+{
+	unsigned int n = 0;
+	int nid, zid;
+
+	for_each_online_node(nid) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			struct zone *zone = &pgdat->node_zones[zid];
+
+			if (!populated_zone(zone))
+				continue;
+			if (out && n < max) {
+				out[n].nid = nid;
+				out[n].zid = zid;
+				out[n].name = zone->name;
+				amm_free_area_init(&out[n].fa, NR_PAGE_ORDERS);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/**
+ * agentmm_sensor_init() - find the zones and mTHP sizes to watch
+ *
+ * Zones are those populated at load; mTHP sizes are read from sysfs.
+ * Context: process context (module init); may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int agentmm_sensor_init(void)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	unsigned int n;
+
+	INIT_DELAYED_WORK(&agentmm_sample_work, agentmm_sample_workfn);
+	init_irq_work(&agentmm_kick_work, agentmm_kick_fn);
+	agentmm_sensor_flags = 0;
+
+	n = agentmm_walk_zones(NULL, 0);
+	s->zones = kcalloc(max(n, 1U), sizeof(*s->zones), GFP_KERNEL);
+	if (!s->zones)
+		return -ENOMEM;
+	/* A zone populated by hotplug in between is left for the next load. */
+	s->nr_zones = min(n, agentmm_walk_zones(s->zones, n));
+	s->seq = 0;
+	s->event_samples = 0;
+	s->last_ns = 0;
+	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
+	agentmm_discover_sizes(s);
+	return 0;
+}
+
+/**
+ * agentmm_sensor_exit() - free what agentmm_sensor_init() allocated
+ *
+ * The sensor must be stopped.
+ */
+void agentmm_sensor_exit(void)
+{
+	kfree(agentmm_sensor.zones);
+	agentmm_sensor.zones = NULL;
+	agentmm_sensor.nr_zones = 0;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/agentmm: one value per file, plus a machine-readable summary.
+ * The layout is documented in Documentation/ABI/testing/sysfs-kernel-agentmm.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include "agentmm.h"
+
+static struct kobject *agentmm_kobj;
+static struct kobject *agentmm_sensor_kobj;
+static struct kobject *agentmm_sizes_kobj;
+static struct kobject *agentmm_zones_kobj;
+
+/* A directory for one mTHP size or one zone; @idx indexes the sensor. */
+struct agentmm_item_kobj {
+	struct kobject kobj;
+	unsigned int idx;
+};
+
+static struct agentmm_item_kobj *agentmm_size_kobjs[AMM_MAX_ORDERS];
+static struct agentmm_item_kobj **agentmm_zone_kobjs;
+
+static unsigned int agentmm_item_idx(struct kobject *kobj)
+{
+	return container_of(kobj, struct agentmm_item_kobj, kobj)->idx;
+}
+
+static void agentmm_item_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct agentmm_item_kobj, kobj));
+}
+
+/* Emits "n0 n1 ... nN\n" for a free area's per-order block counts. */
+static int agentmm_emit_orders(char *buf, int at, const struct amm_free_area *fa,
+			       char sep)
+{
+	unsigned int order;
+
+	for (order = 0; order < fa->nr_orders; order++)
+		at += sysfs_emit_at(buf, at, "%s%llu", order ? (sep == ',' ?
+				    "," : " ") : "", fa->nr_free[order]);
+	return at;
+}
+
+/* --- top level --- */
+
+static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", agentmm_mode_name(agentmm_get_mode()));
+}
+
+static ssize_t mode_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int err = agentmm_set_mode_str(buf);
+
+	return err ? err : count;
+}
+static struct kobj_attribute mode_attr = __ATTR_RW_MODE(mode, 0644);
+
+static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", AGENTMM_VERSION);
+}
+static struct kobj_attribute version_attr = __ATTR_RO(version);
+
+static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	u64 now = ktime_get_boottime_ns();
+	unsigned int i;
+	int at;
+
+	mutex_lock(&s->lock);
+	at = sysfs_emit(buf,
+			"agentmm version=%s mode=%s interval_ms=%u probes=%u\n",
+			AGENTMM_VERSION, agentmm_mode_name(agentmm_get_mode()),
+			READ_ONCE(agentmm_interval_ms), s->nr_probes);
+	at += sysfs_emit_at(buf, at,
+			    "sensor seq=%llu event_samples=%llu age_ms=%llu free_pages=%llu\n",
+			    s->seq, s->event_samples,
+			    s->seq ? div_u64(now - s->last_ns, NSEC_PER_MSEC) : 0,
+			    amm_free_pages(&s->total));
+	for (i = 0; i < s->nr_sizes; i++)
+		at += sysfs_emit_at(buf, at,
+				    "size kb=%u order=%u available_pages=%llu unusable_index=%u\n",
+				    s->sizes[i].kb, s->sizes[i].order,
+				    s->sizes[i].avail_pages,
+				    s->sizes[i].unusable);
+	for (i = 0; i < s->nr_zones; i++) {
+		at += sysfs_emit_at(buf, at, "zone node=%d name=%s free_blocks=",
+				    s->zones[i].nid, s->zones[i].name);
+		at = agentmm_emit_orders(buf, at, &s->zones[i].fa, ',');
+		at += sysfs_emit_at(buf, at, "\n");
+	}
+	mutex_unlock(&s->lock);
+	return at;
+}
+static struct kobj_attribute summary_attr = __ATTR_RO(summary);
+
+static struct attribute *agentmm_root_attrs[] = {
+	&mode_attr.attr,
+	&version_attr.attr,
+	&summary_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group agentmm_root_group = {
+	.attrs = agentmm_root_attrs,
+};
+
+/* --- sensor/ --- */
+
+#define AGENTMM_SENSOR_U64_ATTR(_name, _expr)				\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	struct agentmm_sensor *s = &agentmm_sensor;			\
+	u64 v;								\
+									\
+	mutex_lock(&s->lock);						\
+	v = (_expr);							\
+	mutex_unlock(&s->lock);						\
+	return sysfs_emit(buf, "%llu\n", v);				\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
+AGENTMM_SENSOR_U64_ATTR(samples, s->seq);
+AGENTMM_SENSOR_U64_ATTR(event_samples, s->event_samples);
+AGENTMM_SENSOR_U64_ATTR(probes, s->nr_probes);
+AGENTMM_SENSOR_U64_ATTR(free_pages, amm_free_pages(&s->total));
+
+static ssize_t free_blocks_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	int at;
+
+	mutex_lock(&s->lock);
+	at = agentmm_emit_orders(buf, 0, &s->total, ' ');
+	mutex_unlock(&s->lock);
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+static struct kobj_attribute free_blocks_attr = __ATTR_RO(free_blocks);
+
+static struct attribute *agentmm_sensor_attrs[] = {
+	&samples_attr.attr,
+	&event_samples_attr.attr,
+	&probes_attr.attr,
+	&free_pages_attr.attr,
+	&free_blocks_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group agentmm_sensor_group = {
+	.attrs = agentmm_sensor_attrs,
+};
+
+/* --- sensor/sizes/<kb>kB/ --- */
+
+#define AGENTMM_SIZE_ATTR(_name, _fmt, _field)				\
+static ssize_t size_##_name##_show(struct kobject *kobj,		\
+				   struct kobj_attribute *attr, char *buf) \
+{									\
+	struct agentmm_sensor *s = &agentmm_sensor;			\
+	ssize_t ret;							\
+									\
+	mutex_lock(&s->lock);						\
+	ret = sysfs_emit(buf, _fmt "\n",				\
+			 s->sizes[agentmm_item_idx(kobj)]._field);	\
+	mutex_unlock(&s->lock);						\
+	return ret;							\
+}									\
+static struct kobj_attribute size_##_name##_attr =			\
+	__ATTR(_name, 0444, size_##_name##_show, NULL)
+
+AGENTMM_SIZE_ATTR(order, "%u", order);
+AGENTMM_SIZE_ATTR(available_pages, "%llu", avail_pages);
+AGENTMM_SIZE_ATTR(unusable_index, "%u", unusable);
+
+static struct attribute *agentmm_size_attrs[] = {
+	&size_order_attr.attr,
+	&size_available_pages_attr.attr,
+	&size_unusable_index_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(agentmm_size);
+
+static const struct kobj_type agentmm_size_ktype = {
+	.release = agentmm_item_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = agentmm_size_groups,
+};
+
+/* --- sensor/zones/node<N>-<zone>/ --- */
+
+static ssize_t zone_free_blocks_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	int at;
+
+	mutex_lock(&s->lock);
+	at = agentmm_emit_orders(buf, 0, &s->zones[agentmm_item_idx(kobj)].fa,
+				 ' ');
+	mutex_unlock(&s->lock);
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+static struct kobj_attribute zone_free_blocks_attr =
+	__ATTR(free_blocks, 0444, zone_free_blocks_show, NULL);
+
+static struct attribute *agentmm_zone_attrs[] = {
+	&zone_free_blocks_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(agentmm_zone);
+
+static const struct kobj_type agentmm_zone_ktype = {
+	.release = agentmm_item_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = agentmm_zone_groups,
+};
+
+static struct agentmm_item_kobj *
+agentmm_item_add(const struct kobj_type *ktype, struct kobject *parent,
+		 unsigned int idx, const char *fmt, ...)
+{
+	struct agentmm_item_kobj *item;
+	char name[48];
+	va_list args;
+	int err;
+
+	item = kzalloc(sizeof(*item), GFP_KERNEL);
+	if (!item)
+		return NULL;
+	item->idx = idx;
+	va_start(args, fmt);
+	vsnprintf(name, sizeof(name), fmt, args);
+	va_end(args);
+	err = kobject_init_and_add(&item->kobj, ktype, parent, "%s", name);
+	if (err) {
+		kobject_put(&item->kobj);	/* frees item */
+		return NULL;
+	}
+	return item;
+}
+
+/**
+ * agentmm_sysfs_exit() - remove /sys/kernel/agentmm
+ *
+ * Safe on a partly built tree. Open files stay open but read -ENODEV once
+ * their kobject is gone; kernfs drains readers before removal returns.
+ */
+void agentmm_sysfs_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(agentmm_size_kobjs); i++) {
+		if (agentmm_size_kobjs[i])
+			kobject_put(&agentmm_size_kobjs[i]->kobj);
+		agentmm_size_kobjs[i] = NULL;
+	}
+	if (agentmm_zone_kobjs) {
+		for (i = 0; i < agentmm_sensor.nr_zones; i++)
+			if (agentmm_zone_kobjs[i])
+				kobject_put(&agentmm_zone_kobjs[i]->kobj);
+		kfree(agentmm_zone_kobjs);
+		agentmm_zone_kobjs = NULL;
+	}
+	kobject_put(agentmm_zones_kobj);
+	kobject_put(agentmm_sizes_kobj);
+	kobject_put(agentmm_sensor_kobj);
+	kobject_put(agentmm_kobj);
+	agentmm_zones_kobj = NULL;
+	agentmm_sizes_kobj = NULL;
+	agentmm_sensor_kobj = NULL;
+	agentmm_kobj = NULL;
+}
+
+/**
+ * agentmm_sysfs_init() - create /sys/kernel/agentmm
+ *
+ * Needs agentmm_sensor_init() first: one directory per zone and mTHP size.
+ * Return: 0 or a negative errno; nothing is left behind on failure.
+ */
+int agentmm_sysfs_init(void)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	unsigned int i;
+	int err = -ENOMEM;
+
+	agentmm_kobj = kobject_create_and_add("agentmm", kernel_kobj);
+	if (!agentmm_kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(agentmm_kobj, &agentmm_root_group);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	agentmm_sensor_kobj = kobject_create_and_add("sensor", agentmm_kobj);
+	if (!agentmm_sensor_kobj)
+		goto fail;
+	err = sysfs_create_group(agentmm_sensor_kobj, &agentmm_sensor_group);
+	if (err)
+		goto fail;
+	err = -ENOMEM;
+	agentmm_sizes_kobj = kobject_create_and_add("sizes",
+						    agentmm_sensor_kobj);
+	agentmm_zones_kobj = kobject_create_and_add("zones",
+						    agentmm_sensor_kobj);
+	if (!agentmm_sizes_kobj || !agentmm_zones_kobj)
+		goto fail;
+	for (i = 0; i < s->nr_sizes; i++) {
+		agentmm_size_kobjs[i] =
+			agentmm_item_add(&agentmm_size_ktype,
+					 agentmm_sizes_kobj, i, "%ukB",
+					 s->sizes[i].kb);
+		if (!agentmm_size_kobjs[i])
+			goto fail;
+	}
+	agentmm_zone_kobjs = kcalloc(max(s->nr_zones, 1U),
+				     sizeof(*agentmm_zone_kobjs), GFP_KERNEL);
+	if (!agentmm_zone_kobjs)
+		goto fail;
+	for (i = 0; i < s->nr_zones; i++) {
+		agentmm_zone_kobjs[i] =
+			agentmm_item_add(&agentmm_zone_ktype,
+					 agentmm_zones_kobj, i, "node%d-%s",
+					 s->zones[i].nid, s->zones[i].name);
+		if (!agentmm_zone_kobjs[i])
+			goto fail;
+	}
+	return 0;
+
+fail:
+	pr_err("cannot create /sys/kernel/agentmm (%d)\n", err);
+	agentmm_sysfs_exit();
+	return err;
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what agentmm's build and tests need, and fetch the pinned test
+# kernel (image, headers, kbuild) into a cache directory. Idempotent: a
+# second run installs and downloads nothing.
+#
+# The test kernel is unpacked into $AGENTMM_CACHE/kernel/<ver>/root, never
+# installed on the host: the host's own kernel is not what the tests boot.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=$(cat "$top/tests/vm/kernel-version")	# e.g. 6.12.117+deb12-amd64
+kbase=${kver%-*}				# e.g. 6.12.117+deb12
+cache=${AGENTMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentmm}
+kroot=$cache/kernel/$kver/root
+
+say() { printf 'deps: %s\n' "$*"; }
+die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		die "need root to run: $* (re-run as root or install sudo)"
+	fi
+}
+
+apt_packages=(
+	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
+	gnuplot-nox rpm dpkg-dev dwarves
+)
+dnf_packages=(
+	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
+	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
+	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
+	dpkg dwarves
+)
+
+install_apt() {
+	local missing=() p
+	for p in "${apt_packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		say "all build and test packages present"
+		return
+	fi
+	say "installing: ${missing[*]}"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+install_dnf() {
+	local missing=() p
+	for p in "${dnf_packages[@]}"; do
+		rpm -q "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ ${#missing[@]} -ne 0 ]; then
+		say "installing: ${missing[*]}"
+		as_root dnf install -y "${missing[@]}" ||
+			die "dnf could not install: ${missing[*]}"
+	fi
+}
+
+# Debian's kernel packages, unpacked. apt-get download works without root
+# and never touches the host's installed kernels.
+fetch_kernel() {
+	local stamp=$kroot/.agentmm-complete
+	if [ -f "$stamp" ]; then
+		say "test kernel $kver present in $kroot"
+		return
+	fi
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		die "fetching the test kernel needs apt-get and dpkg-deb (Debian's packages linux-image-$kver-unsigned, linux-headers-$kver, linux-headers-$kbase-common, linux-kbuild-$kbase). On other systems unpack them by hand into $kroot."
+	local dl=$cache/kernel/$kver/debs
+	mkdir -p "$dl"
+	say "downloading Debian kernel packages for $kver"
+	(cd "$dl" && apt-get download -q \
+		"linux-image-$kver-unsigned" "linux-headers-$kver" \
+		"linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
+		die "apt-get download failed; run 'apt-get update' and check that $kver is still in the archive (or change tests/vm/kernel-version)"
+	rm -rf "$kroot.tmp"
+	mkdir -p "$kroot.tmp"
+	local deb
+	for deb in "$dl"/*.deb; do
+		dpkg-deb -x "$deb" "$kroot.tmp"
+	done
+	[ -f "$kroot.tmp/boot/vmlinuz-$kver" ] ||
+		die "no boot/vmlinuz-$kver in the downloaded image package"
+	[ -f "$kroot.tmp/usr/src/linux-headers-$kver/Makefile" ] ||
+		die "no headers at usr/src/linux-headers-$kver in the downloads"
+	# Debian's arch Makefile includes the common tree by absolute path;
+	# point it at our unpacked copy.
+	sed -i "s|^include /usr/src/|include $kroot/usr/src/|" \
+		"$kroot.tmp/usr/src/linux-headers-$kver/Makefile"
+	rm -rf "$kroot"
+	mv "$kroot.tmp" "$kroot"
+	rm -rf "$dl"
+	touch "$stamp"
+	say "test kernel unpacked in $kroot"
+}
+
+if command -v apt-get >/dev/null; then
+	install_apt
+elif command -v dnf >/dev/null; then
+	install_dnf
+else
+	die "no apt-get or dnf: install by hand: gcc make clang llvm libbpf (static) bpftool libelf zlib zstd qemu-system-x86_64 busybox (static) cpio kmod gnuplot rpmbuild"
+fi
+fetch_kernel

@@ -1,0 +1,6 @@
+# Small static programs for the in-guest tests.
+TEST_PROGS := fragmenter memchurn
+GUEST_BINS += $(addprefix $(BUILD)/guest/bin/,$(TEST_PROGS))
+
+$(BUILD)/guest/bin/%: $(TOP)/tests/progs/%.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<

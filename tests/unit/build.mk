@@ -1,0 +1,10 @@
+# Host unit tests for the plain-C policy code, under ASan and UBSan.
+UNIT_TESTS += $(BUILD)/unit/test_contig
+
+$(BUILD)/unit/test_contig: $(TOP)/tests/unit/test_contig.c \
+		$(TOP)/kmod/policy/contig.c $(TOP)/kmod/policy/contig.h \
+		$(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/kmod/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_contig.c $(TOP)/kmod/policy/contig.c
+
+-include $(filter-out $(TOP)/tests/unit/build.mk,$(wildcard $(TOP)/tests/unit/*.mk))
