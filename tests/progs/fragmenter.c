@@ -15,6 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -134,8 +138,10 @@ int main(int argc, char **argv)
 	if (madvise(p, len, MADV_NOHUGEPAGE))
 		fprintf(stderr, "fragmenter: MADV_NOHUGEPAGE: %s (continuing)\n",
 			strerror(errno));
-	for (off = 0; off < len && !stop; off += page)
-		p[off] = 1;
+	/* One syscall instead of a fault per page: much faster under TCG. */
+	if (madvise(p, len, MADV_POPULATE_WRITE))
+		for (off = 0; off < len && !stop; off += page)
+			p[off] = 1;
 	for (off = page; off < len && !stop; off += 2 * page)
 		if (madvise(p + off, page, MADV_DONTNEED)) {
 			fprintf(stderr, "fragmenter: MADV_DONTNEED: %s\n",

@@ -1,0 +1,80 @@
+# On an idle guest the sensor agrees with /proc/buddyinfo and with debugfs
+# extfrag/unusable_index, read back to back.
+. /tests/lib.sh
+
+check "insmod agentmm.ko" load_agentmm interval_ms=10
+
+# Per-order counts of one zone from /proc/buddyinfo ("node0-DMA32").
+buddy_row() {
+	awk -v z="$1" '{ sub(",", "", $2); if ("node" $2 "-" $4 == z) {
+		s = ""; for (i = 5; i <= NF; i++) s = s (i > 5 ? " " : "") $i; print s } }' /proc/buddyinfo
+}
+
+# Every order within slack of the range seen in two buddyinfo reads taken
+# around the sensor read: an idle guest still allocates a little.
+within() {
+	awk -v a="$1" -v s="$2" -v b="$3" 'BEGIN {
+		na = split(a, A); ns = split(s, S); split(b, B)
+		if (na != ns) exit 1
+		for (i = 1; i <= na; i++) {
+			lo = A[i] < B[i] ? A[i] : B[i]; hi = A[i] < B[i] ? B[i] : A[i]
+			slack = i <= 3 ? 16 : 2
+			if (S[i] < lo - slack || S[i] > hi + slack) exit 1
+		}
+	}'
+}
+
+for z in $(ls $AGENTMM_SYS/sensor/zones); do
+	ok=0
+	for attempt in 1 2 3 4 5; do
+		wait_sample
+		before=$(buddy_row "$z")
+		mine=$(cat $AGENTMM_SYS/sensor/zones/$z/free_blocks)
+		after=$(buddy_row "$z")
+		if within "$before" "$mine" "$after"; then ok=1; break; fi
+		log "attempt $attempt $z: buddyinfo [$before] agentmm [$mine] buddyinfo [$after]"
+	done
+	expect_eq $ok 1 "$z free blocks per order match /proc/buddyinfo"
+done
+
+# Unusable free index: compute it per zone from agentmm's own counts with
+# the kernel's definition and compare to debugfs, which the kernel computes.
+ui=/sys/kernel/debug/extfrag/unusable_index
+if [ -r $ui ]; then
+	for z in $(ls $AGENTMM_SYS/sensor/zones); do
+		ok=0
+		for attempt in 1 2 3 4 5; do
+			wait_sample
+			mine=$(cat $AGENTMM_SYS/sensor/zones/$z/free_blocks)
+			kern=$(awk -v z="$z" '{ sub(",", "", $2); if ("node" $2 "-" $4 == z) {
+				s = ""; for (i = 5; i <= NF; i++) s = s " " $i * 1000; print s } }' $ui)
+			if awk -v m="$mine" -v k="$kern" 'BEGIN {
+				# busybox awk has no ^: powers of two by doubling.
+				n = split(m, M); split(k, K); free = 0; p = 1
+				for (i = 1; i <= n; i++) { P[i] = p; free += M[i] * p; p *= 2 }
+				for (o = 0; o < n; o++) {
+					suit = 0
+					for (i = o + 1; i <= n; i++) suit += M[i] * P[i]
+					idx = free ? int((free - suit) * 1000 / free) : 1000
+					d = idx - K[o + 1]; if (d < 0) d = -d
+					if (d > 5) exit 1
+				}
+			}'; then ok=1; break; fi
+			log "attempt $attempt $z: agentmm [$mine] unusable_index [$kern]"
+		done
+		expect_eq $ok 1 "$z unusable index matches debugfs extfrag/unusable_index"
+	done
+else
+	log "no $ui; skipping the index comparison"
+fi
+
+# The per-size files are the sum over zones of the same arithmetic.
+wait_sample
+total=$(cat $AGENTMM_SYS/sensor/free_pages)
+sum=$(awk '{ p = 1; for (i = 5; i <= NF; i++) { s += $i * p; p *= 2 } }
+	END { printf "%d", s }' /proc/buddyinfo)
+d=$((total - sum)); [ $d -lt 0 ] && d=$((-d))
+expect_cmp $d -le 2048 "free_pages within 8 MiB of /proc/buddyinfo's sum ($total vs $sum)"
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/8kB/available_pages 2>/dev/null || cat $AGENTMM_SYS/sensor/sizes/16kB/available_pages)" \
+	"$(summary_get size available_pages)" "summary's first size matches its file"
+finish

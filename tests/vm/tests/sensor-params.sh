@@ -1,0 +1,59 @@
+# Bad parameters are refused with -EINVAL and a message naming the range,
+# nothing changes on a bad write, read-only files refuse writes, and the
+# mode switches the sensor off and on.
+. /tests/lib.sh
+
+for bad in interval_ms=5 interval_ms=60001 interval_ms=abc interval_ms=-1 \
+	   mode=bogus mode=enforce mode=; do
+	dmesg -c >/dev/null
+	check_fails "insmod refuses $bad" load_agentmm "$bad"
+	check "not loaded after $bad" sh -c '! grep -q "^agentmm " /proc/modules'
+	name=${bad%%=*}
+	check "dmesg names $name and what is allowed" sh -c \
+		"dmesg | grep -E 'agentmm: $name: .*(allowed|invalid)' | grep -q allowed"
+done
+check_fails "no /sys/kernel/agentmm after refused loads" test -e $AGENTMM_SYS
+
+check "insmod with valid parameters" load_agentmm mode=observe interval_ms=20
+
+# Runtime writes: bad values change nothing.
+for bad in bogus enforce "" "observe extra"; do
+	check_fails "mode refuses '$bad'" sh -c "echo '$bad' >$AGENTMM_SYS/mode"
+	expect_eq "$(cat $AGENTMM_SYS/mode)" observe "mode unchanged after '$bad'"
+done
+P=/sys/module/agentmm/parameters
+for bad in 0 9 60001 x; do
+	check_fails "interval_ms refuses $bad" sh -c "echo $bad >$P/interval_ms"
+	expect_eq "$(cat $P/interval_ms)" 20 "interval_ms unchanged after $bad"
+done
+check "interval_ms accepts 60000" sh -c "echo 60000 >$P/interval_ms"
+check "interval_ms accepts 20" sh -c "echo 20 >$P/interval_ms"
+
+# Read-only files refuse writes, even from root, and keep their content.
+for f in version summary sensor/samples sensor/event_samples sensor/probes \
+	 sensor/free_pages sensor/free_blocks sensor/sizes/2048kB/order \
+	 sensor/sizes/2048kB/available_pages sensor/sizes/64kB/unusable_index \
+	 $(ls -d $AGENTMM_SYS/sensor/zones/* | head -1 | sed "s|$AGENTMM_SYS/||")/free_blocks; do
+	[ -d $AGENTMM_SYS/$f ] && f=$f/free_blocks
+	mode=$(stat -c %a $AGENTMM_SYS/$f)
+	expect_eq "$mode" 444 "$f is 0444"
+	check_fails "write to $f refused" sh -c "echo 7 >$AGENTMM_SYS/$f"
+done
+expect_eq "$(stat -c %a $AGENTMM_SYS/mode)" 644 "mode is 0644 (root-only write)"
+expect_eq "$(cat $AGENTMM_SYS/version)" "$(cat /sys/module/agentmm/version)" "version unchanged"
+
+# off stops sampling; observe resumes; the parameter and sysfs agree.
+check "mode off" sh -c "echo off >$AGENTMM_SYS/mode"
+expect_eq "$(cat $P/mode)" off "parameter shows off"
+expect_eq "$(cat $AGENTMM_SYS/sensor/probes)" 0 "no probes attached while off"
+s0=$(samples); sleep 0.5; s1=$(samples)
+expect_eq "$s1" "$s0" "no samples while off"
+check "mode observe through the parameter" sh -c "echo observe >$P/mode"
+expect_eq "$(cat $AGENTMM_SYS/mode)" observe "sysfs shows observe"
+check "sampling resumed" wait_sample 5
+
+check "rmmod" unload_agentmm
+check "load with mode=off" load_agentmm mode=off
+expect_eq "$(cat $AGENTMM_SYS/sensor/samples)" 0 "mode=off at load takes no sample"
+check "rmmod" unload_agentmm
+finish
