@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adaptive mTHP governor, shared by agentmm.ko and the host unit tests.
+ *
+ * The kernel's anonymous fault path tries every enabled mTHP size highest
+ * first, and each size that fails costs a full allocation attempt. The
+ * governor keeps enabled only a short run of sizes (the window) below a
+ * ceiling that memory can actually serve. The ceiling moves one candidate
+ * size at a time: down as soon as it is unservable (few free blocks of its
+ * size or many fault fallbacks), up only after the next size has been
+ * comfortably servable for a sustained time, and never twice within the
+ * dwell time. Integer arithmetic only; every sum and shift saturates.
+ */
+#include "governor.h"
+
+_Static_assert(AMM_MAX_ORDERS <= 32, "order masks are u32");
+
+#define AMM_PERMILLE		1000
+#define AMM_ALL_ORDERS		((u32)((1ULL << AMM_MAX_ORDERS) - 1))
+#define AMM_BIT(order)		((u32)1 << (order))
+
+static const char * const amm_reason_names[AMM_REASON_COUNT] = {
+	[AMM_REASON_PLENTIFUL]		= "plentiful",
+	[AMM_REASON_DWELL]		= "dwell",
+	[AMM_REASON_RECOVERING]		= "recovering",
+	[AMM_REASON_LOW_AVAIL]		= "low_avail",
+	[AMM_REASON_HIGH_FALLBACK]	= "high_fallback",
+	[AMM_REASON_ABOVE_CEILING]	= "above_ceiling",
+	[AMM_REASON_BELOW_WINDOW]	= "below_window",
+	[AMM_REASON_NOT_CANDIDATE]	= "not_candidate",
+	[AMM_REASON_NOT_PRESENT]	= "not_present",
+};
+
+/* Per-order fallback shares of the last tick. */
+struct amm_gov_rates {
+	bool rated[AMM_MAX_ORDERS];	/* enough attempts to judge */
+	unsigned int permille[AMM_MAX_ORDERS];
+};
+
+/* @blocks << @order, saturating. */
+static u64 amm_gov_pages(u64 blocks, unsigned int order)
+{
+	if (blocks > (AMM_U64_MAX >> order))
+		return AMM_U64_MAX;
+	return blocks << order;
+}
+
+/* Growth of a cumulative counter; a decrease means it was reset. */
+static u64 amm_gov_delta(u64 now, u64 prev)
+{
+	return now >= prev ? now - prev : now;
+}
+
+/* @part / @whole in per-mille; @part <= @whole, 0 if @whole is 0. */
+static unsigned int amm_gov_permille(u64 part, u64 whole)
+{
+	if (!whole)
+		return 0;
+	while (part > AMM_U64_MAX / AMM_PERMILLE) {
+		part >>= 1;
+		whole >>= 1;
+	}
+	return (unsigned int)amm_div64(part * AMM_PERMILLE, whole);
+}
+
+/* Governed orders the kernel offers. */
+static u32 amm_gov_cand(const struct amm_gov_config *cfg,
+			const struct amm_gov_input *in)
+{
+	u32 mask = 0;
+	unsigned int o;
+
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		if ((cfg->candidates & AMM_BIT(o)) && in->order[o].present)
+			mask |= AMM_BIT(o);
+	return mask;
+}
+
+/* Highest order in @mask below @order, or AMM_GOV_OFF. */
+static int amm_gov_below(u32 mask, int order)
+{
+	while (--order >= 0)
+		if (mask & AMM_BIT(order))
+			return order;
+	return AMM_GOV_OFF;
+}
+
+/* Lowest order in @mask above @order (AMM_GOV_OFF: any), or AMM_GOV_OFF. */
+static int amm_gov_above(u32 mask, int order)
+{
+	while (++order < AMM_MAX_ORDERS)
+		if (mask & AMM_BIT(order))
+			return order;
+	return AMM_GOV_OFF;
+}
+
+/* Why @o is unservable (step down), or AMM_REASON_PLENTIFUL. */
+static enum amm_gov_reason amm_gov_down_cause(const struct amm_gov_config *cfg,
+					      const struct amm_gov_input *in,
+					      const struct amm_gov_rates *r,
+					      unsigned int o)
+{
+	if (in->order[o].avail_pages < amm_gov_pages(cfg->min_avail_blocks, o))
+		return AMM_REASON_LOW_AVAIL;
+	if (r->rated[o] && r->permille[o] > cfg->fallback_down_permille)
+		return AMM_REASON_HIGH_FALLBACK;
+	return AMM_REASON_PLENTIFUL;
+}
+
+/* Why @o is not comfortably servable (no step up), or _PLENTIFUL. */
+static enum amm_gov_reason amm_gov_up_cause(const struct amm_gov_config *cfg,
+					    const struct amm_gov_input *in,
+					    const struct amm_gov_rates *r,
+					    int ceiling, unsigned int o)
+{
+	if (in->order[o].avail_pages < amm_gov_pages(cfg->avail_up_blocks, o))
+		return AMM_REASON_LOW_AVAIL;
+	if (r->rated[o] && r->permille[o] > cfg->fallback_up_permille)
+		return AMM_REASON_HIGH_FALLBACK;
+	/* The ceiling failing often says the next size would fail more. */
+	if (ceiling != AMM_GOV_OFF && r->rated[ceiling] &&
+	    r->permille[ceiling] > cfg->fallback_up_permille)
+		return AMM_REASON_HIGH_FALLBACK;
+	return AMM_REASON_PLENTIFUL;
+}
+
+/* Fault deltas since the last sample into @r; remembers the sample. */
+static void amm_gov_sample(struct amm_gov_state *st,
+			   const struct amm_gov_config *cfg,
+			   const struct amm_gov_input *in,
+			   struct amm_gov_rates *r)
+{
+	unsigned int o;
+
+	for (o = 0; o < AMM_MAX_ORDERS; o++) {
+		const struct amm_gov_order_input *oi = &in->order[o];
+		u64 alloc = amm_gov_delta(oi->fault_alloc, st->prev_alloc[o]);
+		u64 fb = amm_gov_delta(oi->fault_fallback,
+				       st->prev_fallback[o]);
+		u64 charge = amm_gov_delta(oi->fault_fallback_charge,
+					   st->prev_charge[o]);
+		u64 tries;
+
+		fb = fb > charge ? fb - charge : 0;
+		tries = amm_add_sat(alloc, fb);
+		r->rated[o] = tries >= cfg->min_faults;
+		r->permille[o] = amm_gov_permille(fb, tries);
+		st->prev_alloc[o] = oi->fault_alloc;
+		st->prev_fallback[o] = oi->fault_fallback;
+		st->prev_charge[o] = oi->fault_fallback_charge;
+	}
+}
+
+/* Why order @o ends up enabled or not; @enabled is the new mask. */
+static enum amm_gov_reason amm_gov_reason_of(const struct amm_gov_state *st,
+					     const struct amm_gov_config *cfg,
+					     const struct amm_gov_input *in,
+					     const struct amm_gov_rates *r,
+					     u32 enabled, bool held, int next,
+					     int o)
+{
+	enum amm_gov_reason why;
+
+	if (!(cfg->candidates & AMM_BIT(o)))
+		return AMM_REASON_NOT_CANDIDATE;
+	if (!in->order[o].present)
+		return AMM_REASON_NOT_PRESENT;
+	if (enabled & AMM_BIT(o))
+		return o == st->ceiling && held ? AMM_REASON_DWELL :
+						  AMM_REASON_PLENTIFUL;
+	if (o < st->ceiling)
+		return AMM_REASON_BELOW_WINDOW;
+	why = amm_gov_up_cause(cfg, in, r, st->ceiling, o);
+	if (why != AMM_REASON_PLENTIFUL)
+		return why;
+	return o == next && st->up_pending ? AMM_REASON_RECOVERING :
+					     AMM_REASON_ABOVE_CEILING;
+}
+
+/*
+ * Turn the ceiling into a decision: the window of enabled sizes, a reason
+ * per order and at most one compaction request within the budget.
+ */
+static void amm_gov_finish(struct amm_gov_state *st,
+			   const struct amm_gov_config *cfg,
+			   const struct amm_gov_input *in,
+			   const struct amm_gov_rates *r, bool held,
+			   struct amm_gov_decision *out)
+{
+	u32 cand = amm_gov_cand(cfg, in);
+	int next = amm_gov_above(cand, st->ceiling);
+	unsigned int left = cfg->max_enabled;
+	u32 enabled = 0, targets;
+	int o;
+
+	for (o = st->ceiling; o >= 0 && left; o = amm_gov_below(cand, o)) {
+		enabled |= AMM_BIT(o);
+		left--;
+	}
+
+	for (o = 0; o < AMM_MAX_ORDERS; o++) {
+		out->reason[o] = amm_gov_reason_of(st, cfg, in, r, enabled,
+						   held, next, o);
+		out->fallback_permille[o] = r->rated[o] ? r->permille[o] :
+					    AMM_GOV_UNRATED;
+	}
+
+	out->changed = enabled != st->enabled;
+	out->enabled = enabled;
+	out->ceiling = st->ceiling;
+	st->enabled = enabled;
+
+	/* Compaction: what is enabled, or what recovery would enable first. */
+	targets = enabled ? enabled : (next != AMM_GOV_OFF ? AMM_BIT(next) : 0);
+	out->below_headroom = 0;
+	out->compact_mask = 0;
+	for (o = 0; o < AMM_MAX_ORDERS && cfg->headroom_blocks; o++)
+		if ((targets & AMM_BIT(o)) && in->order[o].avail_pages <
+		    amm_gov_pages(cfg->headroom_blocks, o))
+			out->below_headroom |= AMM_BIT(o);
+	if (in->now_ms - st->window_start_ms >= cfg->compact_window_ms) {
+		st->window_start_ms = in->now_ms;
+		st->window_used = 0;
+	}
+	if (!out->below_headroom)
+		return;
+	/* Blocks of the highest order serve every smaller one too. */
+	o = amm_gov_below(out->below_headroom, AMM_MAX_ORDERS);
+	if (st->window_used < cfg->compact_budget) {
+		out->compact_mask = AMM_BIT(o);
+		st->window_used++;
+		st->compact_requested = amm_add_sat(st->compact_requested, 1);
+	} else {
+		st->compact_suppressed = amm_add_sat(st->compact_suppressed, 1);
+	}
+}
+
+/**
+ * amm_gov_config_default() - fill in the default tunables
+ * @cfg: the config to fill
+ *
+ * Candidates are orders 2..9 (16K..2M with 4K pages). The values are
+ * explained in docs/governor.md; most are provisional until benchmarked.
+ */
+void amm_gov_config_default(struct amm_gov_config *cfg)
+{
+	*cfg = (struct amm_gov_config) {
+		.candidates		= 0x3fc,
+		.max_enabled		= 3,
+		.min_avail_blocks	= 64,
+		.avail_up_blocks	= 256,
+		.fallback_down_permille	= 250,
+		.fallback_up_permille	= 50,
+		.min_faults		= 32,
+		.dwell_ms		= 1000,
+		.up_dwell_ms		= 10000,
+		.headroom_blocks	= 128,
+		.compact_budget		= 4,
+		.compact_window_ms	= 10000,
+	};
+}
+
+/**
+ * amm_gov_config_validate() - check a config
+ * @cfg: the config
+ *
+ * Return: 0 if the governor can run with @cfg, -AMM_EINVAL if not.
+ */
+int amm_gov_config_validate(const struct amm_gov_config *cfg)
+{
+	if (cfg->candidates & ~AMM_ALL_ORDERS)
+		return -AMM_EINVAL;
+	if (!cfg->max_enabled || cfg->max_enabled > AMM_MAX_ORDERS)
+		return -AMM_EINVAL;
+	if (cfg->avail_up_blocks <= cfg->min_avail_blocks)
+		return -AMM_EINVAL;
+	if (cfg->fallback_down_permille > AMM_PERMILLE ||
+	    cfg->fallback_up_permille >= cfg->fallback_down_permille)
+		return -AMM_EINVAL;
+	if (!cfg->min_faults || cfg->up_dwell_ms < cfg->dwell_ms)
+		return -AMM_EINVAL;
+	if (cfg->compact_budget && !cfg->compact_window_ms)
+		return -AMM_EINVAL;
+	return 0;
+}
+
+/**
+ * amm_gov_init() - start the governor
+ * @st: state to initialise
+ * @cfg: tunables
+ * @first: the first sample; its fault counters become the baseline
+ * @out: the initial decision (changed is always true); may be NULL
+ *
+ * The ceiling starts at the largest candidate with enough free blocks.
+ *
+ * Return: 0, or -AMM_EINVAL if @cfg is invalid (@st and @out untouched).
+ */
+int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
+		 const struct amm_gov_input *first,
+		 struct amm_gov_decision *out)
+{
+	struct amm_gov_decision tmp;
+	struct amm_gov_rates r = { 0 };
+	u32 cand = amm_gov_cand(cfg, first);
+	int o;
+
+	if (amm_gov_config_validate(cfg))
+		return -AMM_EINVAL;
+	*st = (struct amm_gov_state) {
+		.ceiling	 = AMM_GOV_OFF,
+		.last_ms	 = first->now_ms,
+		.last_change_ms	 = first->now_ms,
+		.window_start_ms = first->now_ms,
+	};
+	amm_gov_sample(st, cfg, first, &r);	/* baseline counters */
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		r.rated[o] = false;		/* no deltas yet */
+	for (o = amm_gov_below(cand, AMM_MAX_ORDERS); o != AMM_GOV_OFF;
+	     o = amm_gov_below(cand, o))
+		if (amm_gov_down_cause(cfg, first, &r, o) ==
+		    AMM_REASON_PLENTIFUL)
+			break;
+	st->ceiling = o;
+	st->enabled = ~0u;	/* whatever the kernel had: force "changed" */
+	amm_gov_finish(st, cfg, first, &r, false, out ? out : &tmp);
+	return 0;
+}
+
+/**
+ * amm_gov_step() - one governor tick
+ * @st: state from amm_gov_init() and earlier steps
+ * @cfg: tunables; may differ from the last tick's
+ * @in: this tick's sample
+ * @out: the decision
+ *
+ * Moves the ceiling at most one candidate size: down if it is unservable
+ * and the dwell time has passed since the last transition, up if the next
+ * candidate has been comfortably servable for the (backed-off) up-dwell
+ * time. A candidate mask or presence change moves the ceiling to the next
+ * allowed size at once.
+ *
+ * Return: 0, or -AMM_EINVAL if @cfg is invalid (@st and @out untouched).
+ */
+int amm_gov_step(struct amm_gov_state *st, const struct amm_gov_config *cfg,
+		 const struct amm_gov_input *in, struct amm_gov_decision *out)
+{
+	u64 now = in->now_ms, since, up_dwell;
+	struct amm_gov_rates r = { 0 };
+	enum amm_gov_reason why;
+	bool held = false;
+	u32 cand;
+	int next;
+
+	if (amm_gov_config_validate(cfg))
+		return -AMM_EINVAL;
+	if (now < st->last_ms) {	/* clock went back: re-anchor */
+		st->last_change_ms = now;
+		st->up_since_ms = now;
+		st->window_start_ms = now;
+	}
+	st->last_ms = now;
+	amm_gov_sample(st, cfg, in, &r);
+
+	cand = amm_gov_cand(cfg, in);
+	if (st->ceiling != AMM_GOV_OFF && !(cand & AMM_BIT(st->ceiling)))
+		st->ceiling = amm_gov_below(cand, st->ceiling);
+
+	since = now - st->last_change_ms;
+	if (st->last_dir > 0 && since >= cfg->up_dwell_ms)
+		st->backoff = 0;	/* the last step up held */
+
+	if (st->ceiling != AMM_GOV_OFF &&
+	    amm_gov_down_cause(cfg, in, &r, st->ceiling) !=
+	    AMM_REASON_PLENTIFUL) {
+		st->up_pending = false;
+		held = since < cfg->dwell_ms;
+		if (!held) {
+			if (st->last_dir > 0 && since < cfg->up_dwell_ms &&
+			    st->backoff < AMM_GOV_MAX_BACKOFF)
+				st->backoff++;	/* the step up failed */
+			st->ceiling = amm_gov_below(cand, st->ceiling);
+			st->last_dir = -1;
+			st->last_change_ms = now;
+			st->transitions_down =
+				amm_add_sat(st->transitions_down, 1);
+		}
+		goto out;
+	}
+
+	next = amm_gov_above(cand, st->ceiling);
+	why = next == AMM_GOV_OFF ? AMM_REASON_ABOVE_CEILING :
+	      amm_gov_up_cause(cfg, in, &r, st->ceiling, next);
+	if (why != AMM_REASON_PLENTIFUL) {
+		st->up_pending = false;
+		goto out;
+	}
+	if (!st->up_pending) {
+		st->up_pending = true;
+		st->up_since_ms = now;
+	}
+	up_dwell = cfg->up_dwell_ms > (AMM_U64_MAX >> st->backoff) ?
+		   AMM_U64_MAX : cfg->up_dwell_ms << st->backoff;
+	/* up_since_ms >= last_change_ms, so this implies the dwell too */
+	if (now - st->up_since_ms >= up_dwell && since >= cfg->dwell_ms) {
+		st->ceiling = next;
+		st->up_pending = false;
+		st->last_dir = 1;
+		st->last_change_ms = now;
+		st->transitions_up = amm_add_sat(st->transitions_up, 1);
+	}
+out:
+	amm_gov_finish(st, cfg, in, &r, held, out);
+	return 0;
+}
+
+/**
+ * amm_gov_reason_name() - short name of a reason, for sysfs and traces
+ * @reason: the reason
+ *
+ * Return: a static string; "unknown" for an out-of-range value.
+ */
+const char *amm_gov_reason_name(enum amm_gov_reason reason)
+{
+	if ((unsigned int)reason >= AMM_REASON_COUNT)
+		return "unknown";
+	return amm_reason_names[reason];
+}

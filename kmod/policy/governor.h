@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Adaptive mTHP governor: from per-order contiguity and fault counters to
+ * the set of anonymous mTHP sizes to enable and the orders to compact for.
+ * Plain C, shared by agentmm.ko and the host unit tests; see
+ * docs/governor.md for the policy and the reasoning behind the defaults.
+ */
+#ifndef _AGENTMM_POLICY_GOVERNOR_H
+#define _AGENTMM_POLICY_GOVERNOR_H
+
+#include "amm_types.h"
+#include "contig.h"
+
+/* errno value, defined here because policy code includes no errno.h */
+#define AMM_EINVAL		22
+
+/* amm_gov_state.ceiling when every governed size is off */
+#define AMM_GOV_OFF		(-1)
+
+/* Up-dwell doubles after each failed step-up, at most this many times. */
+#define AMM_GOV_MAX_BACKOFF	3
+
+/* amm_gov_decision.fallback_permille when a tick had too few attempts */
+#define AMM_GOV_UNRATED		(~0u)
+
+/**
+ * struct amm_gov_config - governor tunables
+ * @candidates:	bit N set: the order-N size may be enabled; bits at or
+ *		above AMM_MAX_ORDERS are invalid
+ * @max_enabled: how many consecutive candidate sizes, counting down from
+ *		the ceiling, are enabled at once (1..AMM_MAX_ORDERS)
+ * @min_avail_blocks: a size is unservable below this many free blocks of
+ *		its own size (amm_suitable_pages() >> order)
+ * @avail_up_blocks: a size is comfortably servable from this many blocks;
+ *		must exceed @min_avail_blocks (hysteresis)
+ * @fallback_down_permille: a size is unservable when more than this share
+ *		of its fault attempts over the last tick fell back
+ * @fallback_up_permille: stepping up needs the fallback share of the
+ *		ceiling (and of the size above) below this; must be below
+ *		@fallback_down_permille
+ * @min_faults:	attempts in a tick below which fallback shares are ignored
+ * @dwell_ms:	minimum time between two transitions
+ * @up_dwell_ms: how long the step-up condition must hold without a break;
+ *		at least @dwell_ms
+ * @headroom_blocks: free blocks each enabled size should keep; fewer asks
+ *		for compaction (0: never)
+ * @compact_budget: compaction requests allowed per window
+ * @compact_window_ms: length of the budget window (>= 1 if a budget is set)
+ */
+struct amm_gov_config {
+	u32 candidates;
+	unsigned int max_enabled;
+	u64 min_avail_blocks;
+	u64 avail_up_blocks;
+	unsigned int fallback_down_permille;
+	unsigned int fallback_up_permille;
+	u64 min_faults;
+	u64 dwell_ms;
+	u64 up_dwell_ms;
+	u64 headroom_blocks;
+	unsigned int compact_budget;
+	u64 compact_window_ms;
+};
+
+/**
+ * struct amm_gov_order_input - what the module sampled for one order
+ * @present:	the kernel offers this mTHP size (hugepages-<size>kB exists)
+ * @avail_pages: amm_suitable_pages() for this order
+ * @fault_alloc: cumulative stats/anon_fault_alloc
+ * @fault_fallback: cumulative stats/anon_fault_fallback
+ * @fault_fallback_charge: cumulative stats/anon_fault_fallback_charge; these
+ *		memcg charge failures are also counted in @fault_fallback and
+ *		are subtracted from it, as they say nothing about contiguity
+ */
+struct amm_gov_order_input {
+	bool present;
+	u64 avail_pages;
+	u64 fault_alloc;
+	u64 fault_fallback;
+	u64 fault_fallback_charge;
+};
+
+/**
+ * struct amm_gov_input - one tick's sample
+ * @now_ms:	monotonic time in milliseconds
+ * @order:	per-order sample, indexed by order
+ */
+struct amm_gov_input {
+	u64 now_ms;
+	struct amm_gov_order_input order[AMM_MAX_ORDERS];
+};
+
+/**
+ * enum amm_gov_reason - why an order is in its current state
+ * @AMM_REASON_PLENTIFUL: enabled; nothing argues against it
+ * @AMM_REASON_DWELL: the ceiling is unservable but the step down waits for
+ *	the dwell time, so it stays enabled
+ * @AMM_REASON_RECOVERING: next size up; the step-up condition holds but has
+ *	not held for the up-dwell time yet
+ * @AMM_REASON_LOW_AVAIL: disabled; too few free blocks of this size
+ * @AMM_REASON_HIGH_FALLBACK: disabled; too many fault fallbacks at this size
+ *	or at the ceiling (a size above it would fail more)
+ * @AMM_REASON_ABOVE_CEILING: disabled; sizes come back one at a time
+ * @AMM_REASON_BELOW_WINDOW: disabled; more than max_enabled sizes below the
+ *	ceiling would add failed attempts per fault
+ * @AMM_REASON_NOT_CANDIDATE: not governed (not in the candidate mask)
+ * @AMM_REASON_NOT_PRESENT: the kernel does not offer this size
+ * @AMM_REASON_COUNT: number of reasons
+ */
+enum amm_gov_reason {
+	AMM_REASON_PLENTIFUL,
+	AMM_REASON_DWELL,
+	AMM_REASON_RECOVERING,
+	AMM_REASON_LOW_AVAIL,
+	AMM_REASON_HIGH_FALLBACK,
+	AMM_REASON_ABOVE_CEILING,
+	AMM_REASON_BELOW_WINDOW,
+	AMM_REASON_NOT_CANDIDATE,
+	AMM_REASON_NOT_PRESENT,
+	AMM_REASON_COUNT
+};
+
+/**
+ * struct amm_gov_decision - what to do after a tick
+ * @enabled:	bit N set: enable the order-N size; every other governed size
+ *		off
+ * @ceiling:	largest enabled order, or AMM_GOV_OFF
+ * @changed:	@enabled differs from the previous decision
+ * @below_headroom: orders (enabled, or the smallest candidate when all are
+ *		off) with fewer than headroom_blocks free blocks
+ * @compact_mask: orders to trigger compaction for now (at most one bit,
+ *		the highest of @below_headroom, if the budget allows)
+ * @reason:	per-order reason, indexed by order
+ * @fallback_permille: per-order share of the last tick's fault attempts
+ *		that fell back for lack of memory (charge failures excluded),
+ *		or AMM_GOV_UNRATED if there were fewer than min_faults
+ */
+struct amm_gov_decision {
+	u32 enabled;
+	int ceiling;
+	bool changed;
+	u32 below_headroom;
+	u32 compact_mask;
+	enum amm_gov_reason reason[AMM_MAX_ORDERS];
+	unsigned int fallback_permille[AMM_MAX_ORDERS];
+};
+
+/**
+ * struct amm_gov_state - governor memory between ticks
+ * @ceiling:	largest enabled order, or AMM_GOV_OFF
+ * @enabled:	the last decision's enabled mask
+ * @last_ms:	the last tick's time
+ * @last_change_ms: time of the last transition (or of init)
+ * @last_dir:	direction of the last transition: 1 up, -1 down, 0 none
+ * @up_pending:	the step-up condition held at the last tick
+ * @up_since_ms: since when it has held without a break
+ * @backoff:	failed step-ups in a row (up-dwell is shifted by it)
+ * @prev_alloc:	last fault_alloc per order
+ * @prev_fallback: last fault_fallback per order
+ * @prev_charge: last fault_fallback_charge per order
+ * @window_start_ms: start of the current compaction budget window
+ * @window_used: compaction requests issued in the current window
+ * @transitions_up: step-ups so far
+ * @transitions_down: step-downs so far
+ * @compact_requested: compaction requests issued so far
+ * @compact_suppressed: compaction requests withheld by the budget so far
+ */
+struct amm_gov_state {
+	int ceiling;
+	u32 enabled;
+	u64 last_ms;
+	u64 last_change_ms;
+	int last_dir;
+	bool up_pending;
+	u64 up_since_ms;
+	unsigned int backoff;
+	u64 prev_alloc[AMM_MAX_ORDERS];
+	u64 prev_fallback[AMM_MAX_ORDERS];
+	u64 prev_charge[AMM_MAX_ORDERS];
+	u64 window_start_ms;
+	unsigned int window_used;
+	u64 transitions_up;
+	u64 transitions_down;
+	u64 compact_requested;
+	u64 compact_suppressed;
+};
+
+void amm_gov_config_default(struct amm_gov_config *cfg);
+int amm_gov_config_validate(const struct amm_gov_config *cfg);
+int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
+		 const struct amm_gov_input *first,
+		 struct amm_gov_decision *out);
+int amm_gov_step(struct amm_gov_state *st, const struct amm_gov_config *cfg,
+		 const struct amm_gov_input *in, struct amm_gov_decision *out);
+const char *amm_gov_reason_name(enum amm_gov_reason reason);
+
+#endif /* _AGENTMM_POLICY_GOVERNOR_H */

@@ -1,0 +1,907 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for the adaptive mTHP governor (kmod/policy/governor.c).
+ *
+ * A small simulator stands in for the kernel: free memory is described as
+ * "blocks free at every order up to TOP" and turned into avail_pages with
+ * contig.c; faults happen at the current ceiling and bump the cumulative
+ * counters the way mm/memory.c's alloc_anon_folio() does. Scenarios are
+ * tables of ticks with the expected ceiling and transition counts.
+ *
+ * Prints one line per failed check (file:line) and, last, "N passed,
+ * N failed" counting test cases. Exits 1 if any case failed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "contig.h"
+#include "governor.h"
+
+static int case_failed;
+static const char *case_name;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("%s:%d: [%s] check failed: %s\n", __FILE__,	\
+		       __LINE__, case_name, #cond);			\
+		case_failed = 1;					\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ != b_) {							\
+		printf("%s:%d: [%s] %s == %lld, expected %s == %lld\n",	\
+		       __FILE__, __LINE__, case_name, #a, a_, #b, b_);	\
+		case_failed = 1;					\
+	}								\
+} while (0)
+
+/* Like CHECK_EQ, naming the scenario tick that failed. */
+#define CHECK_TICK(a, b, tick) do {					\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ != b_) {							\
+		printf("%s:%d: [%s] tick row %d: %s == %lld, expected %lld\n",\
+		       __FILE__, __LINE__, case_name, (tick), #a, a_, b_);\
+		case_failed = 1;					\
+	}								\
+} while (0)
+
+#define OFF		AMM_GOV_OFF
+#define NR_ORDERS	11		/* x86_64 NR_PAGE_ORDERS */
+#define BIT(o)		((u32)1 << (o))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------ */
+/* Simulator */
+
+struct sim {
+	struct amm_gov_config cfg;
+	struct amm_gov_state st;
+	struct amm_gov_input in;
+	struct amm_gov_decision d;
+	u64 last_transition_ms;
+	bool transitioned;
+	u64 changes;
+};
+
+/* Free memory: @blocks free blocks at every order 0..@top (-1: none). */
+struct mem {
+	int top;
+	u64 blocks;
+};
+
+static const struct mem PLENTY = { 10, 1000 };	/* every size comfortable */
+static const struct mem EXHAUSTED = { -1, 0 };	/* no free memory */
+
+static struct mem FRAG(int top)			/* nothing above @top */
+{
+	return (struct mem){ top, 1000 };
+}
+
+static struct mem MEM(int top, u64 blocks)
+{
+	return (struct mem){ top, blocks };
+}
+
+static void sim_memory(struct amm_gov_input *in, struct mem m)
+{
+	int top = m.top;
+	u64 blocks = m.blocks;
+	struct amm_free_area fa;
+	int o;
+
+	amm_free_area_init(&fa, NR_ORDERS);
+	for (o = 0; o <= top && o < NR_ORDERS; o++)
+		fa.nr_free[o] = blocks;
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		in->order[o].avail_pages = amm_suitable_pages(&fa, o);
+}
+
+static void sim_init(struct sim *s, struct mem m)
+{
+	int o;
+
+	memset(s, 0, sizeof(*s));
+	amm_gov_config_default(&s->cfg);
+	for (o = 1; o <= 9; o++)	/* hugepages-8kB .. hugepages-2048kB */
+		s->in.order[o].present = true;
+	sim_memory(&s->in, m);
+}
+
+static int sim_start(struct sim *s)
+{
+	return amm_gov_init(&s->st, &s->cfg, &s->in, &s->d);
+}
+
+/*
+ * Faults at the ceiling during the tick: @faults attempts, @fb_pm per mille
+ * of them fall back, @charge_pm per mille of those for memcg charge.
+ */
+static void sim_faults(struct sim *s, u64 faults, unsigned int fb_pm,
+		       unsigned int charge_pm)
+{
+	struct amm_gov_order_input *oi;
+	u64 fb = faults * fb_pm / 1000;
+
+	if (s->st.ceiling == OFF)
+		return;
+	oi = &s->in.order[s->st.ceiling];
+	oi->fault_alloc += faults - fb;
+	oi->fault_fallback += fb;
+	oi->fault_fallback_charge += fb * charge_pm / 1000;
+}
+
+/* One tick @dt_ms after the last; checks the invariants of every tick. */
+static void sim_step(struct sim *s, u64 dt_ms)
+{
+	u64 before = s->st.transitions_up + s->st.transitions_down;
+	int rc, o;
+
+	s->in.now_ms += dt_ms;
+	rc = amm_gov_step(&s->st, &s->cfg, &s->in, &s->d);
+	CHECK_EQ(rc, 0);
+	if (s->st.transitions_up + s->st.transitions_down != before) {
+		CHECK_EQ(s->st.transitions_up + s->st.transitions_down,
+			 before + 1);
+		if (s->transitioned)
+			CHECK(s->in.now_ms - s->last_transition_ms >=
+			      s->cfg.dwell_ms);
+		s->transitioned = true;
+		s->last_transition_ms = s->in.now_ms;
+	}
+	if (s->d.changed)
+		s->changes++;
+	CHECK_EQ(s->d.ceiling, s->st.ceiling);
+	CHECK_EQ(s->d.enabled & ~s->cfg.candidates, 0);
+	CHECK(s->d.enabled >> AMM_MAX_ORDERS == 0);
+	CHECK((s->d.compact_mask & (s->d.compact_mask - 1)) == 0);
+	CHECK_EQ(s->d.compact_mask & ~s->d.below_headroom, 0);
+	if (s->d.ceiling != OFF)
+		CHECK(s->d.enabled & BIT(s->d.ceiling));
+	else
+		CHECK_EQ(s->d.enabled, 0);
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		CHECK((unsigned int)s->d.reason[o] < AMM_REASON_COUNT);
+}
+
+static int popcount(u32 m)
+{
+	int n = 0;
+
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Table-driven scenarios */
+
+/* Memory profiles: (top, blocks). */
+
+/* Expectations: 0 means "don't check", W(x) means "expect x". */
+#define W(x)		((x) + 1000)
+#define WANTED(w)	((w) != 0)
+#define VAL(w)		((w) - 1000)
+
+struct tick {
+	int repeat;		/* ticks with these inputs; 0 ends the table */
+	u64 dt_ms;		/* 0 = 1000 */
+	int top;		/* memory: blocks free at orders 0..top */
+	u64 blocks;
+	u64 faults;		/* attempts at the ceiling per tick */
+	unsigned int fb_pm;	/* per mille of them falling back */
+	unsigned int charge_pm;	/* per mille of fallbacks: memcg charge */
+	int ceiling;		/* W(expected ceiling after the last repeat) */
+	int ups;		/* W(expected transitions_up so far) */
+	int downs;		/* W(expected transitions_down so far) */
+};
+
+struct scenario {
+	const char *name;
+	void (*tune)(struct amm_gov_config *cfg);
+	int top;		/* memory at init: orders 0..top free */
+	u64 blocks;
+	int ceiling;		/* expected at init */
+	long long enabled;	/* expected enabled mask at init, -1: skip */
+	struct tick ticks[12];
+};
+
+static void tune_max1(struct amm_gov_config *cfg)
+{
+	cfg->max_enabled = 1;
+}
+
+static void tune_sparse(struct amm_gov_config *cfg)
+{
+	cfg->candidates = BIT(2) | BIT(4) | BIT(9);
+}
+
+static void tune_single(struct amm_gov_config *cfg)
+{
+	cfg->candidates = BIT(4);
+}
+
+static void tune_none(struct amm_gov_config *cfg)
+{
+	cfg->candidates = 0;
+}
+
+static void tune_order1(struct amm_gov_config *cfg)
+{
+	cfg->candidates = BIT(1);	/* order 1 (8K) */
+}
+
+#define PLENTY_T	.top = 10, .blocks = 1000
+#define EXHAUSTED_T	.top = -1, .blocks = 0
+#define FRAG_T(t)	.top = (t), .blocks = 1000
+
+static const struct scenario scenarios[] = {
+	{ "plentiful: start at 2M, window of 3, steady", NULL, PLENTY_T, 9,
+	  BIT(9) | BIT(8) | BIT(7), {
+		{ 30, PLENTY_T, .faults = 5000, .ceiling = W(9), .ups = W(0),
+		  .downs = W(0) },
+	} },
+	{ "plentiful, max_enabled 1", tune_max1, PLENTY_T, 9, BIT(9), {
+		{ 5, PLENTY_T, .ceiling = W(9), .ups = W(0), .downs = W(0) },
+	} },
+	{ "start fragmented: largest servable", NULL, FRAG_T(5), 5,
+	  BIT(5) | BIT(4) | BIT(3), {
+		{ 5, FRAG_T(5), .ceiling = W(5), .ups = W(0), .downs = W(0) },
+	} },
+	{ "start between thresholds: servable is enough", NULL,
+	  .top = 10, .blocks = 30, 9,
+	  BIT(9) | BIT(8) | BIT(7), {
+		{ 3, .top = 10, .blocks = 30, .ceiling = W(9) },
+	} },
+	{ "fragmenting: one size per tick down to what is left", NULL,
+	  PLENTY_T, 9, BIT(9) | BIT(8) | BIT(7), {
+		{ 1, FRAG_T(7), .ceiling = W(8), .downs = W(1) },
+		{ 1, FRAG_T(7), .ceiling = W(7), .downs = W(2) },
+		{ 5, FRAG_T(7), .ceiling = W(7), .ups = W(0), .downs = W(2) },
+		{ 3, FRAG_T(4), .ceiling = W(4), .downs = W(5) },
+		{ 5, FRAG_T(4), .ceiling = W(4), .ups = W(0), .downs = W(5) },
+	} },
+	{ "exhausted: all the way off, then stays off", NULL, PLENTY_T, 9,
+	  BIT(9) | BIT(8) | BIT(7), {
+		{ 7, EXHAUSTED_T, .ceiling = W(2), .downs = W(7) },
+		{ 1, EXHAUSTED_T, .ceiling = W(OFF), .downs = W(8) },
+		{ 20, EXHAUSTED_T, .ceiling = W(OFF), .ups = W(0),
+		  .downs = W(8) },
+	} },
+	{ "recovering: one size per sustained up-dwell", NULL, EXHAUSTED_T,
+	  OFF, 0, {
+		{ 10, PLENTY_T, .ceiling = W(OFF), .ups = W(0) },
+		{ 1, PLENTY_T, .ceiling = W(2), .ups = W(1) },
+		{ 10, PLENTY_T, .ceiling = W(2), .ups = W(1) },
+		{ 1, PLENTY_T, .ceiling = W(3), .ups = W(2) },
+		{ 66, PLENTY_T, .ceiling = W(9), .ups = W(8), .downs = W(0) },
+		{ 30, PLENTY_T, .ceiling = W(9), .ups = W(8), .downs = W(0) },
+	} },
+	{ "recovery needs avail_up_blocks, not just servable", NULL,
+	  FRAG_T(5), 5, -1, {
+		/* blocks of order o: 30 * (2^(11-o) - 1); >= 256 up to 7 */
+		{ 40, .top = 10, .blocks = 30, .ceiling = W(7), .ups = W(2),
+		  .downs = W(0) },
+	} },
+	{ "high fallback at the ceiling steps down; mid rate holds", NULL,
+	  PLENTY_T, 9, -1, {
+		{ 1, PLENTY_T, .faults = 1000, .fb_pm = 600, .ceiling = W(8),
+		  .downs = W(1) },
+		{ 15, PLENTY_T, .faults = 1000, .fb_pm = 100, .ceiling = W(8),
+		  .ups = W(0), .downs = W(1) },
+		{ 10, PLENTY_T, .faults = 1000, .ceiling = W(8), .ups = W(0) },
+		{ 1, PLENTY_T, .faults = 1000, .ceiling = W(9), .ups = W(1),
+		  .downs = W(1) },
+	} },
+	{ "fallbacks below min_faults are ignored", NULL, PLENTY_T, 9, -1, {
+		{ 10, PLENTY_T, .faults = 31, .fb_pm = 1000, .ceiling = W(9),
+		  .downs = W(0) },
+		{ 1, PLENTY_T, .faults = 32, .fb_pm = 1000, .ceiling = W(8),
+		  .downs = W(1) },
+	} },
+	{ "memcg charge fallbacks are not contiguity", NULL, PLENTY_T, 9, -1, {
+		{ 10, PLENTY_T, .faults = 1000, .fb_pm = 600,
+		  .charge_pm = 1000, .ceiling = W(9), .downs = W(0) },
+		/* 300 of 1000 charge: 300 real of 700 tries = 428 > 250 */
+		{ 1, PLENTY_T, .faults = 1000, .fb_pm = 600,
+		  .charge_pm = 500, .ceiling = W(8), .downs = W(1) },
+	} },
+	{ "dwell: unservable ceiling held until dwell_ms", NULL, PLENTY_T, 9,
+	  -1, {
+		{ 9, .dt_ms = 100, EXHAUSTED_T, .ceiling = W(9),
+		  .downs = W(0) },
+		{ 1, .dt_ms = 100, EXHAUSTED_T, .ceiling = W(8),
+		  .downs = W(1) },
+		{ 9, .dt_ms = 100, EXHAUSTED_T, .ceiling = W(8),
+		  .downs = W(1) },
+		{ 1, .dt_ms = 100, EXHAUSTED_T, .ceiling = W(7),
+		  .downs = W(2) },
+	} },
+	{ "up-dwell: a single bad tick restarts the clock", NULL, EXHAUSTED_T,
+	  OFF, 0, {
+		{ 9, PLENTY_T, .ceiling = W(OFF) },
+		{ 1, EXHAUSTED_T, .ceiling = W(OFF) },
+		{ 10, PLENTY_T, .ceiling = W(OFF), .ups = W(0) },
+		{ 1, PLENTY_T, .ceiling = W(2), .ups = W(1) },
+	} },
+	{ "failed step up doubles the next up-dwell, success resets", NULL,
+	  EXHAUSTED_T, OFF, 0, {
+		{ 11, PLENTY_T, .ceiling = W(2), .ups = W(1) },
+		{ 1, PLENTY_T, .faults = 1000, .fb_pm = 600,
+		  .ceiling = W(OFF), .downs = W(1) },
+		{ 20, PLENTY_T, .ceiling = W(OFF), .ups = W(1) },
+		{ 1, PLENTY_T, .ceiling = W(2), .ups = W(2) },
+		{ 10, PLENTY_T, .ceiling = W(2), .ups = W(2) },
+		{ 1, PLENTY_T, .ceiling = W(3), .ups = W(3) },
+	} },
+	{ "sparse candidates 16K/64K/2M: steps skip the rest", tune_sparse,
+	  PLENTY_T, 9, BIT(9) | BIT(4) | BIT(2), {
+		{ 1, FRAG_T(5), .ceiling = W(4), .downs = W(1) },
+		{ 3, FRAG_T(5), .ceiling = W(4) },
+		{ 1, FRAG_T(3), .ceiling = W(2), .downs = W(2) },
+		{ 1, EXHAUSTED_T, .ceiling = W(OFF), .downs = W(3) },
+		{ 11, PLENTY_T, .ceiling = W(2), .ups = W(1) },
+		{ 11, PLENTY_T, .ceiling = W(4), .ups = W(2) },
+		{ 11, PLENTY_T, .ceiling = W(9), .ups = W(3), .downs = W(3) },
+	} },
+	{ "single candidate: on or off", tune_single, PLENTY_T, 4, BIT(4), {
+		{ 1, FRAG_T(3), .ceiling = W(OFF), .downs = W(1) },
+		{ 11, PLENTY_T, .ceiling = W(4), .ups = W(1) },
+		{ 5, PLENTY_T, .ceiling = W(4), .ups = W(1), .downs = W(1) },
+	} },
+	{ "no candidates: everything stays off", tune_none, PLENTY_T, OFF, 0, {
+		{ 20, PLENTY_T, .ceiling = W(OFF), .ups = W(0), .downs = W(0) },
+		{ 5, EXHAUSTED_T, .ceiling = W(OFF), .ups = W(0),
+		  .downs = W(0) },
+	} },
+	{ "order 1 (8K) as the only candidate", tune_order1, PLENTY_T, 1,
+	  BIT(1), {
+		{ 1, FRAG_T(0), .ceiling = W(OFF), .downs = W(1) },
+	} },
+};
+
+static void run_scenario(const struct scenario *sc)
+{
+	struct sim s;
+	unsigned int i;
+	int r;
+
+	sim_init(&s, MEM(sc->top, sc->blocks));
+	if (sc->tune)
+		sc->tune(&s.cfg);
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, sc->ceiling);
+	CHECK(s.d.changed);
+	if (sc->enabled >= 0)
+		CHECK_EQ(s.d.enabled, sc->enabled);
+
+	for (i = 0; i < ARRAY_SIZE(sc->ticks) && sc->ticks[i].repeat; i++) {
+		const struct tick *t = &sc->ticks[i];
+
+		for (r = 0; r < t->repeat; r++) {
+			sim_memory(&s.in, MEM(t->top, t->blocks));
+			sim_faults(&s, t->faults, t->fb_pm, t->charge_pm);
+			sim_step(&s, t->dt_ms ? t->dt_ms : 1000);
+			CHECK(popcount(s.d.enabled) <= (int)s.cfg.max_enabled);
+		}
+		if (WANTED(t->ceiling))
+			CHECK_TICK(s.st.ceiling, VAL(t->ceiling), (int)i);
+		if (WANTED(t->ups))
+			CHECK_TICK(s.st.transitions_up, VAL(t->ups), (int)i);
+		if (WANTED(t->downs))
+			CHECK_TICK(s.st.transitions_down, VAL(t->downs),
+				   (int)i);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Config validation */
+
+struct bad_cfg {
+	const char *name;
+	void (*mutate)(struct amm_gov_config *cfg);
+};
+
+#define MUT(fn, stmt) \
+	static void fn(struct amm_gov_config *c) { stmt; }
+
+MUT(bad_order16, c->candidates |= BIT(16))
+MUT(bad_order31, c->candidates = BIT(31))
+MUT(bad_max0, c->max_enabled = 0)
+MUT(bad_max17, c->max_enabled = AMM_MAX_ORDERS + 1)
+MUT(bad_up_eq_min, c->avail_up_blocks = c->min_avail_blocks)
+MUT(bad_up_lt_min, c->avail_up_blocks = c->min_avail_blocks - 1)
+MUT(bad_down_gt1000, c->fallback_down_permille = 1001)
+MUT(bad_fup_eq_fdown, c->fallback_up_permille = c->fallback_down_permille)
+MUT(bad_fup_gt_fdown, c->fallback_up_permille = 900)
+MUT(bad_min_faults0, c->min_faults = 0)
+MUT(bad_updwell_lt_dwell, c->up_dwell_ms = c->dwell_ms - 1)
+MUT(bad_window0, c->compact_window_ms = 0)
+
+static const struct bad_cfg bad_cfgs[] = {
+	{ "reject: candidate order 16 (beyond AMM_MAX_ORDERS)", bad_order16 },
+	{ "reject: candidate order 31", bad_order31 },
+	{ "reject: max_enabled 0", bad_max0 },
+	{ "reject: max_enabled > AMM_MAX_ORDERS", bad_max17 },
+	{ "reject: avail_up_blocks == min_avail_blocks", bad_up_eq_min },
+	{ "reject: avail_up_blocks < min_avail_blocks", bad_up_lt_min },
+	{ "reject: fallback_down_permille > 1000", bad_down_gt1000 },
+	{ "reject: fallback_up == fallback_down", bad_fup_eq_fdown },
+	{ "reject: fallback_up > fallback_down", bad_fup_gt_fdown },
+	{ "reject: min_faults 0", bad_min_faults0 },
+	{ "reject: up_dwell_ms < dwell_ms", bad_updwell_lt_dwell },
+	{ "reject: budget without a window", bad_window0 },
+};
+
+static void run_bad_cfg(const struct bad_cfg *b)
+{
+	struct amm_gov_state st, snap;
+	struct amm_gov_decision d, dsnap;
+	struct amm_gov_config good, bad;
+	struct sim s;
+
+	sim_init(&s, PLENTY);
+	good = s.cfg;
+	bad = good;
+	b->mutate(&bad);
+	CHECK_EQ(amm_gov_config_validate(&bad), -AMM_EINVAL);
+
+	/* init with a bad config leaves state and decision alone */
+	memset(&st, 0xa5, sizeof(st));
+	memset(&d, 0x5a, sizeof(d));
+	snap = st;
+	dsnap = d;
+	CHECK_EQ(amm_gov_init(&st, &bad, &s.in, &d), -AMM_EINVAL);
+	CHECK(memcmp(&st, &snap, sizeof(st)) == 0);
+	CHECK(memcmp(&d, &dsnap, sizeof(d)) == 0);
+
+	/* so does a step, mid-run */
+	CHECK_EQ(amm_gov_init(&st, &good, &s.in, &d), 0);
+	s.in.now_ms += 5000;
+	sim_memory(&s.in, EXHAUSTED);
+	snap = st;
+	dsnap = d;
+	CHECK_EQ(amm_gov_step(&st, &bad, &s.in, &d), -AMM_EINVAL);
+	CHECK(memcmp(&st, &snap, sizeof(st)) == 0);
+	CHECK(memcmp(&d, &dsnap, sizeof(d)) == 0);
+	/* and the good config still works on that state */
+	CHECK_EQ(amm_gov_step(&st, &good, &s.in, &d), 0);
+	CHECK_EQ(st.ceiling, 8);
+}
+
+static void test_config_ok(void)
+{
+	struct amm_gov_config c;
+
+	amm_gov_config_default(&c);
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+	CHECK_EQ(c.candidates, 0x3fc);
+	c.candidates = 0;			/* govern nothing: all off */
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+	c.candidates = BIT(AMM_MAX_ORDERS - 1);	/* highest valid order */
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+	c.max_enabled = AMM_MAX_ORDERS;
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+	c.compact_budget = 0;			/* no compaction, no window */
+	c.compact_window_ms = 0;
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+	c.fallback_up_permille = 0;
+	c.fallback_down_permille = 1000;
+	c.min_avail_blocks = 0;
+	c.dwell_ms = c.up_dwell_ms = 0;
+	CHECK_EQ(amm_gov_config_validate(&c), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Flapping input */
+
+/* Memory alternating plentiful / exhausted every tick never flaps back. */
+static void test_flap_memory(void)
+{
+	struct sim s;
+	int i;
+
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	for (i = 0; i < 200; i++) {
+		if (i & 1)
+			sim_memory(&s.in, PLENTY);
+		else
+			sim_memory(&s.in, EXHAUSTED);
+		sim_step(&s, 1000);
+	}
+	CHECK_EQ(s.st.transitions_up, 0);
+	CHECK_EQ(s.st.transitions_down, 8);
+	CHECK_EQ(s.st.ceiling, OFF);
+	CHECK_EQ(s.changes, 8);
+}
+
+/* Avail alternating just above / below avail_up_blocks: never steps up. */
+static void test_flap_threshold(void)
+{
+	struct sim s;
+	int i;
+
+	sim_init(&s, FRAG(4));
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.st.ceiling, 4);
+	for (i = 0; i < 200; i++) {
+		/* order 5 gets exactly 256 blocks or 255 blocks */
+		sim_memory(&s.in, FRAG(4));
+		s.in.order[5].avail_pages = (u64)(i & 1 ? 256 : 255) << 5;
+		sim_step(&s, 1000);
+		CHECK_EQ(s.st.ceiling, 4);
+		CHECK_EQ(s.d.reason[5], i & 1 ? AMM_REASON_RECOVERING :
+						AMM_REASON_LOW_AVAIL);
+	}
+	CHECK_EQ(s.st.transitions_up + s.st.transitions_down, 0);
+	CHECK_EQ(s.changes, 0);
+}
+
+/*
+ * Fallbacks alternating 0 / 60% with plenty of free blocks (buddyinfo
+ * looks fine, allocations fail): the governor probes upward, but ever more
+ * rarely, and never twice within the dwell time.
+ */
+static void test_flap_fallback(void)
+{
+	u64 last_up = 0, gap = 0;
+	u64 ups_before;
+	struct sim s;
+	int i;
+
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	for (i = 0; i < 1000; i++) {
+		sim_faults(&s, 1000, 600, 0);	/* every enabled size fails */
+		ups_before = s.st.transitions_up;
+		sim_step(&s, 1000);
+		if (s.st.transitions_up != ups_before) {
+			if (last_up)
+				CHECK(s.in.now_ms - last_up >= gap);
+			gap = last_up ? s.in.now_ms - last_up : 0;
+			last_up = s.in.now_ms;
+		}
+	}
+	CHECK_EQ(s.st.backoff, AMM_GOV_MAX_BACKOFF);
+	/* probes at most once per up_dwell << MAX_BACKOFF once backed off */
+	CHECK(s.st.transitions_up <= 1000 / 80 + 4);
+	CHECK(s.st.transitions_up >= 1);
+	CHECK(s.st.ceiling == OFF || s.st.ceiling == 2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fault counters going backwards or near the top of u64 */
+
+struct ctr_case {
+	const char *name;
+	u64 alloc0, fb0, charge0;	/* at init */
+	u64 alloc1, fb1, charge1;	/* one tick later */
+	unsigned int permille;		/* expected at order 9 */
+	int ceiling;			/* expected after the tick */
+};
+
+#define U64M AMM_U64_MAX
+
+static const struct ctr_case ctr_cases[] = {
+	{ "counters reset to small values: delta = new value",
+	  1000000, 1000000, 0, 10, 10, 0, AMM_GOV_UNRATED, 9 },
+	{ "alloc counter wraps past U64_MAX",
+	  U64M - 5, 0, 0, 3, 0, 0, AMM_GOV_UNRATED, 9 },
+	{ "reset with real fallbacks after it",
+	  0, U64M, 0, 0, 100, 0, 1000, 8 },
+	{ "huge deltas: saturated sum, no overflow (1/3)",
+	  0, 0, 0, U64M - 1, U64M / 3, 0, 333, 8 },
+	{ "huge deltas: saturated sum, no overflow (1/5)",
+	  0, 0, 0, U64M, U64M / 5, 0, 200, 9 },
+	{ "charge counter reset on its own: no underflow",
+	  0, 0, 500, 1000, 10, 100, 0, 9 },
+	{ "plain numbers: 300 of 1000",
+	  5000, 7000, 0, 5700, 7300, 0, 300, 8 },
+};
+
+static void run_ctr_case(const struct ctr_case *c)
+{
+	struct amm_gov_order_input *oi;
+	struct sim s;
+
+	sim_init(&s, PLENTY);
+	oi = &s.in.order[9];
+	oi->fault_alloc = c->alloc0;
+	oi->fault_fallback = c->fb0;
+	oi->fault_fallback_charge = c->charge0;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.fallback_permille[9], AMM_GOV_UNRATED);
+	oi->fault_alloc = c->alloc1;
+	oi->fault_fallback = c->fb1;
+	oi->fault_fallback_charge = c->charge1;
+	sim_step(&s, 1000);
+	if (c->permille == AMM_GOV_UNRATED || c->permille == 1000 ||
+	    c->permille == 0 || c->permille == 300)
+		CHECK_EQ(s.d.fallback_permille[9], c->permille);
+	else	/* halving to fit u64 may cost a unit */
+		CHECK(s.d.fallback_permille[9] + 1 >= c->permille &&
+		      s.d.fallback_permille[9] <= c->permille + 1);
+	CHECK_EQ(s.st.ceiling, c->ceiling);
+}
+
+/* ------------------------------------------------------------------ */
+/* Compaction requests */
+
+static void test_compact_budget(void)
+{
+	struct sim s;
+	int i;
+
+	/* order 9: 3*30 = 90 blocks, servable (>= 64), below headroom 128 */
+	sim_init(&s, MEM(10, 30));
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, 9);
+	CHECK_EQ(s.d.below_headroom, BIT(9));
+	CHECK_EQ(s.d.compact_mask, BIT(9));	/* the highest only */
+	for (i = 1; i <= 3; i++) {
+		sim_step(&s, 1000);
+		CHECK_EQ(s.d.compact_mask, BIT(9));
+	}
+	for (i = 4; i <= 9; i++) {
+		sim_step(&s, 1000);
+		CHECK_EQ(s.d.compact_mask, 0);
+		CHECK_EQ(s.d.below_headroom, BIT(9));
+	}
+	CHECK_EQ(s.st.compact_requested, 4);
+	CHECK_EQ(s.st.compact_suppressed, 6);
+	sim_step(&s, 1000);			/* t = 10 s: new window */
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+	CHECK_EQ(s.st.compact_requested, 5);
+	CHECK_EQ(s.st.ceiling, 9);
+}
+
+static void test_compact_headroom(void)
+{
+	struct sim s;
+
+	/* plenty: nothing below headroom, nothing requested */
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.below_headroom, 0);
+	CHECK_EQ(s.d.compact_mask, 0);
+
+	/* all off: ask for what recovery would enable first (16K) */
+	sim_init(&s, EXHAUSTED);
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, OFF);
+	CHECK_EQ(s.d.compact_mask, BIT(2));
+
+	/* headroom 0 disables compaction */
+	sim_init(&s, MEM(10, 30));
+	s.cfg.headroom_blocks = 0;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.below_headroom, 0);
+	CHECK_EQ(s.d.compact_mask, 0);
+
+	/* budget 0: never requested, counted as suppressed */
+	sim_init(&s, MEM(10, 30));
+	s.cfg.compact_budget = 0;
+	s.cfg.compact_window_ms = 0;
+	CHECK_EQ(sim_start(&s), 0);
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.compact_mask, 0);
+	CHECK_EQ(s.st.compact_requested, 0);
+	CHECK_EQ(s.st.compact_suppressed, 2);
+
+	/* several below headroom (ceiling held by dwell): highest only */
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	s.in.order[9].avail_pages = 40 << 9;
+	s.in.order[8].avail_pages = 90 << 8;
+	s.in.order[7].avail_pages = 200 << 7;
+	sim_step(&s, 100);
+	CHECK_EQ(s.d.ceiling, 9);
+	CHECK_EQ(s.d.below_headroom, BIT(9) | BIT(8));
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+
+	/* no candidates: nothing to compact for */
+	sim_init(&s, EXHAUSTED);
+	s.cfg.candidates = 0;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.compact_mask, 0);
+	CHECK_EQ(s.d.below_headroom, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reasons, presence, runtime config changes, the clock, top orders */
+
+static void test_reasons(void)
+{
+	struct sim s;
+	int o;
+
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	for (o = 7; o <= 9; o++)
+		CHECK_EQ(s.d.reason[o], AMM_REASON_PLENTIFUL);
+	for (o = 2; o <= 6; o++)
+		CHECK_EQ(s.d.reason[o], AMM_REASON_BELOW_WINDOW);
+	CHECK_EQ(s.d.reason[0], AMM_REASON_NOT_CANDIDATE);
+	CHECK_EQ(s.d.reason[1], AMM_REASON_NOT_CANDIDATE);
+	for (o = 10; o < AMM_MAX_ORDERS; o++)
+		CHECK_EQ(s.d.reason[o], AMM_REASON_NOT_CANDIDATE);
+
+	/* held by dwell */
+	sim_memory(&s.in, EXHAUSTED);
+	sim_step(&s, 500);
+	CHECK_EQ(s.d.reason[9], AMM_REASON_DWELL);
+	CHECK(!s.d.changed);
+	sim_step(&s, 500);
+	CHECK(s.d.changed);
+	CHECK_EQ(s.d.enabled, BIT(8) | BIT(7) | BIT(6));
+	CHECK_EQ(s.d.reason[9], AMM_REASON_LOW_AVAIL);
+
+	/* fallback-driven */
+	sim_memory(&s.in, PLENTY);
+	sim_faults(&s, 1000, 600, 0);
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.ceiling, 7);
+	CHECK_EQ(s.d.fallback_permille[8], 600);
+	CHECK_EQ(s.d.reason[8], AMM_REASON_HIGH_FALLBACK);
+	CHECK_EQ(s.d.reason[9], AMM_REASON_ABOVE_CEILING);
+
+	/* recovering, and one size at a time */
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.reason[8], AMM_REASON_RECOVERING);
+	CHECK_EQ(s.d.reason[9], AMM_REASON_ABOVE_CEILING);
+
+	/* names */
+	for (o = 0; o < AMM_REASON_COUNT; o++) {
+		const char *n = amm_gov_reason_name(o);
+		int p;
+
+		CHECK(n && *n);
+		CHECK(strcmp(n, "unknown") != 0);
+		for (p = 0; p < o; p++)
+			CHECK(strcmp(n, amm_gov_reason_name(p)) != 0);
+	}
+	CHECK(strcmp(amm_gov_reason_name(AMM_REASON_COUNT), "unknown") == 0);
+	CHECK(strcmp(amm_gov_reason_name((enum amm_gov_reason)-1),
+		     "unknown") == 0);
+	CHECK(strcmp(amm_gov_reason_name(AMM_REASON_DWELL), "dwell") == 0);
+}
+
+static void test_not_present(void)
+{
+	struct sim s;
+
+	sim_init(&s, PLENTY);
+	s.in.order[9].present = false;	/* e.g. no PMD THP */
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, 8);
+	CHECK_EQ(s.d.reason[9], AMM_REASON_NOT_PRESENT);
+	CHECK_EQ(s.d.enabled, BIT(8) | BIT(7) | BIT(6));
+	sim_step(&s, 1000);
+	s.in.order[8].present = false;	/* vanishes: move at once */
+	sim_step(&s, 100);
+	CHECK_EQ(s.d.ceiling, 7);
+	CHECK(s.d.changed);
+	CHECK_EQ(s.st.transitions_down, 0);
+}
+
+static void test_config_change(void)
+{
+	struct sim s;
+
+	sim_init(&s, PLENTY);
+	CHECK_EQ(sim_start(&s), 0);
+	s.cfg.candidates &= ~(BIT(9) | BIT(8));	/* admin drops 2M, 1M */
+	sim_step(&s, 10);
+	CHECK_EQ(s.d.ceiling, 7);
+	CHECK(s.d.changed);
+	CHECK_EQ(s.d.enabled, BIT(7) | BIT(6) | BIT(5));
+	s.cfg.max_enabled = 1;
+	sim_step(&s, 10);
+	CHECK(s.d.changed);
+	CHECK_EQ(s.d.enabled, BIT(7));
+	s.cfg.candidates |= BIT(9) | BIT(8);	/* back: regained slowly */
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.ceiling, 7);
+	CHECK_EQ(s.d.reason[8], AMM_REASON_RECOVERING);
+}
+
+static void test_clock_backwards(void)
+{
+	struct sim s;
+
+	sim_init(&s, PLENTY);
+	s.in.now_ms = 1000000;
+	CHECK_EQ(sim_start(&s), 0);
+	s.in.now_ms = 10;		/* clock went back */
+	sim_memory(&s.in, EXHAUSTED);
+	CHECK_EQ(amm_gov_step(&s.st, &s.cfg, &s.in, &s.d), 0);
+	CHECK_EQ(s.st.ceiling, 9);	/* re-anchored: dwell starts now */
+	CHECK_EQ(s.d.reason[9], AMM_REASON_DWELL);
+	s.in.now_ms += 1000;
+	CHECK_EQ(amm_gov_step(&s.st, &s.cfg, &s.in, &s.d), 0);
+	CHECK_EQ(s.st.ceiling, 8);
+}
+
+/* Order AMM_MAX_ORDERS - 1 with saturating page counts. */
+static void test_top_order(void)
+{
+	struct sim s;
+	int o;
+
+	sim_init(&s, PLENTY);
+	s.cfg.candidates = BIT(AMM_MAX_ORDERS - 1) | BIT(2);
+	s.cfg.min_avail_blocks = AMM_U64_MAX - 1;	/* shifts saturate */
+	s.cfg.avail_up_blocks = AMM_U64_MAX;
+	s.cfg.headroom_blocks = AMM_U64_MAX;
+	s.in.order[AMM_MAX_ORDERS - 1].present = true;
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		s.in.order[o].avail_pages = AMM_U64_MAX;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, AMM_MAX_ORDERS - 1);
+	CHECK_EQ(s.d.enabled, BIT(AMM_MAX_ORDERS - 1) | BIT(2));
+	CHECK_EQ(s.d.below_headroom, 0);
+	s.in.order[AMM_MAX_ORDERS - 1].avail_pages = AMM_U64_MAX - 1;
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.ceiling, 2);
+	s.in.order[AMM_MAX_ORDERS - 1].fault_alloc = AMM_U64_MAX;
+	s.in.now_ms = AMM_U64_MAX - 5;			/* time near the top */
+	sim_step(&s, 0);
+	sim_step(&s, 5);
+	CHECK_EQ(s.d.ceiling, 2);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int passed, failed;
+
+static void finish_case(void)
+{
+	if (case_failed)
+		failed++;
+	else
+		passed++;
+	case_failed = 0;
+}
+
+#define RUN(fn) do {							\
+	case_name = #fn;						\
+	fn();								\
+	finish_case();							\
+} while (0)
+
+int main(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		case_name = scenarios[i].name;
+		run_scenario(&scenarios[i]);
+		finish_case();
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_cfgs); i++) {
+		case_name = bad_cfgs[i].name;
+		run_bad_cfg(&bad_cfgs[i]);
+		finish_case();
+	}
+	for (i = 0; i < ARRAY_SIZE(ctr_cases); i++) {
+		case_name = ctr_cases[i].name;
+		run_ctr_case(&ctr_cases[i]);
+		finish_case();
+	}
+	RUN(test_config_ok);
+	RUN(test_flap_memory);
+	RUN(test_flap_threshold);
+	RUN(test_flap_fallback);
+	RUN(test_compact_budget);
+	RUN(test_compact_headroom);
+	RUN(test_reasons);
+	RUN(test_not_present);
+	RUN(test_config_change);
+	RUN(test_clock_backwards);
+	RUN(test_top_order);
+
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
