@@ -10,6 +10,7 @@
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
 #include "policy/contig.h"
+#include "policy/governor.h"
 
 #define AGENTMM_VERSION "0.1.0"
 
@@ -21,7 +22,7 @@
  * enum agentmm_mode - what agentmm does
  * @AGENTMM_MODE_OFF: nothing; the sensor is stopped
  * @AGENTMM_MODE_OBSERVE: sense and report, change no kernel setting
- * @AGENTMM_MODE_ENFORCE: act on the decisions (needs the governor)
+ * @AGENTMM_MODE_ENFORCE: also apply the governor's decisions
  */
 enum agentmm_mode {
 	AGENTMM_MODE_OFF,
@@ -66,7 +67,7 @@ struct agentmm_zone {
 
 /**
  * struct agentmm_sensor - the contiguity sensor's published state
- * @lock: serialises sampling and readers of everything below
+ * @lock: serialises sampling, the governor (agentmm_gov) and readers
  * @seq: samples taken since load
  * @event_samples: samples triggered by compaction/extfrag events
  * @last_ns: boot-time clock of the last sample
@@ -90,13 +91,88 @@ struct agentmm_sensor {
 	unsigned int nr_probes;
 };
 
+#define AGENTMM_KNOB_LEN	16
+
+enum {
+	AGENTMM_STAT_ALLOC,
+	AGENTMM_STAT_FALLBACK,
+	AGENTMM_STAT_CHARGE,
+	AGENTMM_NR_STATS
+};
+
+/**
+ * struct agentmm_knob - one mTHP size's controls, as the governor sees them
+ * @enabled: hugepages-<kb>kB/enabled, open for writing while enforcing
+ * @stats: its anon fault counters, open while the governor runs
+ * @original: the admin's value, recorded when enforce started
+ * @written: what agentmm last wrote ("" before the first write)
+ * @external: someone else changed it; agentmm no longer touches it
+ */
+struct agentmm_knob {
+	struct file *enabled;
+	struct file *stats[AGENTMM_NR_STATS];
+	char original[AGENTMM_KNOB_LEN];
+	char written[AGENTMM_KNOB_LEN];
+	bool external;
+};
+
+/**
+ * struct agentmm_governor - module-side governor state
+ *
+ * All fields are protected by agentmm_sensor.lock.
+ * @cfg: tunables (module parameters)
+ * @cfg_ready: @cfg holds the defaults or what parameters set
+ * @st: decision-logic state
+ * @dec: the last decision
+ * @input: scratch for building a tick's input
+ * @initialised: @st and @dec are valid
+ * @running: ticks run (mode observe or enforce)
+ * @enforcing: decisions are applied (mode enforce)
+ * @knobs: per sensor size (same index as agentmm_sensor.sizes)
+ * @ticks: decisions made
+ * @writes: knob writes
+ * @write_errors: failed knob reads or writes
+ * @external_changes: knobs found changed by someone else
+ * @compact_runs: order-targeted compaction requests carried out
+ * @compact_blocks: blocks those requests allocated and freed as headroom
+ * @compact_misses: requests that ended on a failed allocation
+ * @compact_ns: time spent in them
+ */
+struct agentmm_governor {
+	struct amm_gov_config cfg;
+	bool cfg_ready;
+	struct amm_gov_state st;
+	struct amm_gov_decision dec;
+	struct amm_gov_input input;
+	bool initialised;
+	bool running;
+	bool enforcing;
+	struct agentmm_knob knobs[AMM_MAX_ORDERS];
+	u64 ticks;
+	u64 writes;
+	u64 write_errors;
+	u64 external_changes;
+	u64 compact_runs;
+	u64 compact_blocks;
+	u64 compact_misses;
+	u64 compact_ns;
+};
+
 extern struct agentmm_sensor agentmm_sensor;
+extern struct agentmm_governor agentmm_gov;
 extern unsigned int agentmm_interval_ms;
 
 int agentmm_sensor_init(void);
 void agentmm_sensor_exit(void);
 int agentmm_sensor_start(void);
 void agentmm_sensor_stop(void);
+
+void agentmm_gov_start(void);
+void agentmm_gov_stop(void);
+void agentmm_gov_sync(void);
+int agentmm_gov_enforce(bool on);
+void agentmm_gov_tick(void);
+void agentmm_gov_apply(void);
 
 enum agentmm_mode agentmm_get_mode(void);
 int agentmm_set_mode_str(const char *buf);

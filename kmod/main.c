@@ -58,31 +58,55 @@ static int agentmm_parse_mode(const char *buf, enum agentmm_mode *mode)
 	int i = sysfs_match_string(agentmm_mode_names, buf);
 
 	if (i < 0) {
-		pr_err("mode: '%.*s' is invalid; allowed: off, observe\n",
+		pr_err("mode: '%.*s' is invalid; allowed: off, observe, enforce\n",
 		       len, buf);
-		return -EINVAL;
-	}
-	if (i == AGENTMM_MODE_ENFORCE) {
-		pr_err("mode: enforce needs the mTHP governor, which this version lacks; allowed: off, observe\n");
 		return -EINVAL;
 	}
 	*mode = i;
 	return 0;
 }
 
-/* Caller holds agentmm_mode_lock. */
-static int agentmm_apply_mode(enum agentmm_mode new)
+/*
+ * Moves from @old to @new: the sensor runs unless off, decisions are
+ * applied only in enforce, and leaving enforce restores every knob.
+ * On failure the old mode stays in force.
+ */
+static int agentmm_transition(enum agentmm_mode old, enum agentmm_mode new)
 {
-	bool was_on = agentmm_mode != AGENTMM_MODE_OFF;
-	bool on = new != AGENTMM_MODE_OFF;
+	bool was_on = old != AGENTMM_MODE_OFF, on = new != AGENTMM_MODE_OFF;
+	bool was_enf = old == AGENTMM_MODE_ENFORCE;
+	bool enf = new == AGENTMM_MODE_ENFORCE;
 	int err;
 
-	if (agentmm_live && on && !was_on) {
+	if (was_enf && !enf)
+		agentmm_gov_enforce(false);
+	if (was_on && !on)
+		agentmm_sensor_stop();
+	if (!was_on && on) {
 		err = agentmm_sensor_start();
 		if (err)
 			return err;
-	} else if (agentmm_live && !on && was_on) {
-		agentmm_sensor_stop();
+	}
+	if (!was_enf && enf) {
+		err = agentmm_gov_enforce(true);
+		if (err) {
+			if (!was_on)
+				agentmm_sensor_stop();
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Caller holds agentmm_mode_lock. */
+static int agentmm_apply_mode(enum agentmm_mode new)
+{
+	int err;
+
+	if (agentmm_live) {
+		err = agentmm_transition(agentmm_mode, new);
+		if (err)
+			return err;
 	}
 	WRITE_ONCE(agentmm_mode, new);
 	return 0;
@@ -126,7 +150,7 @@ static const struct kernel_param_ops agentmm_mode_ops = {
 	.get = agentmm_mode_param_get,
 };
 module_param_cb(mode, &agentmm_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "off | observe (default): what agentmm does");
+MODULE_PARM_DESC(mode, "off | observe (default) | enforce: what agentmm does");
 
 unsigned int agentmm_interval_ms = AGENTMM_INTERVAL_DEFAULT_MS;
 
@@ -167,12 +191,8 @@ static int __init agentmm_init(void)
 		goto out_sensor;
 
 	mutex_lock(&agentmm_mode_lock);
-	agentmm_live = true;
-	err = 0;
-	if (agentmm_mode != AGENTMM_MODE_OFF)
-		err = agentmm_sensor_start();
-	if (err)
-		agentmm_live = false;
+	err = agentmm_transition(AGENTMM_MODE_OFF, agentmm_mode);
+	agentmm_live = !err;
 	mutex_unlock(&agentmm_mode_lock);
 	if (err)
 		goto out_sysfs;
@@ -193,8 +213,7 @@ out_sensor:
 static void __exit agentmm_exit(void)
 {
 	mutex_lock(&agentmm_mode_lock);
-	if (agentmm_mode != AGENTMM_MODE_OFF)
-		agentmm_sensor_stop();
+	agentmm_transition(agentmm_mode, AGENTMM_MODE_OFF);
 	agentmm_live = false;
 	mutex_unlock(&agentmm_mode_lock);
 

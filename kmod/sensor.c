@@ -77,6 +77,7 @@ static void agentmm_sample(bool from_event)
 	WRITE_ONCE(s->last_ns, ktime_get_boottime_ns());
 	trace_agentmm_sample(s->seq, from_event, s->total.nr_free, suitable,
 			     unusable);
+	agentmm_gov_tick();
 	mutex_unlock(&s->lock);
 }
 
@@ -205,8 +206,9 @@ static void agentmm_probes_register(void)
 /**
  * agentmm_sensor_start() - start sampling
  *
- * Takes one sample before returning, so sysfs is current on return, then
- * samples every interval_ms and on compaction/fragmentation events.
+ * Takes one sample (and governor decision) before returning, so sysfs is
+ * current on return, then samples every interval_ms and on
+ * compaction/fragmentation events.
  * Context: process context; may sleep.
  * Return: 0.
  */
@@ -214,6 +216,7 @@ int agentmm_sensor_start(void)
 {
 	clear_bit(SENSOR_KICKED, &agentmm_sensor_flags);
 	set_bit(SENSOR_RUNNING, &agentmm_sensor_flags);
+	agentmm_gov_start();
 	agentmm_probes_register();
 	agentmm_sample(false);
 	queue_delayed_work(system_power_efficient_wq, &agentmm_sample_work,
@@ -233,6 +236,8 @@ void agentmm_sensor_stop(void)
 	agentmm_probes_unregister();
 	irq_work_sync(&agentmm_kick_work);
 	cancel_delayed_work_sync(&agentmm_sample_work);
+	agentmm_gov_sync();
+	agentmm_gov_stop();
 }
 
 struct agentmm_size_scan {

@@ -46,6 +46,18 @@ static int agentmm_emit_orders(char *buf, int at, const struct amm_free_area *fa
 	return at;
 }
 
+static const char *agentmm_knob_state(unsigned int idx);
+static const char *agentmm_decision_of(unsigned int idx);
+static const char *agentmm_reason_of(unsigned int idx);
+
+/* Largest enabled size in kB, 0 if none; caller holds agentmm_sensor.lock. */
+static unsigned long agentmm_ceiling_kb(void)
+{
+	if (!agentmm_gov.initialised || agentmm_gov.dec.ceiling < 0)
+		return 0;
+	return (PAGE_SIZE / 1024) << agentmm_gov.dec.ceiling;
+}
+
 /* --- top level --- */
 
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -88,12 +100,21 @@ static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    s->seq, s->event_samples,
 			    s->seq ? div_u64(now - s->last_ns, NSEC_PER_MSEC) : 0,
 			    amm_free_pages(&s->total));
+	at += sysfs_emit_at(buf, at,
+			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_us=%llu knob_writes=%llu external_changes=%llu\n",
+			    agentmm_ceiling_kb(), agentmm_gov.ticks,
+			    agentmm_gov.st.transitions_up,
+			    agentmm_gov.st.transitions_down,
+			    agentmm_gov.compact_runs,
+			    div_u64(agentmm_gov.compact_ns, NSEC_PER_USEC),
+			    agentmm_gov.writes, agentmm_gov.external_changes);
 	for (i = 0; i < s->nr_sizes; i++)
 		at += sysfs_emit_at(buf, at,
-				    "size kb=%u order=%u available_pages=%llu unusable_index=%u\n",
+				    "size kb=%u order=%u available_pages=%llu unusable_index=%u decision=%s reason=%s knob=%s\n",
 				    s->sizes[i].kb, s->sizes[i].order,
 				    s->sizes[i].avail_pages,
-				    s->sizes[i].unusable);
+				    s->sizes[i].unusable, agentmm_decision_of(i),
+				    agentmm_reason_of(i), agentmm_knob_state(i));
 	for (i = 0; i < s->nr_zones; i++) {
 		at += sysfs_emit_at(buf, at, "zone node=%d name=%s free_blocks=",
 				    s->zones[i].nid, s->zones[i].name);
@@ -163,6 +184,65 @@ static const struct attribute_group agentmm_sensor_group = {
 	.attrs = agentmm_sensor_attrs,
 };
 
+/* --- governor/ --- */
+
+AGENTMM_SENSOR_U64_ATTR(ceiling_kb, agentmm_ceiling_kb());
+AGENTMM_SENSOR_U64_ATTR(ticks, agentmm_gov.ticks);
+AGENTMM_SENSOR_U64_ATTR(transitions_up, agentmm_gov.st.transitions_up);
+AGENTMM_SENSOR_U64_ATTR(transitions_down, agentmm_gov.st.transitions_down);
+AGENTMM_SENSOR_U64_ATTR(compact_requested, agentmm_gov.st.compact_requested);
+AGENTMM_SENSOR_U64_ATTR(compact_suppressed,
+			agentmm_gov.st.compact_suppressed);
+AGENTMM_SENSOR_U64_ATTR(compact_runs, agentmm_gov.compact_runs);
+AGENTMM_SENSOR_U64_ATTR(compact_blocks, agentmm_gov.compact_blocks);
+AGENTMM_SENSOR_U64_ATTR(compact_misses, agentmm_gov.compact_misses);
+AGENTMM_SENSOR_U64_ATTR(compact_us, div_u64(agentmm_gov.compact_ns,
+					    NSEC_PER_USEC));
+AGENTMM_SENSOR_U64_ATTR(knob_writes, agentmm_gov.writes);
+AGENTMM_SENSOR_U64_ATTR(knob_write_errors, agentmm_gov.write_errors);
+AGENTMM_SENSOR_U64_ATTR(external_changes, agentmm_gov.external_changes);
+
+static ssize_t enabled_sizes_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	unsigned int i;
+	int at = 0;
+
+	mutex_lock(&s->lock);
+	for (i = 0; i < s->nr_sizes; i++)
+		if (agentmm_gov.initialised &&
+		    agentmm_gov.dec.enabled & (1U << s->sizes[i].order))
+			at += sysfs_emit_at(buf, at, "%s%ukB", at ? " " : "",
+					    s->sizes[i].kb);
+	mutex_unlock(&s->lock);
+	return at + sysfs_emit_at(buf, at, "%s\n", at ? "" : "none");
+}
+static struct kobj_attribute enabled_sizes_attr = __ATTR_RO(enabled_sizes);
+
+static struct attribute *agentmm_governor_attrs[] = {
+	&ceiling_kb_attr.attr,
+	&enabled_sizes_attr.attr,
+	&ticks_attr.attr,
+	&transitions_up_attr.attr,
+	&transitions_down_attr.attr,
+	&compact_requested_attr.attr,
+	&compact_suppressed_attr.attr,
+	&compact_runs_attr.attr,
+	&compact_blocks_attr.attr,
+	&compact_misses_attr.attr,
+	&compact_us_attr.attr,
+	&knob_writes_attr.attr,
+	&knob_write_errors_attr.attr,
+	&external_changes_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group agentmm_governor_group = {
+	.name = "governor",
+	.attrs = agentmm_governor_attrs,
+};
+
 /* --- sensor/sizes/<kb>kB/ --- */
 
 #define AGENTMM_SIZE_ATTR(_name, _fmt, _field)				\
@@ -185,10 +265,86 @@ AGENTMM_SIZE_ATTR(order, "%u", order);
 AGENTMM_SIZE_ATTR(available_pages, "%llu", avail_pages);
 AGENTMM_SIZE_ATTR(unusable_index, "%u", unusable);
 
+/* The governor's view of one size; caller holds agentmm_sensor.lock. */
+static const char *agentmm_knob_state(unsigned int idx)
+{
+	const struct agentmm_knob *k = &agentmm_gov.knobs[idx];
+
+	if (!agentmm_gov.running || !k->stats[AGENTMM_STAT_ALLOC])
+		return "absent";
+	if (k->external)
+		return "external";
+	if (k->enabled)
+		return "managed";
+	return "unmanaged";
+}
+
+static const char *agentmm_decision_of(unsigned int idx)
+{
+	unsigned int order = agentmm_sensor.sizes[idx].order;
+
+	if (!agentmm_gov.initialised)
+		return "none";
+	return agentmm_gov.dec.enabled & (1U << order) ? "enabled" : "disabled";
+}
+
+static const char *agentmm_reason_of(unsigned int idx)
+{
+	unsigned int order = agentmm_sensor.sizes[idx].order;
+
+	if (!agentmm_gov.initialised)
+		return "none";
+	return amm_gov_reason_name(agentmm_gov.dec.reason[order]);
+}
+
+#define AGENTMM_SIZE_STR_ATTR(_name, _expr)				\
+static ssize_t size_##_name##_show(struct kobject *kobj,		\
+				   struct kobj_attribute *attr, char *buf) \
+{									\
+	unsigned int idx = agentmm_item_idx(kobj);			\
+	ssize_t ret;							\
+									\
+	mutex_lock(&agentmm_sensor.lock);				\
+	ret = sysfs_emit(buf, "%s\n", (_expr));			\
+	mutex_unlock(&agentmm_sensor.lock);				\
+	return ret;							\
+}									\
+static struct kobj_attribute size_##_name##_attr =			\
+	__ATTR(_name, 0444, size_##_name##_show, NULL)
+
+AGENTMM_SIZE_STR_ATTR(decision, agentmm_decision_of(idx));
+AGENTMM_SIZE_STR_ATTR(reason, agentmm_reason_of(idx));
+AGENTMM_SIZE_STR_ATTR(knob, agentmm_knob_state(idx));
+AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].enabled ?
+		      agentmm_gov.knobs[idx].original : "-");
+
+static ssize_t size_fallback_permille_show(struct kobject *kobj,
+					   struct kobj_attribute *attr,
+					   char *buf)
+{
+	unsigned int order = agentmm_sensor.sizes[agentmm_item_idx(kobj)].order;
+	unsigned int v;
+
+	mutex_lock(&agentmm_sensor.lock);
+	v = agentmm_gov.initialised ? agentmm_gov.dec.fallback_permille[order] :
+				      AMM_GOV_UNRATED;
+	mutex_unlock(&agentmm_sensor.lock);
+	if (v == AMM_GOV_UNRATED)
+		return sysfs_emit(buf, "-\n");
+	return sysfs_emit(buf, "%u\n", v);
+}
+static struct kobj_attribute size_fallback_permille_attr =
+	__ATTR(fallback_permille, 0444, size_fallback_permille_show, NULL);
+
 static struct attribute *agentmm_size_attrs[] = {
 	&size_order_attr.attr,
 	&size_available_pages_attr.attr,
 	&size_unusable_index_attr.attr,
+	&size_decision_attr.attr,
+	&size_reason_attr.attr,
+	&size_fallback_permille_attr.attr,
+	&size_knob_attr.attr,
+	&size_original_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(agentmm_size);
@@ -300,6 +456,9 @@ int agentmm_sysfs_init(void)
 	if (!agentmm_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(agentmm_kobj, &agentmm_root_group);
+	if (err)
+		goto fail;
+	err = sysfs_create_group(agentmm_kobj, &agentmm_governor_group);
 	if (err)
 		goto fail;
 	err = -ENOMEM;
