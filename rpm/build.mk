@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make rpm`: source tarball from the tree, then rpmbuild -ba rpm/agentmm.spec.
+# RPMs land in build/rpm/RPMS/<arch>/, the SRPM in build/rpm/SRPMS/.
+#
+#   RPM_KVER=<uname -r>   kernel kmod-agentmm is built for (default: the
+#                         pinned test kernel, $(TEST_KVER))
+#   RPM_KDIR=<dir>        its kernel-devel/headers tree (default: the first
+#                         of the test kernel's cached headers,
+#                         /usr/src/kernels/KVER, /lib/modules/KVER/build,
+#                         /usr/src/linux-headers-KVER that exists)
+#   RPM_ARGS="..."        extra rpmbuild arguments (e.g. --without dkms)
+#
+#   RPM_DAEMON=auto|yes|no  package agentmmd/agentmmctl (spec bcond
+#                         "daemon"). auto (default): yes when a fragment
+#                         adds them to TOOLS and they build in this tree
+#                         (tried first; log in build/rpm/daemon-build.log),
+#                         else no, with a warning. yes: a failure is fatal.
+#   The choice is recorded in build/rpm/options for tests/pkg/run.
+# On hosts whose rpm has no distribution macros (Debian, Ubuntu) rpmbuild
+# runs with --nodeps and the fallback defines; on Fedora/RHEL natively.
+
+RPM_TOPDIR := $(BUILD)/rpm
+RPM_SPEC := $(TOP)/rpm/agentmm.spec
+RPM_VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' $(RPM_SPEC))
+RPM_TARBALL := $(RPM_TOPDIR)/SOURCES/agentmm-$(RPM_VERSION).tar.gz
+
+RPM_KVER ?= $(TEST_KVER)
+RPM_KDIR ?= $(firstword $(foreach d,\
+	$(if $(filter $(TEST_KVER),$(RPM_KVER)),$(TEST_KDIR)) \
+	/usr/src/kernels/$(RPM_KVER) /lib/modules/$(RPM_KVER)/build \
+	/usr/src/linux-headers-$(RPM_KVER),$(if $(wildcard $(d)/Makefile),$(d))))
+
+# Native rpm distribution (its rpm knows %dist and the systemd macros) or not.
+RPM_NATIVE := $(shell rpm --eval '%{?dist}' 2>/dev/null | grep -q . && echo yes)
+RPM_DIST := $(shell . /etc/os-release 2>/dev/null; echo ".$${ID:-linux}$${VERSION_ID%%.*}")
+
+RPM_DEFINES = --define '_topdir $(RPM_TOPDIR)' \
+	--define 'kversion $(RPM_KVER)' --define 'kdir $(RPM_KDIR)' \
+	$(if $(RPM_NATIVE),,--nodeps \
+	  --define 'dist $(RPM_DIST)' --define '_docdir_fmt %%{NAME}' \
+	  --define '_unitdir /usr/lib/systemd/system' \
+	  --define '_presetdir /usr/lib/systemd/system-preset' \
+	  --define '_sysctldir /usr/lib/sysctl.d' \
+	  --define '_modprobedir /usr/lib/modprobe.d' \
+	  --define '_modulesloaddir /usr/lib/modules-load.d' \
+	  --define '_dracutdir /usr/lib/dracut')
+RPM_DAEMON ?= auto
+
+.PHONY: rpm rpm-tarball
+
+# Every file git knows or would add (tracked + untracked, minus ignored), so
+# uncommitted work is packaged too; outside git, everything but build/.
+rpm-tarball:
+	@mkdir -p $(RPM_TOPDIR)/SOURCES $(RPM_TOPDIR)/SPECS
+	@cd $(TOP) && \
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard; \
+	else \
+		find . -path ./build -prune -o -path ./.git -prune -o -type f -printf '%P\0'; \
+	fi | while IFS= read -r -d '' f; do [ -e "$$f" ] && printf '%s\0' "$$f"; done | \
+	LC_ALL=C sort -z | \
+	tar --null -T - --transform 's|^|agentmm-$(RPM_VERSION)/|' \
+		--owner=0 --group=0 --numeric-owner --mode=u+w,go-w \
+		--mtime=@$$(git -C $(TOP) log -1 --format=%ct 2>/dev/null || echo 0) \
+		-czf $(RPM_TARBALL).tmp
+	@mv $(RPM_TARBALL).tmp $(RPM_TARBALL)
+	@cp $(RPM_SPEC) $(RPM_TOPDIR)/SPECS/
+	@echo "  TAR     $(RPM_TARBALL)"
+
+rpm: rpm-tarball
+	@command -v rpmbuild >/dev/null || { echo "error: rpmbuild not found (Debian: apt-get install rpm; Fedora: dnf install rpm-build)" >&2; exit 1; }
+	@case " $(RPM_ARGS) " in *" --without kmod "*) ;; *) test -n "$(RPM_KDIR)" || { echo "error: no kernel build tree for $(RPM_KVER); run 'make deps', set RPM_KDIR=, or build with RPM_ARGS='--without kmod'" >&2; exit 1; } ;; esac
+	@# one rpmbuild at a time in build/rpm (make check and a developer may overlap)
+	@exec 9>$(RPM_TOPDIR)/.lock; flock 9; \
+	daemon=$(RPM_DAEMON); \
+	if [ $$daemon = auto ]; then \
+		if [ -z "$(filter %/agentmmd,$(TOOLS))" ]; then daemon=no; \
+		elif $(MAKE) --no-print-directory $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl \
+			>$(RPM_TOPDIR)/daemon-build.log 2>&1; then daemon=yes; \
+		else daemon=no; echo "WARNING: agentmmd/agentmmctl do not build (see $(RPM_TOPDIR)/daemon-build.log); packaging without them" >&2; fi; \
+	fi; \
+	echo "daemon=$$daemon" > $(RPM_TOPDIR)/options; \
+	set -x; rpmbuild -ba $(RPM_DEFINES) $$([ $$daemon = yes ] || echo --without daemon) \
+		$(RPM_ARGS) $(RPM_TOPDIR)/SPECS/agentmm.spec
+	@echo "RPMs:"; find $(RPM_TOPDIR)/RPMS $(RPM_TOPDIR)/SRPMS -name '*.rpm' -newer $(RPM_TARBALL) | sort | sed 's/^/  /'
