@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# report.sh OUTDIR: the side-by-side table and plots for a bench-guest run.
+# POSIX sh + awk (+ gnuplot for the plots, optional). Reads OUTDIR/runs.tsv
+# and the per-run JSON that bench-guest wrote.
+
+usage() {
+	cat <<'EOF'
+Usage: benchmarks/report.sh [--no-plots] OUTDIR
+
+Reads OUTDIR/runs.tsv and OUTDIR/runs/*.json (written by bench-guest) and
+prints one table: per metric, stock's median with its min-max spread, and
+each other arm as a ratio of medians against stock (min-max of that arm's
+runs over stock's median in brackets), next to the reference results of the
+tuned distro (CONTEXT.md section 2). Writes OUTDIR/report.txt, per-run data
+OUTDIR/plots/*.dat and, with gnuplot, OUTDIR/*.png:
+  latency-cdf.png   tool-call latency CDF per arm, healthy and fragmented
+  completion.png    completion time per run, per arm and state
+  host-peak.png     host peak memory per run, per arm and state
+  p99.png           tool-call p99 per run, per arm and state
+Rows:
+  completion time               batch completion, healthy memory
+  completion time fragmented    the same on fragmented memory
+  host peak memory              max(MemTotal - MemAvailable), healthy
+  p99 healthy                   tool-call latency p99, healthy memory
+  p99 fragmented                tool-call latency p99, fragmented memory
+  p99 fragmented / p99 healthy  per arm, its own fragmented over healthy
+  mTHP allocation success       anon_fault_alloc / (alloc + fallback),
+                                all sizes, healthy and fragmented
+EOF
+}
+
+plots=1
+case $1 in
+-h|--help) usage; exit 0 ;;
+--no-plots) plots=0; shift ;;
+esac
+[ $# -eq 1 ] || { usage >&2; exit 2; }
+out=$1
+tsv=$out/runs.tsv
+[ -f "$tsv" ] || { echo "report: no $tsv; is $out a bench-guest output directory?" >&2; exit 1; }
+mkdir -p "$out/plots" || exit 1
+
+# value of a top-level scalar key in an agentload JSON
+jget() {
+	sed -n "s/^  \"$2\": \\([-0-9.]*\\),*\$/\\1/p" "$1"
+}
+
+# One line per ok run: arm state rep completion peak p99 alloc fallback
+data=$out/plots/runs.dat
+: >"$data"
+tab=$(printf '\t')
+while IFS="$tab" read -r rep arm state status seed json fidx freached; do
+	[ "$status" = ok ] || continue
+	j=$out/$json
+	[ -f "$j" ] || { echo "report: missing $j" >&2; continue; }
+	echo "$arm $state $rep $(jget "$j" completion_s) $(jget "$j" host_peak_mb)" \
+		"$(jget "$j" latency_p99_ms) $(jget "$j" mthp_alloc_total)" \
+		"$(jget "$j" mthp_fallback_total) $(jget "$j" memcg_peak_sum_mb)" >>"$data"
+	# latencies for the CDF, pooled per arm/state
+	sed -n 's/^  "latencies_ms": \[\(.*\)\]$/\1/p' "$j" | tr ',' '\n' |
+		sed 's/ //g; /^$/d' >>"$out/plots/lat-$arm-$state.raw"
+done <<EOF
+$(tail -n +2 "$tsv")
+EOF
+[ -s "$data" ] || { echo "report: no successful runs in $tsv" >&2; exit 1; }
+
+arms=$(awk '{ print $1 }' "$data" | awk '!seen[$0]++' | tr '\n' ' ')
+man=$out/manifest.json
+[ -f "$man" ] && hdr=$(awk -F'"' '/"kernel"/ { k = $4 } /"reps"/ { r = $0 } END { print "kernel " k }' "$man")
+
+awk -v arms="$arms" -v hdr="$hdr" '
+function median(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# stats of metric column c for arm/state: sets MED, MIN, MAX, N
+function stats(arm, st, c,   i, n, v) {
+	n = 0
+	for (i = 1; i <= rows; i++) if (A[i] == arm && S[i] == st) v[++n] = V[i, c]
+	N = n
+	if (!n) return 0
+	MED = median(v, n); MIN = v[1]; MAX = v[n]
+	return 1
+}
+function pct(r) { return sprintf("%+.1f%%", (r - 1) * 100) }
+function row(name, st, c, unit, ref,   a, k, line, sm) {
+	line = sprintf("%-30s", name)
+	if (!stats("stock", st, c)) { line = line sprintf(" %-26s", "no stock runs") }
+	else {
+		sm = MED
+		line = line sprintf(" %-26s", sprintf("%.4g%s [%.4g-%.4g] n=%d", MED, unit, MIN, MAX, N))
+	}
+	for (k = 1; k <= na; k++) {
+		a = arm[k]; if (a == "stock") continue
+		if (!stats(a, st, c) || !sm) { line = line sprintf(" %-26s", "-"); continue }
+		line = line sprintf(" %-26s", sprintf("%.3f (%s) [%.3f-%.3f]", MED / sm, pct(MED / sm), MIN / sm, MAX / sm))
+	}
+	print line "  " ref
+}
+function frag_ratio(name, ref,   a, k, line, h, f) {
+	line = sprintf("%-30s", name)
+	for (k = 1; k <= na; k++) {
+		a = arm[k]
+		h = stats(a, "healthy", 6) ? MED : 0
+		f = stats(a, "fragmented", 6) ? MED : 0
+		line = line sprintf(" %-26s", h && f ? sprintf("%.2fx", f / h) : "-")
+	}
+	print line "  " ref
+}
+function thp(name, st, ref,   a, k, line, i, al, fb) {
+	line = sprintf("%-30s", name)
+	for (k = 1; k <= na; k++) {
+		a = arm[k]; al = fb = 0
+		for (i = 1; i <= rows; i++) if (A[i] == a && S[i] == st) { al += V[i, 7]; fb += V[i, 8] }
+		line = line sprintf(" %-26s", al + fb ? sprintf("%.1f%% (%d/%d)", 100 * al / (al + fb), al, al + fb) : "- (no mTHP faults)")
+	}
+	print line "  " ref
+}
+{ rows++; A[rows] = $1; S[rows] = $2; for (c = 3; c <= NF; c++) V[rows, c] = $c }
+END {
+	na = split(arms, arm, " ")
+	# stock first
+	for (k = 1; k <= na; k++) if (arm[k] == "stock" && k > 1) { t = arm[1]; arm[1] = "stock"; arm[k] = t }
+	print "agentmm benchmark: medians over repetitions; other arms as ratio to stock [min-max]" (hdr ? "; " hdr : "")
+	line = sprintf("%-30s", "metric")
+	for (k = 1; k <= na; k++) line = line sprintf(" %-26s", arm[k] (arm[k] == "stock" ? " (absolute)" : " / stock"))
+	print line "  reference (tuned vs stock distro)"
+	row("completion time", "healthy", 4, "s", "-10.71% (136.2 -> 121.6 s)")
+	row("completion time fragmented", "fragmented", 4, "s", "-")
+	row("host peak memory", "healthy", 5, "MB", "-21.60% (41.15 -> 32.26 GB)")
+	row("sum of memory.peak", "healthy", 9, "MB", "-")
+	row("p99 healthy", "healthy", 6, "ms", "equal on healthy memory")
+	row("p99 fragmented", "fragmented", 6, "ms", "stock >3x its healthy p99; tuned ~flat")
+	frag_ratio("p99 fragmented / p99 healthy", "stock >3x, tuned ~1x")
+	thp("mTHP allocation success", "healthy", "-")
+	thp("mTHP allocation success frag.", "fragmented", "-")
+}' "$data" | tee "$out/report.txt"
+
+skipped=$(awk -F '\t' 'NR > 1 && $4 != "ok" { print $2 "/" $3 " rep " $1 ": " $4 }' "$tsv")
+[ -z "$skipped" ] || { echo "not run:"; echo "$skipped" | sed 's/^/  /'; } | tee -a "$out/report.txt"
+
+[ $plots = 1 ] || exit 0
+if ! command -v gnuplot >/dev/null; then
+	echo "report: gnuplot not found; no plots (data in $out/plots)" >&2
+	exit 0
+fi
+
+# CDF data: sorted latency, cumulative fraction
+cdfs=
+for raw in "$out"/plots/lat-*.raw; do
+	[ -f "$raw" ] || continue
+	dat=${raw%.raw}.dat
+	sort -g "$raw" | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print v[i], i / NR }' >"$dat"
+	name=$(basename "$dat" .dat)
+	cdfs="$cdfs${cdfs:+, }'$dat' using 1:2 with lines lw 2 title '${name#lat-}'"
+	rm -f "$raw"
+done
+# per-run metric data: x = group index (arm/state), jittered by rep
+groups=$(awk '{ print $1 "/" $2 }' "$data" | awk '!seen[$0]++')
+i=0 xt=
+for g in $groups; do
+	i=$((i + 1))
+	xt="$xt${xt:+, }\"$g\" $i"
+	awk -v g="$g" -v x=$i '$1 "/" $2 == g { print x + ($3 - 1) * 0.04, $4, $5, $6 }' "$data"
+done >"$out/plots/per-run.dat"
+
+if gnuplot -e 'set terminal pngcairo' >/dev/null 2>&1; then term='pngcairo size 1000,600'; else term='png size 1000,600'; fi
+gnuplot <<EOF || echo "report: gnuplot failed; data is in $out/plots" >&2
+set terminal $term
+set grid
+set key bottom right
+set output '$out/latency-cdf.png'
+set title 'Tool-call latency CDF (fork to reap), all runs pooled'
+set xlabel 'latency (ms, log scale)'
+set ylabel 'fraction of tool calls'
+set logscale x
+plot $cdfs
+unset logscale x
+set key off
+set xtics ($xt) rotate by -20
+set xrange [0.5:$((i + 1))]
+set xlabel ''
+set output '$out/completion.png'
+set title 'Batch completion time per run'
+set ylabel 'seconds'
+plot '$out/plots/per-run.dat' using 1:2 with points pt 7 ps 1.5
+set output '$out/host-peak.png'
+set title 'Host peak memory (MemTotal - MemAvailable) per run'
+set ylabel 'MB'
+plot '$out/plots/per-run.dat' using 1:3 with points pt 7 ps 1.5
+set output '$out/p99.png'
+set title 'Tool-call p99 latency per run'
+set ylabel 'ms'
+plot '$out/plots/per-run.dat' using 1:4 with points pt 7 ps 1.5
+EOF
+ls "$out"/*.png 2>/dev/null | sed 's/^/wrote /'
