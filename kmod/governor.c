@@ -167,7 +167,8 @@ static int agentmm_candidates_set(const char *val,
 			break;
 		}
 		order = amm_order_of_kb(kb, PAGE_SIZE / 1024);
-		if (order < 2 || order >= NR_PAGE_ORDERS)
+		/* Anonymous mTHP sizes run from order 2 to PMD order. */
+		if (order < 2 || order > HPAGE_PMD_ORDER)
 			err = -EINVAL;
 		else
 			mask |= 1U << order;
@@ -178,7 +179,7 @@ static int agentmm_candidates_set(const char *val,
 	if (err) {
 		pr_err("candidates: '%.*s' is invalid; allowed: comma-separated mTHP sizes in kB from %lu to %lu, e.g. 16,32,64,2048\n",
 		       (int)strcspn(val, "\n"), val, (PAGE_SIZE / 1024) << 2,
-		       (PAGE_SIZE / 1024) << (NR_PAGE_ORDERS - 1));
+		       (PAGE_SIZE / 1024) << HPAGE_PMD_ORDER);
 		return err;
 	}
 	mutex_lock(&agentmm_sensor.lock);

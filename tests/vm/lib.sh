@@ -112,3 +112,13 @@ wait_sample() {
 	_s0=$(samples)
 	wait_for "${1:-10}" sh -c "[ \$(cat $AGENTMM_SYS/sensor/samples) -gt $_s0 ]"
 }
+
+# All per-size mTHP switches, "<file> <content>" per line, for byte-for-byte
+# comparisons.
+thp_knobs() {
+	for f in $THP_SYS/hugepages-*kB/enabled; do
+		echo "$f $(cat $f)"
+	done
+}
+
+gov() { cat "$AGENTMM_SYS/governor/$1"; }

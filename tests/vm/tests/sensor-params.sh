@@ -4,7 +4,7 @@
 . /tests/lib.sh
 
 for bad in interval_ms=5 interval_ms=60001 interval_ms=abc interval_ms=-1 \
-	   mode=bogus mode=enforce mode=; do
+	   mode=bogus mode=ENFORCE mode=; do
 	dmesg -c >/dev/null
 	check_fails "insmod refuses $bad" load_agentmm "$bad"
 	check "not loaded after $bad" sh -c '! grep -q "^agentmm " /proc/modules'
@@ -17,7 +17,7 @@ check_fails "no /sys/kernel/agentmm after refused loads" test -e $AGENTMM_SYS
 check "insmod with valid parameters" load_agentmm mode=observe interval_ms=20
 
 # Runtime writes: bad values change nothing.
-for bad in bogus enforce "" "observe extra"; do
+for bad in bogus enforced "" "observe extra"; do
 	check_fails "mode refuses '$bad'" sh -c "echo '$bad' >$AGENTMM_SYS/mode"
 	expect_eq "$(cat $AGENTMM_SYS/mode)" observe "mode unchanged after '$bad'"
 done

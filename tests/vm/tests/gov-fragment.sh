@@ -1,0 +1,64 @@
+# As memory fragments the governor steps down one size at a time and the
+# enabled sizes keep a low fallback rate; when memory is released it steps
+# back up. Order-targeted compaction runs within its budget.
+. /tests/lib.sh
+
+stock=$(thp_knobs)
+proactive=$(cat /proc/sys/vm/compaction_proactiveness)
+echo 0 >/proc/sys/vm/compaction_proactiveness
+T=/sys/kernel/tracing
+# Thresholds scaled to a 2 GB guest: ~900 2M blocks free when healthy.
+check "load in enforce" load_agentmm mode=enforce interval_ms=100 \
+	min_avail_blocks=200 avail_up_blocks=400 dwell_ms=300 up_dwell_ms=2000 \
+	headroom_blocks=300 compact_budget=2 compact_window_ms=2000
+echo 1 >$T/events/agentmm/agentmm_decision/enable
+echo >$T/trace
+sleep 1
+c0=$(gov ceiling_kb)
+expect_eq "$c0" 2048 "healthy: the ceiling is 2048kB"
+
+rm -f /tmp/frag.ready
+fragmenter --percent 88 --ready-file /tmp/frag.ready &
+pid=$!
+check "fragmenter in place" wait_for 120 test -f /tmp/frag.ready
+check "the governor stepped down" wait_for 30 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -lt 2048 ]"
+sleep 3
+c1=$(gov ceiling_kb)
+log "fragmented: ceiling ${c1}kB, enabled $(gov enabled_sizes), down $(gov transitions_down)"
+# One size per transition: the ceilings the trace shows change by one
+# governed order at a time.
+check "one size per step" awk '/agentmm_decision/ && /changed=1/ {
+	split($0, a, "ceiling="); split(a[2], b, " "); c = b[1]
+	if (seen && c != prev && (c - prev > 1 || prev - c > 1)) bad = 1
+	prev = c; seen = 1 } END { exit bad }' $T/trace
+expect_cmp "$(gov transitions_down)" -ge 1 "transitions counted"
+check "knobs follow: 2048kB is off" grep -q '\[never\]' $THP_SYS/hugepages-2048kB/enabled
+
+# Fault in memory on the fragmented host: the enabled sizes mostly succeed.
+for kb in $(gov enabled_sizes); do
+	eval a0_$kb=$(cat $THP_SYS/hugepages-$kb/stats/anon_fault_alloc)
+	eval f0_$kb=$(cat $THP_SYS/hugepages-$kb/stats/anon_fault_fallback)
+done
+memchurn 3 16
+alloc=0; fall=0
+for kb in $(gov enabled_sizes); do
+	eval a=\$a0_$kb f=\$f0_$kb
+	alloc=$((alloc + $(cat $THP_SYS/hugepages-$kb/stats/anon_fault_alloc) - a))
+	fall=$((fall + $(cat $THP_SYS/hugepages-$kb/stats/anon_fault_fallback) - f))
+done
+log "enabled sizes during churn: $alloc allocated, $fall fell back"
+expect_cmp "$alloc" -gt 0 "the enabled sizes were used"
+expect_cmp $((fall * 100)) -le $(((alloc + fall) * 25)) "fallback rate of enabled sizes at most 25%"
+expect_cmp "$(gov compact_runs)" -ge 1 "order-targeted compaction ran"
+log "compaction: $(gov compact_runs) runs, $(gov compact_blocks) blocks, $(gov compact_us) us, $(gov compact_suppressed) suppressed"
+
+kill $pid
+wait $pid
+check "released: the governor steps back up to 2048kB" wait_for 60 sh -c \
+	"[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -eq 2048 ]"
+expect_cmp "$(gov transitions_up)" -ge 1 "up transitions counted"
+echo 0 >$T/events/agentmm/agentmm_decision/enable
+unload_agentmm
+echo $proactive >/proc/sys/vm/compaction_proactiveness
+expect_eq "$(thp_knobs)" "$stock" "knobs restored"
+finish
