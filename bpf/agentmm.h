@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by agentmm.bpf.c and agentmmd: map values and ring-buffer
+ * events. Only __u32/__u64 so the file compiles against vmlinux.h (BPF side)
+ * and <linux/types.h> (user side).
+ */
+#ifndef _AGENTMM_BPF_SHARED_H
+#define _AGENTMM_BPF_SHARED_H
+
+#define AMM_COMM_LEN		16
+/* Sandbox cgroups are found by walking at most this many ancestors. */
+#define AMM_MAX_CGROUP_DEPTH	12
+
+/* sandboxes map value: written by agentmmd, read by the BPF programs. */
+struct amm_sandbox {
+	__u32 runtime_tgid;	/* the long-lived agent runtime, 0 if unknown */
+	__u32 flags;
+};
+
+/* Per-sandbox counters kept in cgroup storage of the sandbox cgroup. */
+struct amm_sb_stats {
+	__u64 forks;
+	__u64 execs;
+	__u64 tool_starts;
+	__u64 tool_ends;
+	__u64 reclaim_events;	/* memcg reclaim entered by a sandbox task */
+	__u64 reclaim_ns;	/* time sandbox tasks spent in it (stall) */
+	__u64 reclaimed_pages;
+	__u64 high_events;	/* returns to user over memory.high */
+	__u64 oom_events;	/* memcg OOMs in the sandbox subtree */
+	__u64 oom_kills;	/* OOM victims that were sandbox tasks */
+	__u64 last_event_ns;	/* rate limit for AMM_EV_HIGH */
+};
+
+enum amm_role {
+	AMM_ROLE_UNKNOWN = 0,
+	AMM_ROLE_RUNTIME,
+	AMM_ROLE_TOOL,
+};
+
+/* tasks map value, keyed by tgid; maintained by the BPF programs. */
+struct amm_task {
+	__u64 sandbox_cgid;
+	__u32 tool_tgid;	/* root process of the tool call, 0 if none */
+	__u32 role;
+};
+
+enum amm_event_type {
+	AMM_EV_TOOL_START = 1,	/* exec by a tool-call root */
+	AMM_EV_TOOL_END,	/* exit of a tool-call root */
+	AMM_EV_RUNTIME_EXIT,	/* the runtime exited: daemon picks another */
+	AMM_EV_NEW_TASK,	/* process entered a sandbox from outside */
+	AMM_EV_RECLAIM,		/* long memcg reclaim stall; value = ns */
+	AMM_EV_HIGH,		/* over memory.high (rate-limited) */
+	AMM_EV_OOM,		/* memcg OOM; cgid = the OOMing memcg */
+	AMM_EV_OOM_VICTIM,	/* pid chosen by the OOM killer */
+};
+
+struct amm_event {
+	__u32 type;
+	__u32 pid;
+	__u32 tgid;
+	__u32 ppid;		/* parent tgid */
+	__u64 sandbox_cgid;
+	__u64 cgid;		/* the task's own cgroup */
+	__u64 ts_ns;
+	__u64 value;
+	char comm[AMM_COMM_LEN];
+};
+
+#endif /* _AGENTMM_BPF_SHARED_H */

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Graduated memory-pressure decisions for agent sandboxes: from numbers
+ * (host headroom, per-sandbox usage, priority, PSI) to what agentmmd should
+ * do - throttle, freeze, kill a tool, thaw, or proactively reclaim. Plain C
+ * with no kernel or libc dependency so the daemon, the module and the host
+ * unit tests share it.
+ *
+ * Percentages are integers 0..100; PSI averages are hundredths of a percent
+ * (avg10 "1.25" -> 125) so no floating point is needed.
+ */
+#ifndef _AGENTMM_POLICY_PRESSURE_H
+#define _AGENTMM_POLICY_PRESSURE_H
+
+#include "amm_types.h"
+
+/* Pressure levels, ordered: each implies the response of the ones below. */
+enum amm_level {
+	AMM_LEVEL_RELAXED = 0,	/* headroom back above the hysteresis band */
+	AMM_LEVEL_OK,		/* within the band: keep what is applied */
+	AMM_LEVEL_THROTTLE,	/* throttle the offender */
+	AMM_LEVEL_FREEZE,	/* also freeze lower-priority sandboxes */
+	AMM_LEVEL_KILL,		/* also kill the largest tool (never a runtime) */
+};
+
+/**
+ * struct amm_thresholds - when each step starts, in % of the host limit free
+ * @throttle_pct:	free below this -> THROTTLE
+ * @freeze_pct:		free below this -> FREEZE
+ * @kill_pct:		free below this -> KILL
+ * @hysteresis_pct:	free must exceed throttle_pct + this to release
+ */
+struct amm_thresholds {
+	u32 throttle_pct;
+	u32 freeze_pct;
+	u32 kill_pct;
+	u32 hysteresis_pct;
+};
+
+/**
+ * struct amm_sb - what the policy knows about one sandbox
+ * @current:	memory.current, bytes
+ * @prev:	memory.current one interval ago, bytes
+ * @floor:	memory.high is never set below this, bytes
+ * @priority:	higher = more important
+ * @frozen:	currently frozen by us
+ * @tool_running: a tool call is in progress
+ * @idle_ms:	time since the last tool call ended (0 while one runs)
+ * @psi_some:	memory.pressure some avg10, hundredths of a percent
+ */
+struct amm_sb {
+	u64 current;
+	u64 prev;
+	u64 floor;
+	u32 priority;
+	bool frozen;
+	bool tool_running;
+	u64 idle_ms;
+	u32 psi_some;
+};
+
+enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t);
+
+bool amm_thresholds_valid(const struct amm_thresholds *t);
+
+int amm_pick_offender(const struct amm_sb *sb, unsigned int n);
+
+u64 amm_throttle_high(const struct amm_sb *sb, u64 limit, u64 used,
+		      const struct amm_thresholds *t);
+
+int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender);
+
+/**
+ * struct amm_reclaim_params - proactive reclaim knobs
+ * @target_free_pct:	reclaim while host free < this % of the limit
+ * @host_psi_max:	stop when host memory some avg10 exceeds this (x100)
+ * @idle_ms:		a sandbox is idle after this long without a tool call
+ * @sb_psi_max:		skip sandboxes whose own avg10 exceeds this (x100)
+ * @step_pct:		at most this % of a sandbox's usage per interval
+ * @budget:		bytes all sandboxes together may reclaim per interval
+ */
+struct amm_reclaim_params {
+	u32 target_free_pct;
+	u32 host_psi_max;
+	u64 idle_ms;
+	u32 sb_psi_max;
+	u32 step_pct;
+	u64 budget;
+};
+
+u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
+		       u32 host_psi, const struct amm_reclaim_params *p,
+		       u64 budget_left);
+
+bool amm_is_retry(const u64 *recent_hashes, unsigned int n, u64 hash,
+		  unsigned int min_repeats);
+
+u64 amm_hash_str(const char *s);
+
+#endif /* _AGENTMM_POLICY_PRESSURE_H */

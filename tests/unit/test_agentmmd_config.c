@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host unit tests for agentmmd's config parser and sandbox path globs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "config.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
+	}								\
+} while (0)
+
+static char path[64];
+
+static int load(struct amm_config *c, const char *text, char *err,
+		size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+	amm_config_defaults(c);
+	return amm_config_load(c, path, false, err, len);
+}
+
+static void test_config(void)
+{
+	struct amm_config c;
+	char err[1024], want[128];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.interval_ms == 500 && c.throttle_free_pct == 15);
+	CHECK(c.n_patterns == 6);
+	CHECK(load(&c, "# comment\n  interval_ms = 250 # trailing\n"
+		       "sandbox_patterns = a/* b/**/c-*.scope\n"
+		       "reclaim_host_psi_max = 2.5\nkill = no\n"
+		       "runtime_oom_score_adj = -1000\n", err, sizeof(err)) == 0);
+	CHECK(c.interval_ms == 250);
+	CHECK(c.n_patterns == 2 && !strcmp(c.patterns[1], "b/**/c-*.scope"));
+	CHECK(c.reclaim_host_psi_max == 250);
+	CHECK(!c.kill && c.runtime_oom_score_adj == -1000);
+
+	CHECK(load(&c, "interval_ms = 300\nbogus = 1\n", err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s:2: unknown key 'bogus'", path);
+	CHECK(!strcmp(err, want));
+	CHECK(load(&c, "\n\ninterval_ms = fast\n", err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s:3: bad value 'fast'", path);
+	CHECK(!strncmp(err, want, strlen(want)));
+	CHECK(load(&c, "just words\n", err, sizeof(err)));
+	CHECK(strstr(err, ":1: expected 'key = value'") != NULL);
+	CHECK(load(&c, "freeze_free_pct = 20\n", err, sizeof(err)));
+	CHECK(strstr(err, "thresholds must satisfy") != NULL);
+	CHECK(load(&c, "interval_ms = 10\n", err, sizeof(err)));
+	CHECK(load(&c, "interval_ms = -5\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_host_psi_max = 1.234\n", err, sizeof(err)));
+	CHECK(load(&c, "sandbox_patterns = /abs/*\n", err, sizeof(err)));
+	CHECK(load(&c, "tool_cgroup_prefix = a/b\n", err, sizeof(err)));
+
+	amm_config_defaults(&c);
+	CHECK(amm_config_load(&c, "/nonexistent/x.conf", true, err,
+			      sizeof(err)) == 0);
+	CHECK(amm_config_load(&c, "/nonexistent/x.conf", false, err,
+			      sizeof(err)) == -1);
+	CHECK(strstr(err, "/nonexistent/x.conf: cannot open") != NULL);
+}
+
+static void test_glob(void)
+{
+	CHECK(amm_glob_match("agent.slice/*", "agent.slice/sb1"));
+	CHECK(!amm_glob_match("agent.slice/*", "agent.slice"));
+	CHECK(!amm_glob_match("agent.slice/*", "agent.slice/sb1/tool-1"));
+	CHECK(amm_glob_match("system.slice/docker-*.scope",
+			     "system.slice/docker-abc123.scope"));
+	CHECK(!amm_glob_match("system.slice/docker-*.scope",
+			      "system.slice/sshd.service"));
+	CHECK(amm_glob_match("kubepods.slice/**/cri-containerd-*.scope",
+			     "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/cri-containerd-ff.scope"));
+	CHECK(amm_glob_match("kubepods.slice/**/cri-containerd-*.scope",
+			     "kubepods.slice/cri-containerd-ff.scope"));
+	CHECK(!amm_glob_match("kubepods.slice/**/cri-containerd-*.scope",
+			      "kubepods.slice/kubepods-besteffort.slice"));
+	CHECK(amm_glob_match("a/**", "a/b/c"));
+	CHECK(!amm_glob_match("machine.slice/libpod-*.scope",
+			      "machine.slice/libpod-conmon-1.scope/x"));
+}
+
+int main(void)
+{
+	snprintf(path, sizeof(path), "/tmp/amm-config-test-%d.conf",
+		 (int)getpid());
+	test_config();
+	test_glob();
+	unlink(path);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Host unit tests for kmod/policy/pressure.c (built with ASan/UBSan). */
+#include <stdio.h>
+#include <string.h>
+#include "pressure.h"
+
+static int passed, failed;
+
+#define CHECK(cond) do {						\
+	if (cond) {							\
+		passed++;						\
+	} else {							\
+		failed++;						\
+		fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
+	}								\
+} while (0)
+
+#define MB (1024ULL * 1024)
+
+static const struct amm_thresholds T = {
+	.throttle_pct = 15, .freeze_pct = 8, .kill_pct = 3, .hysteresis_pct = 5,
+};
+
+static void test_level(void)
+{
+	u64 L = 1000 * MB;
+
+	CHECK(amm_thresholds_valid(&T));
+	CHECK(amm_level(L, 0, &T) == AMM_LEVEL_RELAXED);
+	CHECK(amm_level(L, 790 * MB, &T) == AMM_LEVEL_RELAXED); /* 21% free */
+	CHECK(amm_level(L, 820 * MB, &T) == AMM_LEVEL_OK);	 /* 18% */
+	CHECK(amm_level(L, 860 * MB, &T) == AMM_LEVEL_THROTTLE);/* 14% */
+	CHECK(amm_level(L, 930 * MB, &T) == AMM_LEVEL_FREEZE);	 /* 7% */
+	CHECK(amm_level(L, 980 * MB, &T) == AMM_LEVEL_KILL);	 /* 2% */
+	CHECK(amm_level(L, 2000 * MB, &T) == AMM_LEVEL_KILL);	 /* over */
+	CHECK(amm_level(0, 5, &T) == AMM_LEVEL_OK);		 /* unknown */
+	/* boundaries: exactly at a threshold is not below it */
+	CHECK(amm_level(L, 850 * MB, &T) == AMM_LEVEL_OK);
+	CHECK(amm_level(L, 920 * MB, &T) == AMM_LEVEL_THROTTLE);
+	/* huge limits do not overflow */
+	CHECK(amm_level(AMM_U64_MAX, 0, &T) == AMM_LEVEL_RELAXED);
+	CHECK(amm_level(AMM_U64_MAX, AMM_U64_MAX, &T) == AMM_LEVEL_KILL);
+}
+
+static void test_thresholds_valid(void)
+{
+	struct amm_thresholds t = T;
+
+	t.freeze_pct = t.throttle_pct;
+	CHECK(!amm_thresholds_valid(&t));
+	t = T;
+	t.kill_pct = 9;
+	CHECK(!amm_thresholds_valid(&t));
+	t = T;
+	t.hysteresis_pct = 90;
+	CHECK(!amm_thresholds_valid(&t));
+}
+
+static void test_offender(void)
+{
+	struct amm_sb sb[3] = {
+		{ .current = 300 * MB, .prev = 300 * MB, .floor = 64 * MB },
+		{ .current = 200 * MB, .prev = 100 * MB, .floor = 64 * MB },
+		{ .current = 250 * MB, .prev = 240 * MB, .floor = 64 * MB },
+	};
+
+	CHECK(amm_pick_offender(sb, 3) == 1);	/* grew most */
+	sb[1].frozen = true;
+	CHECK(amm_pick_offender(sb, 3) == 2);
+	sb[2].prev = sb[2].current;
+	CHECK(amm_pick_offender(sb, 3) == 0);	/* no growth: largest */
+	CHECK(amm_pick_offender(sb, 0) == -1);
+	sb[0].frozen = sb[2].frozen = true;
+	CHECK(amm_pick_offender(sb, 3) == -1);
+}
+
+static void test_throttle_high(void)
+{
+	struct amm_sb sb = { .current = 300 * MB, .floor = 64 * MB };
+	u64 L = 1000 * MB;
+
+	/* 140 MB free, freeze stops at 80: room 60, allow +30 */
+	CHECK(amm_throttle_high(&sb, L, 860 * MB, &T) == 330 * MB);
+	/* below the freeze line: hold at current */
+	CHECK(amm_throttle_high(&sb, L, 950 * MB, &T) == 300 * MB);
+	/* never below the floor */
+	sb.current = 10 * MB;
+	CHECK(amm_throttle_high(&sb, L, 999 * MB, &T) == 64 * MB);
+}
+
+static void test_freeze(void)
+{
+	struct amm_sb sb[3] = {
+		{ .current = 100 * MB, .priority = 100 },
+		{ .current = 50 * MB, .priority = 10 },
+		{ .current = 80 * MB, .priority = 10 },
+	};
+
+	CHECK(amm_pick_freeze(sb, 3, 0) == 2);	/* lowest prio, largest */
+	sb[2].frozen = true;
+	CHECK(amm_pick_freeze(sb, 3, 0) == 1);
+	sb[1].frozen = true;
+	CHECK(amm_pick_freeze(sb, 3, 0) == -1);	/* never the top one */
+	sb[1].frozen = sb[2].frozen = false;
+	sb[1].priority = sb[2].priority = 100;
+	CHECK(amm_pick_freeze(sb, 3, 0) == -1);	/* all equal: escalate */
+	/* tie on priority and size: the offender goes first */
+	sb[1].priority = sb[2].priority = 5;
+	sb[1].current = sb[2].current;
+	CHECK(amm_pick_freeze(sb, 3, 1) == 1);
+	CHECK(amm_pick_freeze(sb, 3, 2) == 2);
+	CHECK(amm_pick_freeze(sb, 0, -1) == -1);
+}
+
+static void test_reclaim(void)
+{
+	struct amm_reclaim_params p = {
+		.target_free_pct = 20, .host_psi_max = 100, .idle_ms = 30000,
+		.sb_psi_max = 50, .step_pct = 5, .budget = 64 * MB,
+	};
+	struct amm_sb sb = { .current = 400 * MB, .floor = 64 * MB,
+			     .idle_ms = 60000 };
+	u64 L = 1000 * MB;
+
+	/* 10% free, target 20%: deficit 100 MB, step 5% of 400 = 20 MB */
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 20 * MB);
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, 5 * MB) == 5 * MB);
+	CHECK(amm_reclaim_amount(&sb, L, 700 * MB, 0, &p, p.budget) == 0);
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 150, &p, p.budget) == 0);
+	sb.tool_running = true;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 0);
+	sb.tool_running = false;
+	sb.idle_ms = 1000;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 0);
+	sb.idle_ms = 60000;
+	sb.psi_some = 60;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 0);
+	sb.psi_some = 0;
+	sb.current = 70 * MB;	/* only 6 MB above the floor */
+	p.step_pct = 50;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 6 * MB);
+	sb.current = 64 * MB;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, p.budget) == 0);
+	/* page aligned */
+	sb.current = 400 * MB;
+	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, 5000) == 4096);
+	CHECK(amm_reclaim_amount(&sb, 0, 0, 0, &p, p.budget) == 0);
+}
+
+static void test_retry(void)
+{
+	u64 h[4] = { 0 };
+
+	h[0] = amm_hash_str("pytest -x tests/");
+	h[1] = amm_hash_str("ls");
+	CHECK(h[0] != h[1]);
+	CHECK(amm_hash_str("") != 0);
+	CHECK(!amm_is_retry(h, 4, amm_hash_str("pytest -x tests/"), 3));
+	h[2] = h[0];
+	CHECK(amm_is_retry(h, 4, amm_hash_str("pytest -x tests/"), 3));
+	CHECK(!amm_is_retry(h, 4, amm_hash_str("make"), 3));
+	CHECK(!amm_is_retry(h, 4, h[0], 0));
+}
+
+int main(void)
+{
+	test_level();
+	test_thresholds_valid();
+	test_offender();
+	test_throttle_high();
+	test_freeze();
+	test_reclaim();
+	test_retry();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,50 @@
+# At exhaustion a lower-priority sandbox is frozen, and thawed once the
+# pressure passes. The high-priority sandbox is never frozen.
+. /tests/lib.sh
+CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
+
+cleanup() {
+	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
+	sleep 1
+	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	sleep 0.5
+	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf /run/agentmm
+}
+new_sandbox() {
+	mkdir -p $AS/$1/runtime
+	echo +memory >$AS/$1/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
+}
+
+mkdir -p $AS
+echo +memory >$AS/cgroup.subtree_control
+new_sandbox low 40; new_sandbox high 20
+agentmmctl priority agent.slice/low 10
+expect_eq "$(agentmmctl priority agent.slice/low)" 10 "priority stored as xattr"
+expect_eq "$(agentmmctl priority agent.slice/high)" "100 (default)" "default priority"
+cat >/tmp/amm.conf <<CONF
+interval_ms = 200
+memory_limit_mb = 400
+floor_mb = 16
+throttle = 0
+kill = 0
+reclaim = 0
+CONF
+agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
+check "daemon adopts both" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
+sleep 1
+# 40 + 20 + 320 = 380 of 400 MB: 5% free, below freeze_free_pct (8)
+agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- \
+	memhog --step-mb 8 --hold-s 4 320 &
+CTL=$!
+check "low-priority sandbox frozen" wait_for 60 sh -c "grep -q 'frozen 1' $AS/low/cgroup.events"
+expect_eq "$(cat $AS/high/cgroup.freeze)" 0 "high-priority sandbox not frozen"
+check "frozen state shown" sh -c "agentmmctl -c /tmp/amm.conf status | grep -q 'agent.slice/low *frozen'"
+wait $CTL
+check "thawed when pressure passes" wait_for 30 sh -c "grep -q 'frozen 0' $AS/low/cgroup.events"
+check "log says froze then thawed" sh -c "grep -q 'froze agent.slice/low' $LOG && grep -q 'thawed agent.slice/low' $LOG"
+check "low's runtime survived" sh -c "[ -n \"\$(cat $AS/low/runtime/cgroup.procs)\" ]"
+cleanup
+finish

@@ -1,0 +1,54 @@
+# kill -9 of agentmmd leaves nothing frozen or throttled (its guardian undoes
+# what it recorded); a restarted daemon adopts the sandboxes from cgroupfs.
+. /tests/lib.sh
+CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
+
+cleanup() {
+	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
+	sleep 1
+	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	sleep 0.5
+	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf /run/agentmm
+}
+new_sandbox() {
+	mkdir -p $AS/$1/runtime
+	echo +memory >$AS/$1/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
+}
+
+mkdir -p $AS
+echo +memory >$AS/cgroup.subtree_control
+new_sandbox low 40; new_sandbox high 20
+agentmmctl priority agent.slice/low 10
+cat >/tmp/amm.conf <<CONF
+interval_ms = 200
+memory_limit_mb = 400
+floor_mb = 16
+kill = 0
+reclaim = 0
+CONF
+agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
+check "daemon adopts both" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
+sleep 1
+agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- memhog --step-mb 8 --hold 330 &
+CTL=$!
+check "low frozen" wait_for 60 sh -c "grep -q 'frozen 1' $AS/low/cgroup.events"
+check "burst throttled" wait_for 30 sh -c "[ \"\$(cat $AS/high/tool-burst/memory.high)\" != max ]"
+check "changes recorded" grep -q '^freeze ' /run/agentmm/applied
+PID=$(cat /run/agentmm/agentmmd.pid)
+kill -9 $PID
+check "nothing frozen after kill -9" wait_for 10 sh -c "grep -q 'frozen 0' $AS/low/cgroup.events"
+check "throttle undone after kill -9" wait_for 10 sh -c "[ \"\$(cat $AS/high/tool-burst/memory.high)\" = max ]"
+check "guardian logged it" grep -q 'agentmmd-guard: agentmmd .* exited without cleaning up' $LOG
+kill $(cat $AS/high/tool-burst/cgroup.procs); wait $CTL
+mv $LOG $LOG.1
+agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
+check "restarted daemon adopts both sandboxes" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
+check "and finds their runtimes" wait_for 10 sh -c "[ \$(grep -c 'agent runtime is pid' $LOG) -eq 2 ]"
+check "status lists both" wait_for 10 sh -c "[ \$(grep -c '^sandbox ' /run/agentmm/status) -eq 2 ]"
+kill $(cat /run/agentmm/agentmmd.pid)
+check "SIGTERM exits cleanly" wait_for 10 sh -c "! kill -0 \$(cat /run/agentmm/agentmmd.pid) 2>/dev/null"
+cleanup
+finish

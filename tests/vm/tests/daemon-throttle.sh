@@ -1,0 +1,57 @@
+# A burst in one sandbox under (pool) pressure is throttled with memory.high
+# on its tool cgroup; neighbours are not touched; the throttle is released
+# when the burst is over.
+. /tests/lib.sh
+CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
+
+cleanup() {
+	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
+	sleep 1
+	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	sleep 0.5
+	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf /run/agentmm
+}
+new_sandbox() {	# NAME RUNTIME_MB: runtime in NAME/runtime so tools get memory control
+	mkdir -p $AS/$1/runtime
+	echo +memory >$AS/$1/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
+}
+
+mkdir -p $AS
+echo +memory >$AS/cgroup.subtree_control
+new_sandbox a 16; new_sandbox b 24; new_sandbox c 24
+# a 400 MB pool for all sandboxes: throttle below 15% free; no freeze/kill
+cat >/tmp/amm.conf <<CONF
+interval_ms = 200
+memory_limit_mb = 400
+floor_mb = 16
+freeze = 0
+kill = 0
+reclaim = 0
+CONF
+agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
+check "daemon adopts three sandboxes" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 3 ]"
+sleep 1
+agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
+	memhog --step-mb 4 --rate-mb-s 60 --progress /tmp/burst.mb --hold 330 &
+CTL=$!
+check "burst is throttled" wait_for 60 grep -q 'throttling .*agent.slice/a/tool-burst' $LOG
+HIGH=$(cat $AS/a/tool-burst/memory.high 2>/dev/null)
+log "tool-burst memory.high=$HIGH, touched $(cat /tmp/burst.mb) MB"
+check "memory.high set on the tool cgroup" [ "$HIGH" != max ]
+check "the tool hit memory.high" wait_for 30 sh -c "[ \$(awk '\$1==\"high\"{print \$2}' $AS/a/tool-burst/memory.events) -gt 0 ]"
+for n in b c; do
+	expect_eq "$(cat $AS/$n/memory.high)" max "neighbour $n not throttled"
+	expect_eq "$(awk '$1=="high"{print $2}' $AS/$n/memory.events)" 0 "neighbour $n never over memory.high"
+	expect_eq "$(cat $AS/$n/cgroup.freeze)" 0 "neighbour $n not frozen"
+done
+expect_eq "$(cat $AS/a/memory.high)" max "the sandbox itself (and its runtime) not throttled"
+agentmmctl -c /tmp/amm.conf status | sed 's/^/    /'
+kill $(cat $AS/a/tool-burst/cgroup.procs)
+wait $CTL
+check "throttle released when the burst is over" wait_for 20 grep -q 'released throttle on' $LOG
+check "applied record empty" sh -c "[ ! -s /run/agentmm/applied ]"
+cleanup
+finish
