@@ -47,6 +47,9 @@ help:
 	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
 	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
 	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'
+	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'
+	@echo '  make rpm        build the agentmm, kmod-agentmm and agentmm-dkms RPMs'
+	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make clean      remove build products'
 	@echo 'Variables: KDIR=<kernel build tree>, AGENTMM_CACHE=<dir> ($(AGENTMM_CACHE)),'
 	@echo '           VM_MEM=<MiB>, VM_CPUS=<n>, VM_TIMEOUT=<s>, T="<test> ..."'
@@ -66,7 +69,7 @@ test-module:
 $(BUILD)/guest/bin $(BUILD)/unit $(BUILD)/tools:
 	mkdir -p $@
 
-include $(sort $(wildcard $(TOP)/*/build.mk $(TOP)/tests/*/build.mk))
+include $(sort $(wildcard $(TOP)/*/build.mk $(TOP)/tests/*/build.mk $(TOP)/benchmarks/*/build.mk))
 
 tools: $(TOOLS)
 
@@ -82,7 +85,7 @@ vm-shell: test-module guest-bins
 	$(TOP)/tests/vm/run --shell
 
 check: deps
-	$(MAKE) unit-and-vm
+	@$(MAKE) --no-print-directory unit-and-vm
 
 # Separate so that `make check` re-reads the tree after deps installed things.
 unit-and-vm:
