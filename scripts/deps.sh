@@ -31,13 +31,13 @@ as_root() {
 apt_packages=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
-	gnuplot-nox rpm dpkg-dev dwarves
+	gnuplot-nox rpm dpkg-dev dwarves tuned dkms
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
-	dpkg dwarves
+	dpkg dwarves tuned dkms
 )
 
 install_apt() {
@@ -52,6 +52,14 @@ install_apt() {
 	fi
 	say "installing: ${missing[*]}"
 	as_root apt-get update -qq
+	# tuned is needed for its profile loader, not as a running daemon:
+	# keep package scripts from starting services on this machine.
+	local policy=/usr/sbin/policy-rc.d
+	if [ ! -e $policy ]; then
+		trap "as_root rm -f $policy" EXIT
+		printf '#!/bin/sh\nexit 101\n' | as_root tee $policy >/dev/null
+		as_root chmod 755 $policy
+	fi
 	as_root env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
