@@ -1,17 +1,6 @@
 # agentmmd's BPF programs load and attach on the test kernel, the runtime
 # is told from tool calls, and agentmmctl reports them (table and JSON).
-. /tests/lib.sh
-CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
-
-cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
-	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
-	sleep 1
-	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.5
-	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf /run/agentmm
-}
+. /tests/daemon-lib.sh
 sb_get() {
 	awk -v n="$1" -v k="$2" '$1 == "sandbox" { f = 0
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "name" && kv[2] == n) f = 1 }

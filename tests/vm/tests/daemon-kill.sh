@@ -1,17 +1,6 @@
 # Last resort: with the pool exhausted and nothing to freeze, agentmmd kills
 # the largest tool (never the runtime) and explains on the tool's stderr.
-. /tests/lib.sh
-CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
-
-cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
-	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
-	sleep 1
-	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.5
-	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf /run/agentmm
-}
+. /tests/daemon-lib.sh
 
 mkdir -p $AS/sb/runtime
 echo +memory >$AS/cgroup.subtree_control

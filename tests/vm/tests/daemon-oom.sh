@@ -1,17 +1,6 @@
 # A forced memcg OOM kills the tool, not the (larger) agent runtime, and
 # the tool's stderr carries one line saying what happened.
-. /tests/lib.sh
-CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
-
-cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
-	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
-	sleep 1
-	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.5
-	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf /run/agentmm
-}
+. /tests/daemon-lib.sh
 
 mkdir -p $AS/sb/runtime
 echo +memory >$AS/cgroup.subtree_control

@@ -1,22 +1,6 @@
 # kill -9 of agentmmd leaves nothing frozen or throttled (its guardian undoes
 # what it recorded); a restarted daemon adopts the sandboxes from cgroupfs.
-. /tests/lib.sh
-CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
-
-cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
-	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
-	sleep 1
-	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.5
-	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf /run/agentmm
-}
-new_sandbox() {
-	mkdir -p $AS/$1/runtime
-	echo +memory >$AS/$1/cgroup.subtree_control
-	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
-}
+. /tests/daemon-lib.sh
 
 mkdir -p $AS
 echo +memory >$AS/cgroup.subtree_control

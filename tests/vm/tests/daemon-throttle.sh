@@ -1,24 +1,7 @@
 # A burst in one sandbox under (pool) pressure is throttled with memory.high
 # on its tool cgroup; neighbours are not touched; the throttle is released
 # when the burst is over.
-. /tests/lib.sh
-CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
-
-cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
-	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
-	sleep 1
-	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-	sleep 0.5
-	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
-	rm -rf /run/agentmm
-}
-new_sandbox() {	# NAME RUNTIME_MB: runtime in NAME/runtime so tools get memory control
-	mkdir -p $AS/$1/runtime
-	echo +memory >$AS/$1/cgroup.subtree_control
-	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
-}
-
+. /tests/daemon-lib.sh
 mkdir -p $AS
 echo +memory >$AS/cgroup.subtree_control
 new_sandbox a 16; new_sandbox b 24; new_sandbox c 24

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared set-up for the agentmmd tests: sandboxes under agent.slice (one of
+# the daemon's default sandbox globs), the daemon's log, and a cleanup that
+# stops the daemon and removes every process and cgroup a test made.
+. /tests/lib.sh
+CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
+
+cleanup() {
+	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
+	sleep 1
+	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	sleep 0.5
+	find $AS -depth -type d -exec rmdir {} \; 2>/dev/null
+	rm -rf /run/agentmm
+}
+
+# new_sandbox NAME MB: a sandbox whose runtime holds MB of memory.
+new_sandbox() {
+	mkdir -p $AS/$1/runtime
+	echo +memory >$AS/$1/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
+}
