@@ -1,0 +1,50 @@
+# benchmarks/replay in synthetic mode: 2 small sandboxes under a 384 MB
+# limit replay to the end, the JSON is well formed and complete, and the
+# sandboxes (and agent.slice, which the replay created) are gone afterwards.
+# Overcommit 0.8: the sum of peaks fits the limit, so nothing is killed.
+. /tests/lib.sh
+AS=/sys/fs/cgroup/agent.slice J=/tmp/replay-smoke.json
+command -v replay >/dev/null || skip "no replay binary"
+[ -d $AS ] && skip "agent.slice exists already"
+
+check "replay --help" sh -c 'replay --help | grep -q "^SYNOPSIS"'
+check_fails "bad option is refused" replay --synthetic --speed x
+check "dry run needs no cgroup" sh -c 'replay --synthetic -n 2 --dry-run | grep -q "^plan: 2 sandboxes"'
+check "replay runs" sh -c "timeout 45 replay --synthetic -n 2 --synthetic-duration 60 \
+	--speed 20 --limit-mb 384 --overcommit 0.8 --stagger 5 --seed 7 --label smoke --json $J >/tmp/replay-smoke.txt 2>&1"
+sed 's/^/    /' /tmp/replay-smoke.txt
+
+# well formed: balanced braces/brackets outside strings, the expected keys,
+# one entry per sandbox
+check "JSON is balanced" awk '
+	{ n = split($0, c, ""); for (i = 1; i <= n; i++) {
+		if (esc) { esc = 0; continue }
+		if (c[i] == "\\" && ins) { esc = 1; continue }
+		if (c[i] == "\"") { ins = !ins; continue }
+		if (ins) continue
+		if (c[i] == "{" || c[i] == "[") d++
+		if (c[i] == "}" || c[i] == "]") { d--; if (d < 0) bad = 1 }
+	} }
+	END { exit (bad || d != 0 || ins) }' $J
+check "JSON starts and ends as an object" sh -c "head -c1 $J | grep -q '{' && tail -n1 $J | grep -q '^}$'"
+expect_eq "$(grep -c '"name": "sb-' $J)" 2 "two sandboxes reported"
+for k in runtimes_killed tools_killed high_events frozen_s completion_s psi_some_ms \
+	alloc_p50_us alloc_p99_us parent_peak_mb host_used_peak_mb; do
+	check "totals has $k" grep -q "\"$k\": [0-9]" $J
+done
+check "no NaN/inf in JSON" sh -c "! grep -qiE 'nan|inf[^o]' $J"
+expect_eq "$(sed -n 's/.*"completed": \([0-9]*\),.*/\1/p' $J)" 2 "both sandboxes completed"
+check "allocation steps were timed" sh -c "[ \$(sed -n 's/.*\"alloc_steps\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
+check "tool processes ran" sh -c "[ \$(sed -n 's/.*\"tools\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
+check "sandboxes removed" sh -c "! ls -d $AS/sb-* 2>/dev/null"
+check "agent.slice removed" [ ! -d $AS ]
+
+# a signal mid-run cleans up too
+replay --synthetic -n 2 --synthetic-duration 120 --speed 5 --limit-mb 384 -q >/dev/null 2>&1 &
+P=$!
+check "sandboxes created" wait_for 10 sh -c "ls -d $AS/sb-1/runtime >/dev/null 2>&1"
+kill -TERM $P
+wait $P
+check "SIGTERM: sandboxes removed" wait_for 10 sh -c "[ ! -d $AS ]"
+check "SIGTERM: no replay process left" sh -c "[ \$(cat /proc/[0-9]*/comm 2>/dev/null | grep -cE '^replay(-tool)?\$') -eq 0 ]"
+finish
