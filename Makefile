@@ -50,6 +50,8 @@ help:
 	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'
 	@echo '  make rpm        build the agentmm, kmod-agentmm and agentmm-dkms RPMs'
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
+	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
+	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
 	@echo '  make clean      remove build products'
 	@echo 'Variables: KDIR=<kernel build tree>, AGENTMM_CACHE=<dir> ($(AGENTMM_CACHE)),'
 	@echo '           VM_MEM=<MiB>, VM_CPUS=<n>, VM_TIMEOUT=<s>, T="<test> ..."'
