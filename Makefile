@@ -95,7 +95,7 @@ unit-and-vm:
 
 demo: deps
 	$(MAKE) test-module guest-bins
-	$(TOP)/tests/vm/run --demo
+	$(TOP)/tests/vm/run --demo --timeout 1200
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -12,11 +12,15 @@ usage() {
 	cat <<'EOF'
 Usage: bench-guest [OPTIONS] OUTDIR
 
-Runs the agentload workload under each arm, on healthy memory and on memory
-fragmented by `fragment` (started before the run, held during it, released
-after), REPS times, interleaved: rep 1 = every arm on healthy memory, then
-every arm on fragmented memory; rep 2 = the same; and so on. Rep r uses
-workload seed SEED+r-1, the same for every arm within the rep.
+Runs the agentload workload under each arm, on healthy memory (compacted
+before each run) and on memory fragmented by `fragment`, REPS times,
+interleaved: rep 1 = every arm on healthy memory, then every arm on
+fragmented memory; rep 2 = the same, arm order rotated by one; and so on.
+Rep r uses workload seed SEED+r-1, the same for every arm within the rep.
+Per rep, fragment is started once under the stock settings, waited for
+(READY), held while each arm is set up, run and torn down in turn, and
+released; the state is re-verified around every run (fragment's HELD
+lines: unusable index and free MB in large blocks while the run lasted).
 
 Arms:
   stock     kernel defaults as captured when bench-guest started
@@ -27,6 +31,9 @@ Arms:
   agentmm   the tuned settings (when available) plus
             `insmod agentmm.ko mode=enforce`; skipped with a message if the
             module does not load in that mode
+  agentmm-small  the same with extra module parameters (--small-params,
+            default "candidates=16,32,64"): a tunables experiment; not in
+            the default arms
 Every arm restores every setting it changed (and unloads what it loaded)
 before the next run; the captured stock settings are restored on exit.
 
@@ -39,14 +46,20 @@ Options:
   -m, --memory-max SIZE memory.max per sandbox (default 2G)
   -S, --seed N          first workload seed (default 1)
       --arms "A B"      arms to run, in this order (default "stock tuned agentmm")
+      --small-params P  module parameters of the agentmm-small arm, added to
+                        mode=enforce (default "candidates=16,32,64")
       --states "S T"    healthy and/or fragmented (default both)
       --frag-order K    fragment --target-order (default 4)
-      --frag-index I    fragment --target-index (default 900)
+      --frag-index I    fragment --target-index (default 950)
       --frag-args "..." extra fragment options
+      --frag-per-run    fragment afresh for every fragmented run (default:
+                        one fragmented state per rep, shared by the arms in
+                        that rep and re-verified around every run)
       --tuned-profile F tuned.conf to apply in the tuned/agentmm arms
                         (default: first of /usr/lib/tuned/agent-sandbox/,
                         /usr/lib/tuned/profiles/agent-sandbox/,
-                        /host/tuned/agent-sandbox/ tuned.conf)
+                        /host/tuned/agent-sandbox/ tuned.conf,
+                        /lib/agentmm/tuned.conf)
       --tuned-placeholder  without a profile, apply the built-in set:
                         THP enabled=madvise, defrag=defer, 16K/32K/64K
                         always, 128K-1024K never, 2048K inherit,
@@ -60,10 +73,16 @@ Options:
 
 Output in OUTDIR:
   runs/<arm>-<state>-r<rep>.json   agentload JSON (label "<arm>/<state>")
-  runs/<arm>-<state>-r<rep>.frag   fragment's output for fragmented runs
+  runs/fragment-r<rep>.frag        fragment's output (READY, HELD per run)
   runs/<arm>-<state>-r<rep>.txt    agentload's table
+  runs/<arm>-<state>-r<rep>.gov    agentmm's summary and parameters after
+                                   the run (agentmm arms)
   runs.tsv        one line per run: rep arm state status seed json frag_index
-                  frag_reached (status ok, skipped, failed, frag-failed)
+                  frag_reached frag_usable_mb held_max_usable_mb
+                  held_max_pmd_mb held_min_index (status ok, skipped,
+                  failed, frag-failed; usable = MB free in blocks of order
+                  >= --frag-order outside zone DMA, at the run's start and the most
+                  seen during it; pmd = the same for order 9)
   manifest.json   configuration, kernel, stock settings, the runs
   stock-settings.txt   the captured settings (path<TAB>value)
 Then run benchmarks/report.sh OUTDIR on the host for the table and plots.
@@ -75,8 +94,8 @@ say() { echo "bench-guest: $*"; }
 
 reps=5 n=4 calls=16 scale=0.4 tscale=0.05 memmax=2G seed=1
 arms="stock tuned agentmm" states="healthy fragmented"
-frag_order=4 frag_index=900 frag_args="" tuned_profile="" placeholder=0
-ko=/lib/modules/agentmm.ko smoke=0 host=0 out=""
+frag_order=4 frag_index=950 frag_args="" small_params="candidates=16,32,64""" tuned_profile="" placeholder=0
+ko=/lib/modules/agentmm.ko smoke=0 host=0 out="" frag_per_run=0
 
 need() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -89,6 +108,7 @@ while [ $# -gt 0 ]; do
 	-m|--memory-max) need "$@"; memmax=$2; shift ;;
 	-S|--seed) need "$@"; seed=$2; shift ;;
 	--arms) need "$@"; arms=$2; shift ;;
+	--small-params) need "$@"; small_params=$2; shift ;;
 	--states) need "$@"; states=$2; shift ;;
 	--frag-order) need "$@"; frag_order=$2; shift ;;
 	--frag-index) need "$@"; frag_index=$2; shift ;;
@@ -97,6 +117,7 @@ while [ $# -gt 0 ]; do
 	--tuned-placeholder) placeholder=1 ;;
 	--agentmm-ko) need "$@"; ko=$2; shift ;;
 	--smoke) smoke=1 ;;
+	--frag-per-run) frag_per_run=1 ;;
 	--host) host=1 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
@@ -114,7 +135,7 @@ for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index"; do
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 for a in $arms; do
-	case $a in stock|tuned|agentmm) ;; *) die "unknown arm '$a' (stock, tuned, agentmm)" ;; esac
+	case $a in stock|tuned|agentmm|agentmm-small) ;; *) die "unknown arm '$a' (stock, tuned, agentmm, agentmm-small)" ;; esac
 done
 for s in $states; do
 	case $s in healthy|fragmented) ;; *) die "unknown state '$s' (healthy, fragmented)" ;; esac
@@ -153,8 +174,11 @@ settings_files | while read -r f; do
 	printf '%s\t%s\n' "$f" "$(read_setting "$f")"
 done >"$stock"
 
+# While fragment holds its state it owns vm.compact_unevictable_allowed
+# (it sets 0 and restores it on release), so the arms leave it alone then.
 restore_settings() {
 	while IFS="$(printf '\t')" read -r f v; do
+		[ -n "$frag_pid" ] && [ "$f" = /proc/sys/vm/compact_unevictable_allowed ] && continue
 		[ "$(read_setting "$f")" = "$v" ] && continue
 		echo "$v" >"$f" 2>/dev/null || say "warning: cannot restore $f to '$v'"
 	done <"$stock"
@@ -175,7 +199,7 @@ find_profile() {
 	fi
 	for p in /usr/lib/tuned/agent-sandbox/tuned.conf \
 		 /usr/lib/tuned/profiles/agent-sandbox/tuned.conf \
-		 /host/tuned/agent-sandbox/tuned.conf; do
+		 /host/tuned/agent-sandbox/tuned.conf /lib/agentmm/tuned.conf; do
 		[ -f "$p" ] && { echo "$p"; return; }
 	done
 }
@@ -236,11 +260,14 @@ arm_setup() {
 	case $1 in
 	stock) restore_settings ;;
 	tuned) apply_tuned ;;
-	agentmm)
+	agentmm|agentmm-small)
 		apply_tuned
 		[ $? = 1 ] && return 1
-		if ! out_ins=$(insmod "$ko" mode=enforce 2>&1); then
-			say "  SKIP agentmm: 'insmod $ko mode=enforce' failed: $out_ins"
+		params=mode=enforce
+		[ $1 = agentmm-small ] && params="$params $small_params"
+		# shellcheck disable=SC2086
+		if ! out_ins=$(insmod "$ko" $params 2>&1); then
+			say "  SKIP $1: 'insmod $ko $params' failed: $out_ins"
 			restore_settings
 			return 77
 		fi
@@ -257,6 +284,10 @@ arm_teardown() {
 }
 
 frag_pid=
+# One numeric field (key=value) of the last line of $1 starting with $2.
+frag_field() {
+	sed -n "s/^$2 .*[ ]$3=\([0-9.]*\).*/\1/p" "$1" | tail -n 1
+}
 stop_fragment() {
 	[ -n "$frag_pid" ] || return 0
 	kill -TERM "$frag_pid" 2>/dev/null
@@ -274,62 +305,148 @@ trap 'cleanup; exit 130' INT TERM HUP
 # ---- the runs ----
 
 tsv=$out/runs.tsv
-printf 'rep\tarm\tstate\tstatus\tseed\tjson\tfrag_index\tfrag_reached\n' >"$tsv"
+printf 'rep\tarm\tstate\tstatus\tseed\tjson\tfrag_index\tfrag_reached\tfrag_usable_mb\theld_max_usable_mb\theld_max_pmd_mb\theld_min_index\n' >"$tsv"
 ready=$out/.fragment-ready
 start_all=$(date +%s)
 say "output: $out; $reps rep(s) x arms [$arms] x states [$states]; agentload -n $n -c $calls -s $scale -t $tscale -m $memmax"
 
+# value of a top-level scalar key in an agentload JSON
+jnum() { sed -n "s/^  \"$2\": \\([-0-9.]*\\),*\$/\\1/p" "$1"; }
+
+# MB free in blocks of order >= $1 outside zone DMA (busybox awk: no ^)
+usable_mb() {
+	awk -v o="$1" '/zone/ && $4 != "DMA" { p = 1; for (i = 5; i <= NF; i++) {
+		if (i - 5 >= o) ok += $i * p; p *= 2 } } END { printf "%.1f", ok * 4 / 1024 }' /proc/buddyinfo
+}
+
+# Fragment memory under the stock settings (before any arm's setup, so
+# fragment's own temporary mTHP knob is never one the module borrowed).
+# 0 = ready, 1 = failed.
+start_fragment() {
+	rm -f "$ready"
+	# shellcheck disable=SC2086
+	fragment --target-order $frag_order --target-index $frag_index \
+		--hold --ready-file "$ready" $frag_args >"$1" 2>&1 &
+	frag_pid=$!
+	w=0
+	while [ ! -f "$ready" ] && kill -0 $frag_pid 2>/dev/null && [ $w -lt 600 ]; do
+		sleep 1
+		w=$((w + 1))
+	done
+	[ -f "$ready" ]
+}
+
+# Ask the holding fragment for a HELD line (the state since the last one).
+held_mark() {
+	c=$(grep -c '^HELD' "$frag_out")
+	kill -USR1 "$frag_pid" 2>/dev/null || return 1
+	w=0
+	while [ "$(grep -c '^HELD' "$frag_out")" = "$c" ] && [ $w -lt 30 ]; do
+		sleep 0.2
+		w=$((w + 1))
+	done
+}
+
+# one run of arm $1 in state $2; fragment (if any) is already holding
+run_one() {
+	arm=$1 state=$2 name=$1-$2-r$rep
+	fidx= freached= fusable= hmax= hpmd= hmin=
+	say "rep $rep/$reps: $arm on $state memory"
+	if [ $state = fragmented ]; then
+		held_mark
+		fusable=$(usable_mb $frag_order)
+		fidx=$(frag_field "$ready" READY index)
+		freached=$(frag_field "$ready" READY reached)
+	else
+		# healthy = freshly compacted
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	fi
+	arm_setup $arm
+	rc=$?
+	if [ $rc != 0 ]; then
+		st=skipped
+		[ $rc = 77 ] || st=failed
+		arm_teardown
+		printf '%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\n' $rep $arm $state $st $rseed >>"$tsv"
+		return
+	fi
+	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed \
+		--label "$arm/$state" --json "$out/runs/$name.json" \
+		>"$out/runs/$name.txt" 2>&1
+	rc=$?
+	if [ $agentmm_loaded_here = 1 ]; then
+		{
+			cat /sys/kernel/agentmm/summary
+			for p in /sys/module/agentmm/parameters/*; do
+				echo "param ${p##*/}=$(cat "$p")"
+			done
+		} >"$out/runs/$name.gov" 2>&1
+	fi
+	if [ $state = fragmented ]; then
+		held_mark
+		hmax=$(frag_field "$frag_out" HELD max_usable_mb)
+		hpmd=$(frag_field "$frag_out" HELD max_pmd_mb)
+		hmin=$(frag_field "$frag_out" HELD min_index)
+		say "  fragmented state during the run: index at order $frag_order >= $hmin," \
+			"order>=$frag_order free <= $hmax MB, order>=9 free <= $hpmd MB (usable zones)"
+	fi
+	arm_teardown
+	st=ok
+	[ $rc = 0 ] || { st=failed; say "  agentload exited $rc; see runs/$name.txt"; }
+	grep -E 'completion time|p99|host peak' "$out/runs/$name.txt" | sed 's/^/  /'
+	j=$out/runs/$name.json
+	if [ -f "$j" ]; then
+		al=$(jnum "$j" mthp_alloc_total) fb=$(jnum "$j" mthp_fallback_total)
+		say "  mTHP faults: ${al:-?} allocated, ${fb:-?} fell back"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\truns/%s.json\t%s\t%s\t%s\t%s\t%s\t%s\n' $rep $arm $state $st \
+		$rseed $name "$fidx" "$freached" "$fusable" "$hmax" "$hpmd" "$hmin" >>"$tsv"
+}
+
+# Arm order rotates by rep, so no arm always runs first (or last) on a
+# state: rep 1 "a b c", rep 2 "b c a", ...
+rotate() {
+	k=$(( ($1 - 1) % $(echo $arms | wc -w) )) rot= head=
+	for a in $arms; do
+		if [ $k -gt 0 ]; then head="$head $a"; k=$((k - 1)); else rot="$rot $a"; fi
+	done
+	echo $rot $head
+}
+
 rep=1
 while [ $rep -le $reps ]; do
 	rseed=$((seed + rep - 1))
+	order=$(rotate $rep)
 	for state in $states; do
-		for arm in $arms; do
-			name=$arm-$state-r$rep
-			say "rep $rep/$reps: $arm on $state memory"
-			arm_setup $arm
-			rc=$?
-			if [ $rc != 0 ]; then
-				st=skipped
-				[ $rc = 77 ] || st=failed
-				arm_teardown
-				printf '%s\t%s\t%s\t%s\t%s\t\t\t\n' $rep $arm $state $st $rseed >>"$tsv"
+		restore_settings
+		if [ $state = healthy ]; then
+			for arm in $order; do run_one $arm healthy; done
+			continue
+		fi
+		# One fragmented state per rep (or per run with --frag-per-run),
+		# re-verified around every run.
+		groups=$order
+		[ $frag_per_run = 1 ] || groups=all
+		for g in $groups; do
+			frag_out=$out/runs/fragment-r$rep${g#all}.frag
+			[ $g = all ] || frag_out=$out/runs/fragment-r$rep-$g.frag
+			if ! start_fragment "$frag_out"; then
+				say "rep $rep: fragment did not get ready; see $frag_out"
+				stop_fragment
+				restore_settings
+				for arm in $order; do
+					[ $g = all ] || [ $g = $arm ] || continue
+					printf '%s\t%s\t%s\tfrag-failed\t%s\t\t\t\t\t\t\t\n' $rep $arm $state $rseed >>"$tsv"
+				done
 				continue
 			fi
-			fidx= freached=
-			if [ $state = fragmented ]; then
-				rm -f "$ready"
-				# shellcheck disable=SC2086
-				fragment --target-order $frag_order --target-index $frag_index \
-					--hold --ready-file "$ready" $frag_args \
-					>"$out/runs/$name.frag" 2>&1 &
-				frag_pid=$!
-				w=0
-				while [ ! -f "$ready" ] && kill -0 $frag_pid 2>/dev/null && [ $w -lt 600 ]; do
-					sleep 1
-					w=$((w + 1))
-				done
-				if [ ! -f "$ready" ]; then
-					say "  fragment did not get ready; see runs/$name.frag"
-					stop_fragment
-					arm_teardown
-					printf '%s\t%s\t%s\tfrag-failed\t%s\t\t\t\n' $rep $arm $state $rseed >>"$tsv"
-					continue
-				fi
-				fidx=$(sed -n 's/.* index=\([0-9]*\) .*/\1/p' "$ready")
-				freached=$(sed -n 's/.* reached=\([0-9]\).*/\1/p' "$ready")
-				say "  fragmented: $(cat "$ready")"
-			fi
-			agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed \
-				--label "$arm/$state" --json "$out/runs/$name.json" \
-				>"$out/runs/$name.txt" 2>&1
-			rc=$?
+			say "rep $rep: fragmented: $(cat "$ready")"
+			for arm in $order; do
+				[ $g = all ] || [ $g = $arm ] || continue
+				run_one $arm fragmented
+			done
 			stop_fragment
-			arm_teardown
-			st=ok
-			[ $rc = 0 ] || { st=failed; say "  agentload exited $rc; see runs/$name.txt"; }
-			grep -E 'completion time|p99|host peak' "$out/runs/$name.txt" | sed 's/^/  /'
-			printf '%s\t%s\t%s\t%s\t%s\truns/%s.json\t%s\t%s\n' $rep $arm $state $st \
-				$rseed $name "$fidx" "$freached" >>"$tsv"
+			restore_settings
 		done
 	done
 	rep=$((rep + 1))
@@ -348,14 +465,15 @@ restore_settings
 	echo "  \"scale\": $scale, \"time_scale\": $tscale, \"memory_max\": \"$memmax\","
 	echo "  \"seed\": $seed, \"smoke\": $smoke,"
 	echo "  \"arms\": \"$arms\", \"states\": \"$states\","
-	echo "  \"frag_order\": $frag_order, \"frag_index\": $frag_index,"
+	echo "  \"frag_order\": $frag_order, \"frag_index\": $frag_index, \"frag_args\": \"$frag_args\","
+	echo "  \"small_params\": \"$small_params\","
 	echo "  \"tuned_profile\": \"$(find_profile)\", \"tuned_placeholder\": $placeholder,"
 	echo "  \"elapsed_s\": $(($(date +%s) - start_all)),"
 	echo '  "stock_settings": {'
 	awk -F '\t' '{ printf "%s    \"%s\": \"%s\"", (NR > 1 ? ",\n" : ""), $1, $2 } END { print "" }' "$stock"
 	echo '  },'
 	echo '  "runs": ['
-	awk -F '\t' 'NR > 1 { printf "%s    {\"rep\": %s, \"arm\": \"%s\", \"state\": \"%s\", \"status\": \"%s\", \"seed\": %s, \"json\": \"%s\", \"frag_index\": \"%s\", \"frag_reached\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6, $7, $8 } END { print "" }' "$tsv"
+	awk -F '\t' 'NR > 1 { printf "%s    {\"rep\": %s, \"arm\": \"%s\", \"state\": \"%s\", \"status\": \"%s\", \"seed\": %s, \"json\": \"%s\", \"frag_index\": \"%s\", \"frag_reached\": \"%s\", \"frag_usable_mb\": \"%s\", \"held_max_usable_mb\": \"%s\", \"held_max_pmd_mb\": \"%s\", \"held_min_index\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 } END { print "" }' "$tsv"
 	echo '  ]'
 	echo '}'
 } >"$out/manifest.json"

@@ -29,3 +29,34 @@ $(BUILD)/tools/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/tools
 GUEST_BINS += $(BUILD)/guest/bin/agentload $(BUILD)/guest/bin/fragment \
 	      $(BUILD)/guest/bin/bench-guest
 TOOLS += $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+
+$(BUILD)/guest/bin/demo-guest: $(BENCH_DIR)/demo-guest.sh | $(BUILD)/guest/bin
+	install -m 755 $< $@
+
+# report.sh also runs in the guest (table only: --no-plots), for the demo.
+$(BUILD)/guest/bin/bench-report: $(BENCH_DIR)/report.sh | $(BUILD)/guest/bin
+	install -m 755 $< $@
+
+GUEST_BINS += $(BUILD)/guest/bin/demo-guest $(BUILD)/guest/bin/bench-report
+
+# ---- make bench: the side-by-side benchmark in the QEMU guest ----
+# BENCH_ARGS go to bench-guest (e.g. BENCH_ARGS="--reps 3 -n 3" or
+# BENCH_ARGS='--arms "stock agentmm agentmm-small"'); BENCH_OUT names the
+# output directory (default build/bench/<timestamp>); BENCH_TIMEOUT bounds
+# the guest run (seconds).
+BENCH_ARGS ?=
+BENCH_TIMEOUT ?= 3600
+ifeq ($(origin BENCH_OUT),undefined)
+BENCH_OUT := $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
+endif
+
+.PHONY: bench
+bench: test-module guest-bins
+	@case "$(BENCH_OUT)" in $(TOP)/*) ;; *) echo "error: BENCH_OUT must be under $(TOP) (shared with the guest)" >&2; exit 1 ;; esac
+	mkdir -p $(BENCH_OUT)
+	@echo "bench: results in $(BENCH_OUT)"
+	set -o pipefail; $(TOP)/tests/vm/run --share $(TOP) --timeout $(BENCH_TIMEOUT) --cmd \
+	  'bench-guest --tuned-profile /host/tuned/agent-sandbox/tuned.conf $(BENCH_ARGS) /host$(patsubst $(TOP)%,%,$(BENCH_OUT))' \
+	  2>&1 | tee $(BENCH_OUT)/console.txt
+	$(BENCH_DIR)/report.sh $(BENCH_OUT)
+	@echo "bench: table in $(BENCH_OUT)/report.txt, plots $(BENCH_OUT)/*.png, runs $(BENCH_OUT)/runs/"

@@ -55,6 +55,8 @@ static struct {
 	long hold_seconds;
 	unsigned long long seed;
 	int use_pagemap;
+	int grab;
+	int pin;
 } o = {
 	.order = 4,
 	.index = 900,
@@ -68,9 +70,11 @@ static struct {
 	.hold_seconds = -1,
 	.seed = 1,
 	.use_pagemap = 1,
+	.grab = 1,
+	.pin = 1,
 };
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, report_sig;
 
 static struct chunk {
 	char *addr;
@@ -89,6 +93,11 @@ static unsigned long long pinned_pages, punched_pages;
 static void on_signal(int sig)
 {
 	stop_sig = sig;
+}
+
+static void on_report(int sig)
+{
+	report_sig = sig;
 }
 
 static void die(const char *fmt, ...)
@@ -125,8 +134,12 @@ static void read_meminfo(struct meminfo *m)
 	fclose(f);
 }
 
-/* Sum of all zones' free blocks per order, as listed in /proc/buddyinfo. */
-static void read_buddyinfo(struct amm_free_area *sum)
+/*
+ * Sum of the zones' free blocks per order, as listed in /proc/buddyinfo.
+ * usable_only skips zone DMA: lowmem_reserve keeps user allocations out of
+ * it, so its blocks neither serve the workload nor can be drained.
+ */
+static void read_zones(struct amm_free_area *sum, int usable_only)
 {
 	char line[1024];
 	FILE *f = fopen("/proc/buddyinfo", "re");
@@ -146,6 +159,8 @@ static void read_buddyinfo(struct amm_free_area *sum)
 		p += 4;
 		while (*p == ' ')
 			p++;
+		if (usable_only && !strncmp(p, "DMA ", 4))
+			continue;
 		while (*p && *p != ' ')	/* zone name */
 			p++;
 		amm_free_area_init(&z, AMM_MAX_ORDERS);
@@ -165,7 +180,23 @@ static void read_buddyinfo(struct amm_free_area *sum)
 	}
 	fclose(f);
 	if (!zones)
-		die("/proc/buddyinfo lists no zones");
+		die("/proc/buddyinfo lists no %szones", usable_only ? "usable " : "");
+}
+
+static void read_buddyinfo(struct amm_free_area *sum)
+{
+	read_zones(sum, 0);
+}
+
+/* MB in free blocks of order >= k, in the zones user memory can use. */
+static double usable_mb(unsigned int k)
+{
+	struct amm_free_area fa;
+
+	read_zones(&fa, 1);
+	if (k >= fa.nr_orders)
+		return 0;
+	return amm_suitable_pages(&fa, k) * (PAGE / 1048576.0);
 }
 
 static void print_state(const char *title, const struct amm_free_area *fa)
@@ -358,12 +389,222 @@ static void punch_chunk(struct chunk *c)
 	c->punched = 1;
 }
 
+/* ---- borrowed settings: compact_unevictable_allowed, one mTHP knob ---- */
+
+#define CUA_PATH "/proc/sys/vm/compact_unevictable_allowed"
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+static char cua_saved[16];		/* "" = not changed */
+static char knob_path[256], knob_saved[32];
+static int knob_changed;
+
+/* First word of a sysfs/procfs file, or the bracketed one ("a [b] c"). */
+static int read_word(const char *path, char *out, size_t outlen)
+{
+	char buf[256], *b, *e;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	b = strchr(buf, '[');
+	if (b) {
+		b++;
+		e = strchr(b, ']');
+	} else {
+		b = buf;
+		e = b + strcspn(b, " \n");
+	}
+	if (!e || (size_t)(e - b) >= outlen)
+		return -1;
+	memcpy(out, b, (size_t)(e - b));
+	out[e - b] = 0;
+	return 0;
+}
+
+static int write_word(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, v, strlen(v));
+	if (close(fd) || n != (ssize_t)strlen(v))
+		return -1;
+	return 0;
+}
+
+static void restore_settings(void)
+{
+	if (knob_changed) {
+		if (write_word(knob_path, knob_saved))
+			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
+				knob_path, knob_saved, strerror(errno));
+		knob_changed = 0;
+	}
+	if (cua_saved[0]) {
+		if (write_word(CUA_PATH, cua_saved))
+			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
+				CUA_PATH, cua_saved, strerror(errno));
+		cua_saved[0] = 0;
+	}
+}
+
+/* Kept pages are mlocked; with this at 0 compaction does not migrate
+ * unevictable pages, so it cannot undo the pattern during the hold. */
+static void pin_pattern(void)
+{
+	char cur[16];
+
+	if (!o.pin)
+		return;
+	if (read_word(CUA_PATH, cur, sizeof(cur))) {
+		fprintf(stderr, "%s: no %s; compaction may undo the pattern\n", prog, CUA_PATH);
+		return;
+	}
+	if (!strcmp(cur, "0"))
+		return;
+	if (write_word(CUA_PATH, "0")) {
+		fprintf(stderr, "%s: cannot write %s: %s; compaction may undo the pattern\n",
+			prog, CUA_PATH, strerror(errno));
+		return;
+	}
+	snprintf(cua_saved, sizeof(cua_saved), "%s", cur);
+}
+
+/* 1 if compaction leaves the mlocked kept pages where they are. */
+static int pattern_pinned(void)
+{
+	char cur[16];
+
+	return !read_word(CUA_PATH, cur, sizeof(cur)) && !strcmp(cur, "0");
+}
+
+/*
+ * The fill stops at a floor of free memory, and that floor is left in large
+ * blocks (order-0 allocations split the smallest block that fits, so the
+ * largest go last). After the punch there is plenty of free memory in the
+ * holes, so those blocks would serve every large fault of the workload and
+ * be recycled between tool calls. Take them with faults of the target
+ * order (the 2^order-page mTHP size enabled for our own mapping only while
+ * we fault): such a fault takes a block of that order or larger and never
+ * splits a hole; a fault that falls back costs one base page of a hole,
+ * which changes nothing. Mlocked like the kept pages.
+ */
+static double grab_mb;
+static void grab_large_blocks(void)
+{
+	size_t blk = PAGE << o.order, align = 2UL << 20;
+	unsigned long long prev = ~0ULL;
+	int stale = 0;
+	struct meminfo m;
+
+	if (!o.grab)
+		return;
+	snprintf(knob_path, sizeof(knob_path), THP_DIR "/hugepages-%zukB/enabled", blk >> 10);
+	if (read_word(knob_path, knob_saved, sizeof(knob_saved))) {
+		fprintf(stderr, "%s: no %s; large free blocks not taken\n", prog, knob_path);
+		return;
+	}
+	if (strcmp(knob_saved, "always")) {
+		if (write_word(knob_path, "always")) {
+			fprintf(stderr, "%s: cannot write %s: %s; large free blocks not taken\n",
+				prog, knob_path, strerror(errno));
+			return;
+		}
+		knob_changed = 1;
+	}
+	while (!stop_sig && nchunks < MAX_CHUNKS) {
+		struct amm_free_area fa;
+		unsigned long long hi;
+		size_t len;
+		char *p, *a;
+
+		read_zones(&fa, 1);
+		hi = o.order < fa.nr_orders ? amm_suitable_pages(&fa, o.order) : 0;
+		if (hi == 0)
+			break;
+		/* Reserved blocks (highatomic, watermarks) do not go away. */
+		if (hi >= prev && ++stale >= 3)
+			break;
+		if (hi < prev)
+			stale = 0;
+		prev = hi;
+		len = ((hi / 2) * PAGE + blk - 1) & ~(blk - 1);
+		if (len < blk)
+			len = blk;
+		read_meminfo(&m);
+		if (m.avail_kb < m.total_kb * o.safety_pct / 100 + (len >> 10))
+			break;
+		p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			break;
+		a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+		for (size_t off = 0; off < len; off += blk)
+			a[off] = 1;
+		if (mlock2(a, len, MLOCK_ONFAULT))
+			fprintf(stderr, "%s: mlock2 (grab): %s\n", prog, strerror(errno));
+		chunks[nchunks].addr = p;
+		chunks[nchunks].len = len + align;
+		chunks[nchunks++].punched = 2;
+		grab_mb += len / 1048576.0;
+	}
+	if (knob_changed) {
+		if (write_word(knob_path, knob_saved))
+			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
+				knob_path, knob_saved, strerror(errno));
+		knob_changed = 0;
+	}
+	printf("grab: %.1f MB mapped with %zu kB faults; order>=%u free in usable zones now %.1f MB\n",
+	       grab_mb, blk >> 10, o.order, usable_mb(o.order));
+}
+
+/* What the held state looked like over the hold (sampled every second). */
+static struct {
+	unsigned long samples;
+	unsigned int min_index;
+	double max_usable_mb, max_pmd_mb;
+} held = { .min_index = 1000 };
+
+static void print_held(void)
+{
+	printf("HELD samples=%lu min_index=%u max_usable_mb=%.1f max_pmd_mb=%.1f\n",
+	       held.samples, held.min_index, held.max_usable_mb, held.max_pmd_mb);
+	fflush(stdout);
+}
+
+static void sample_held(void)
+{
+	struct amm_free_area fa;
+	unsigned int idx;
+	double u, pmd;
+
+	read_buddyinfo(&fa);
+	idx = amm_unusable_index(&fa, o.order);
+	u = usable_mb(o.order);
+	pmd = usable_mb(9);
+	held.samples++;
+	if (idx < held.min_index)
+		held.min_index = idx;
+	if (u > held.max_usable_mb)
+		held.max_usable_mb = u;
+	if (pmd > held.max_pmd_mb)
+		held.max_pmd_mb = pmd;
+}
+
 static void release_all(void)
 {
 	for (int i = 0; i < nchunks; i++)
 		munmap(chunks[i].addr, chunks[i].len);
 	nchunks = 0;
 	remove_files();
+	restore_settings();
 	if (o.ready_file)
 		unlink(o.ready_file);
 }
@@ -389,8 +630,19 @@ static void usage(FILE *f)
 "    Repeats fill-and-punch rounds until the unusable free index at order K\n"
 "    (mm/vmstat.c unusable_free_index over all zones of /proc/buddyinfo,\n"
 "    0..1000) reaches I, then prints the per-order state before and after,\n"
-"    a READY line, and holds. Compaction may still migrate kept pages\n"
-"    (vm.compact_unevictable_allowed): that is part of what is measured.\n"
+"    a READY line, and holds.\n"
+"\n"
+"    The fill stops at a floor of free memory that the allocator leaves in\n"
+"    large blocks; after the punch those would serve (and be recycled\n"
+"    between) every large fault of the workload. So fragment then takes\n"
+"    them: it faults its own mapping in 2^K-page mTHP folios (enabling\n"
+"    hugepages-<4*2^K>kB only while it does, then restoring it) until no\n"
+"    free block of order >= K is left in the zones user memory can use\n"
+"    (all but DMA), and mlocks them. While it holds, it sets\n"
+"    vm.compact_unevictable_allowed=0 (restored on release), so compaction\n"
+"    cannot migrate the mlocked pages and undo the pattern: like unmovable\n"
+"    kernel allocations on an aged host, only freed memory can merge.\n"
+"    Large allocations then genuinely fail while most memory stays free.\n"
 "\n"
 "OPTIONS\n"
 "    -o, --target-order K   order whose availability is destroyed (1..10,\n"
@@ -410,6 +662,9 @@ static void usage(FILE *f)
 "        --dir DIR          where fragment.<pid>/ goes (default %s)\n"
 "        --seed N           file-size seed (default 1)\n"
 "        --no-pagemap       ignore physical addresses (virtual pattern)\n"
+"        --no-grab          leave the large blocks below the floor free\n"
+"        --no-pin           leave vm.compact_unevictable_allowed alone\n"
+"                           (compaction may then migrate the kept pages)\n"
 "        --hold             hold the state until SIGINT/SIGTERM/SIGHUP\n"
 "        --hold-seconds N   hold for N seconds (or until a signal)\n"
 "        --ready-file F     write the READY line to F once holding; removed\n"
@@ -419,8 +674,15 @@ static void usage(FILE *f)
 "OUTPUT\n"
 "    Per-order tables (free blocks, MB usable by an order-k allocation,\n"
 "    unusable index) before and once reached, then\n"
-"      READY order=K index=X target=I reached=0|1 pinned_mb=.. files=..\n"
-"            avail_mb=.. rounds=.. pagemap=0|1\n"
+"      READY order=K index=X target=I reached=0|1 pinned_mb=.. grab_mb=..\n"
+"            usable_mb=.. pmd_mb=.. files=.. avail_mb=.. rounds=..\n"
+"            pagemap=0|1 pin=0|1\n"
+"    (usable_mb/pmd_mb: MB free in blocks of order >= K / >= 9 in the\n"
+"    usable zones; pin=1: compaction cannot move the kept pages), then at\n"
+"    the end of the hold (sampled every second)\n"
+"      HELD samples=N min_index=.. max_usable_mb=.. max_pmd_mb=..\n"
+"    (SIGUSR1 while holding prints a HELD line for the time since the last\n"
+"    one and starts a new window: a driver brackets each run with it)\n"
 "    and after release a RELEASED line with the index at K.\n"
 "\n"
 "EXIT STATUS\n"
@@ -458,7 +720,7 @@ static long num(const char *name, const char *s, long lo, long hi)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_SAFE = 256, O_FLOOR, O_MAX, O_CHUNK, O_FILES, O_DENT, O_DIR,
-	       O_SEED, O_NOPM, O_HOLD, O_HOLDS, O_READY };
+	       O_SEED, O_NOPM, O_HOLD, O_HOLDS, O_READY, O_NOGRAB, O_NOPIN };
 	static const struct option lo[] = {
 		{ "target-order", required_argument, NULL, 'o' },
 		{ "target-index", required_argument, NULL, 'i' },
@@ -471,6 +733,8 @@ static void parse_args(int argc, char **argv)
 		{ "dir", required_argument, NULL, O_DIR },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "no-pagemap", no_argument, NULL, O_NOPM },
+		{ "no-grab", no_argument, NULL, O_NOGRAB },
+		{ "no-pin", no_argument, NULL, O_NOPIN },
 		{ "hold", no_argument, NULL, O_HOLD },
 		{ "hold-seconds", required_argument, NULL, O_HOLDS },
 		{ "ready-file", required_argument, NULL, O_READY },
@@ -493,6 +757,8 @@ static void parse_args(int argc, char **argv)
 		case O_DIR: o.dir = optarg; break;
 		case O_SEED: o.seed = (unsigned long long)num("--seed", optarg, 0, 1L << 62); break;
 		case O_NOPM: o.use_pagemap = 0; break;
+		case O_NOGRAB: o.grab = 0; break;
+		case O_NOPIN: o.pin = 0; break;
 		case O_HOLD: o.hold = 1; break;
 		case O_HOLDS: o.hold_seconds = num("--hold-seconds", optarg, 0, 1L << 30); break;
 		case O_READY: o.ready_file = optarg; break;
@@ -529,7 +795,11 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_report;
+	sigaction(SIGUSR1, &sa, NULL);
 	rng_state = o.seed;
+	atexit(restore_settings);
+	pin_pattern();
 
 	read_buddyinfo(&before);
 	if (o.order >= before.nr_orders)
@@ -573,7 +843,7 @@ int main(int argc, char **argv)
 				u64 fr = amm_free_pages(&fa);
 				u64 un = fr - amm_suitable_pages(&fa, o.order);
 
-				if (pending && (un + pending) * 1000 >=
+				if (!o.grab && pending && (un + pending) * 1000 >=
 				    (unsigned long long)(o.index + 30) * (fr + pending))
 					break;
 			}
@@ -590,10 +860,14 @@ int main(int argc, char **argv)
 		       rounds, mapped_mb, pinned_pages * (PAGE / 1048576.0), o.order, idx);
 		/* A later round first refills the holes; stop when that
 		 * no longer gets anywhere. */
-		if (idx >= o.index || nchunks == first || idx < prev_idx + 5)
+		/* With the grab, one round is enough: a second one only
+		 * refills and re-punches the holes. */
+		if (idx >= o.index || nchunks == first || idx < prev_idx + 5 || o.grab)
 			break;
 		prev_idx = idx;
 	}
+
+	grab_large_blocks();
 
 	/* Safety: the held state must leave the machine its margin. */
 	read_meminfo(&m);
@@ -621,9 +895,11 @@ int main(int argc, char **argv)
 
 		snprintf(line, sizeof(line),
 			 "READY order=%u index=%u target=%u reached=%d pinned_mb=%.1f "
-			 "files=%ld avail_mb=%.1f rounds=%d pagemap=%d\n",
-			 o.order, idx, o.index, reached, pinned_mb, (files_made + 1) / 2,
-			 m.avail_kb / 1024.0, rounds, pagemap_ok);
+			 "grab_mb=%.1f usable_mb=%.1f pmd_mb=%.1f files=%ld avail_mb=%.1f "
+			 "rounds=%d pagemap=%d pin=%d\n",
+			 o.order, idx, o.index, reached, pinned_mb, grab_mb,
+			 usable_mb(o.order), usable_mb(9), (files_made + 1) / 2,
+			 m.avail_kb / 1024.0, rounds, pagemap_ok, pattern_pinned());
 		fputs(line, stdout);
 		if (o.ready_file) {
 			char tmp[4200];
@@ -639,15 +915,28 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (o.hold) {
-		while (!stop_sig)
-			usleep(200000);	/* no pause(): a signal could slip in before it */
-	} else if (o.hold_seconds > 0) {
-		struct timespec ts = { .tv_sec = o.hold_seconds };
+	sample_held();
+	if (o.hold || o.hold_seconds > 0) {
+		long ticks = 0, limit = o.hold ? -1 : o.hold_seconds * 5;
 
-		while (!stop_sig && nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		/* no pause(): a signal could slip in before it */
+		while (!stop_sig && (limit < 0 || ticks < limit)) {
+			usleep(200000);
+			if (++ticks % 5 == 0 && !stop_sig)
+				sample_held();
+			if (report_sig) {
+				/* SIGUSR1: report since the last report, restart */
+				report_sig = 0;
+				sample_held();
+				print_held();
+				held.samples = 0;
+				held.min_index = 1000;
+				held.max_usable_mb = held.max_pmd_mb = 0;
+				sample_held();
+			}
+		}
 	}
+	print_held();
 	release_all();
 	read_buddyinfo(&now);
 	printf("RELEASED order=%u index=%u\n", o.order, amm_unusable_index(&now, o.order));

@@ -11,9 +11,11 @@ Usage: benchmarks/report.sh [--no-plots] OUTDIR
 
 Reads OUTDIR/runs.tsv and OUTDIR/runs/*.json (written by bench-guest) and
 prints one table: per metric, stock's median with its min-max spread, and
-each other arm as a ratio of medians against stock (min-max of that arm's
-runs over stock's median in brackets), next to the reference results of the
-tuned distro (CONTEXT.md section 2). Writes OUTDIR/report.txt, per-run data
+each other arm as the median of its per-rep ratios against stock (rep r of
+every arm runs the same workload seed, so the ratio is taken within the
+rep; min-max of those ratios in brackets), next to the reference results of
+the tuned distro (CONTEXT.md section 2). "p99 fragmented / p99 healthy" is
+each arm's own median fragmented p99 over its median healthy p99. Writes OUTDIR/report.txt, per-run data
 OUTDIR/plots/*.dat and, with gnuplot, OUTDIR/*.png:
   latency-cdf.png   tool-call latency CDF per arm, healthy and fragmented
   completion.png    completion time per run, per arm and state
@@ -28,6 +30,10 @@ Rows:
   p99 fragmented / p99 healthy  per arm, its own fragmented over healthy
   mTHP allocation success       anon_fault_alloc / (alloc + fallback),
                                 all sizes, healthy and fragmented
+  frag. state: ...              what fragment saw while each run lasted
+                                (its HELD lines): lowest unusable index at
+                                its order, most MB free in blocks of that
+                                order (64K) and of order 9 (2M)
 EOF
 }
 
@@ -48,16 +54,20 @@ jget() {
 }
 
 # One line per ok run: arm state rep completion peak p99 alloc fallback
+# memcg-peak, then (fragmented runs; NA otherwise) the state fragment saw
+# during the run: min unusable index, max MB free in blocks >= its order
+# and >= order 9 (zones other than DMA)
 data=$out/plots/runs.dat
 : >"$data"
 tab=$(printf '\t')
-while IFS="$tab" read -r rep arm state status seed json fidx freached; do
+while IFS="$tab" read -r rep arm state status seed json fidx freached fusable hmax hpmd hmin; do
 	[ "$status" = ok ] || continue
 	j=$out/$json
 	[ -f "$j" ] || { echo "report: missing $j" >&2; continue; }
 	echo "$arm $state $rep $(jget "$j" completion_s) $(jget "$j" host_peak_mb)" \
 		"$(jget "$j" latency_p99_ms) $(jget "$j" mthp_alloc_total)" \
-		"$(jget "$j" mthp_fallback_total) $(jget "$j" memcg_peak_sum_mb)" >>"$data"
+		"$(jget "$j" mthp_fallback_total) $(jget "$j" memcg_peak_sum_mb)" \
+		"${hmin:-NA} ${hmax:-NA} ${hpmd:-NA}" >>"$data"
 	# latencies for the CDF, pooled per arm/state
 	sed -n 's/^  "latencies_ms": \[\(.*\)\]$/\1/p' "$j" | tr ',' '\n' |
 		sed 's/ //g; /^$/d' >>"$out/plots/lat-$arm-$state.raw"
@@ -94,10 +104,26 @@ function row(name, st, c, unit, ref,   a, k, line, sm) {
 	}
 	for (k = 1; k <= na; k++) {
 		a = arm[k]; if (a == "stock") continue
-		if (!stats(a, st, c) || !sm) { line = line sprintf(" %-26s", "-"); continue }
-		line = line sprintf(" %-26s", sprintf("%.3f (%s) [%.3f-%.3f]", MED / sm, pct(MED / sm), MIN / sm, MAX / sm))
+		if (!paired(a, st, c) || !sm) { line = line sprintf(" %-26s", "-"); continue }
+		line = line sprintf(" %-26s", sprintf("%.3f (%s) [%.3f-%.3f]", MED, pct(MED), MIN, MAX))
 	}
 	print line "  " ref
+}
+# Paired ratios: rep r of every arm runs the same workload (seed), so the
+# ratio is taken per rep (arm run / stock run of that rep and state), and
+# MED/MIN/MAX/N describe those per-rep ratios.
+function paired(arm, st, c,   i, j, n, v) {
+	n = 0
+	for (i = 1; i <= rows; i++) {
+		if (A[i] != arm || S[i] != st) continue
+		for (j = 1; j <= rows; j++)
+			if (A[j] == "stock" && S[j] == st && V[j, 3] == V[i, 3] && V[j, c] > 0)
+				v[++n] = V[i, c] / V[j, c]
+	}
+	N = n
+	if (!n) return 0
+	MED = median(v, n); MIN = v[1]; MAX = v[n]
+	return 1
 }
 function frag_ratio(name, ref,   a, k, line, h, f) {
 	line = sprintf("%-30s", name)
@@ -123,7 +149,7 @@ END {
 	na = split(arms, arm, " ")
 	# stock first
 	for (k = 1; k <= na; k++) if (arm[k] == "stock" && k > 1) { t = arm[1]; arm[1] = "stock"; arm[k] = t }
-	print "agentmm benchmark: medians over repetitions; other arms as ratio to stock [min-max]" (hdr ? "; " hdr : "")
+	print "agentmm benchmark: stock = median [min-max] over repetitions; other arms = median [min-max] of per-rep ratios to stock (same workload seed)" (hdr ? "; " hdr : "")
 	line = sprintf("%-30s", "metric")
 	for (k = 1; k <= na; k++) line = line sprintf(" %-26s", arm[k] (arm[k] == "stock" ? " (absolute)" : " / stock"))
 	print line "  reference (tuned vs stock distro)"
@@ -136,6 +162,22 @@ END {
 	frag_ratio("p99 fragmented / p99 healthy", "stock >3x, tuned ~1x")
 	thp("mTHP allocation success", "healthy", "-")
 	thp("mTHP allocation success frag.", "fragmented", "-")
+	fstate("frag. state: unusable index", 10, "min", "order-4 index, lowest seen in any run")
+	fstate("frag. state: free >=64K MB", 11, "max", "largest seen in any run (zones but DMA)")
+	fstate("frag. state: free >=2M MB", 12, "max", "largest seen in any run (zones but DMA)")
+}
+# fragmented state during the runs of an arm: min or max over them
+function fstate(name, c, how, ref,   a, k, line, i, v, n) {
+	line = sprintf("%-30s", name)
+	for (k = 1; k <= na; k++) {
+		a = arm[k]; n = 0
+		for (i = 1; i <= rows; i++) if (A[i] == a && S[i] == "fragmented" && V[i, c] != "NA") {
+			if (!n || (how == "min" ? V[i, c] + 0 < v : V[i, c] + 0 > v)) v = V[i, c] + 0
+			n++
+		}
+		line = line sprintf(" %-26s", n ? sprintf("%s %g (n=%d)", how, v, n) : "-")
+	}
+	print line "  " ref
 }' "$data" | tee "$out/report.txt"
 
 skipped=$(awk -F '\t' 'NR > 1 && $4 != "ok" { print $2 "/" $3 " rep " $1 ": " $4 }' "$tsv")

@@ -217,7 +217,7 @@ static const struct kernel_param_ops agentmm_candidates_ops = {
 };
 module_param_cb(candidates, &agentmm_candidates_ops, NULL, 0644);
 MODULE_PARM_DESC(candidates,
-		 "mTHP sizes in kB the governor may enable (default 16..2048)");
+		 "mTHP sizes in kB the governor may enable (default 16,32,64)");
 
 /* --- knob files --- */
 

@@ -274,7 +274,8 @@ static const char *agentmm_knob_state(unsigned int idx)
 		return "absent";
 	if (k->external)
 		return "external";
-	if (k->enabled)
+	if (k->enabled && agentmm_gov.cfg.candidates &
+	    (1U << agentmm_sensor.sizes[idx].order))
 		return "managed";
 	return "unmanaged";
 }

@@ -122,3 +122,7 @@ thp_knobs() {
 }
 
 gov() { cat "$AGENTMM_SYS/governor/$1"; }
+
+# Every anonymous mTHP size on x86_64, for tests that walk all of them (the
+# governor's default candidates are 16K..64K).
+ALL_SIZES=16,32,64,128,256,512,1024,2048

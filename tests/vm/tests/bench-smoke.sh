@@ -16,6 +16,14 @@ check "manifest.json written" test -s "$out/manifest.json"
 check "manifest lists runs" grep -q '"runs": \[' "$out/manifest.json"
 check "runs.tsv has stock healthy ok" grep -q "^1	stock	healthy	ok" "$out/runs.tsv"
 check "runs.tsv has stock fragmented ok" grep -q "^1	stock	fragmented	ok" "$out/runs.tsv"
+# the fragmented state was verified around the run: index and free MB
+# columns filled with numbers (what they say is the benchmark's business)
+check "runs.tsv: stock fragmented run has its verified state" \
+	awk -F '\t' '$2 == "stock" && $3 == "fragmented" && $7 ~ /^[0-9]+$/ &&
+		$9 ~ /^[0-9.]+$/ && $10 ~ /^[0-9.]+$/ && $12 ~ /^[0-9]+$/ { ok = 1 }
+		END { exit !ok }' "$out/runs.tsv"
+check "fragment restored vm.compact_unevictable_allowed" \
+	grep -q "compact_unevictable_allowed	$(cat /proc/sys/vm/compact_unevictable_allowed)\$" "$out/stock-settings.txt"
 
 n=0
 for j in "$out"/runs/*.json; do

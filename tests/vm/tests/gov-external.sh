@@ -3,7 +3,7 @@
 . /tests/lib.sh
 
 stock=$(thp_knobs)
-check "load in enforce" load_agentmm mode=enforce interval_ms=50
+check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
 sleep 0.5
 k=$THP_SYS/hugepages-128kB/enabled
 cur=$(sed 's/.*\[\(.*\)\].*/\1/' $k)

@@ -8,7 +8,7 @@ proactive=$(cat /proc/sys/vm/compaction_proactiveness)
 echo 0 >/proc/sys/vm/compaction_proactiveness
 T=/sys/kernel/tracing
 # Thresholds scaled to a 2 GB guest: ~900 2M blocks free when healthy.
-check "load in enforce" load_agentmm mode=enforce interval_ms=100 \
+check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \
 	min_avail_blocks=200 avail_up_blocks=400 dwell_ms=300 up_dwell_ms=2000 \
 	headroom_blocks=300 compact_budget=2 compact_window_ms=2000
 echo 1 >$T/events/agentmm/agentmm_decision/enable

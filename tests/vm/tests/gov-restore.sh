@@ -11,7 +11,7 @@ echo never >$THP_SYS/hugepages-2048kB/enabled
 admin=$(thp_knobs)
 
 for leave in observe off unload; do
-	check "load in enforce" load_agentmm mode=enforce interval_ms=50
+	check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
 	expect_eq "$(cat $AGENTMM_SYS/mode)" enforce "mode is enforce"
 	sleep 0.5
 	expect_cmp "$(gov knob_writes)" -ge 1 "the governor wrote knobs"
@@ -35,7 +35,7 @@ for leave in observe off unload; do
 done
 
 # Enforce -> observe -> enforce re-borrows the current values.
-check "load in enforce" load_agentmm mode=enforce interval_ms=50
+check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
 echo observe >$AGENTMM_SYS/mode
 echo always >$THP_SYS/hugepages-32kB/enabled
 admin2=$(thp_knobs)

@@ -3,7 +3,7 @@
 . /tests/lib.sh
 
 stock=$(thp_knobs)
-check "load" load_agentmm mode=enforce interval_ms=10
+check "load" load_agentmm mode=enforce interval_ms=10 candidates=$ALL_SIZES
 memchurn 300 32 &
 churn=$!
 fails=0
