@@ -12,10 +12,11 @@
 #   RPM_ARGS="..."        extra rpmbuild arguments (e.g. --without dkms)
 #
 #   RPM_DAEMON=auto|yes|no  package agentmmd/agentmmctl (spec bcond
-#                         "daemon"). auto (default): yes when a fragment
-#                         adds them to TOOLS and they build in this tree
-#                         (tried first; log in build/rpm/daemon-build.log),
-#                         else no, with a warning. yes: a failure is fatal.
+#                         "daemon"). yes (default): a daemon that does not
+#                         build fails the package build. auto: yes when a
+#                         fragment adds them to TOOLS and they build in this
+#                         tree (tried first; log in build/rpm/daemon-build.log),
+#                         else no, with a warning.
 #   The choice is recorded in build/rpm/options for tests/pkg/run.
 # On hosts whose rpm has no distribution macros (Debian, Ubuntu) rpmbuild
 # runs with --nodeps and the fallback defines; on Fedora/RHEL natively.
@@ -45,7 +46,7 @@ RPM_DEFINES = --define '_topdir $(RPM_TOPDIR)' \
 	  --define '_modprobedir /usr/lib/modprobe.d' \
 	  --define '_modulesloaddir /usr/lib/modules-load.d' \
 	  --define '_dracutdir /usr/lib/dracut')
-RPM_DAEMON ?= auto
+RPM_DAEMON ?= yes
 
 .PHONY: rpm rpm-tarball
 
