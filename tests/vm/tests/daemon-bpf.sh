@@ -36,8 +36,9 @@ agentmmctl -c /tmp/amm.conf show agent.slice/sb1 | sed 's/^/    /'
 check "status --json is one object with the sandbox and its tools" sh -c \
 	"agentmmctl -c /tmp/amm.conf status --json | grep -q '\"sandboxes\":\[{\"name\":\"agent.slice/sb1\".*\"tools\":\[{\"sandbox\"'"
 check_fails "show of an unknown sandbox fails" agentmmctl -c /tmp/amm.conf show agent.slice/nope
-# Long enough for the daemon to read the command line while it runs.
-for i in 1 2 3; do agentmmctl -c /tmp/amm.conf exec agent.slice/sb1 -- sh -c 'sleep 0.3'; done
+# Long enough for the daemon to read the command line while it runs; the
+# trailing command keeps sh from exec'ing sleep (a new command line).
+for i in 1 2 3; do agentmmctl -c /tmp/amm.conf exec agent.slice/sb1 -- sh -c 'sleep 0.3; exit 0'; done
 check "third identical tool call is a retry loop" wait_for 10 sh -c "grep '^sandbox name=agent.slice/sb1 ' /run/agentmm/status | grep -q 'retries=1'"
 check "tool cgroup removed after exec" sh -c "! ls -d $AS/sb1/tool-* 2>/dev/null"
 cleanup
