@@ -22,8 +22,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Events more often than this per sandbox are counted, not sent. */
-#define HIGH_EVENT_GAP_NS	(100ULL * 1000 * 1000)
+/*
+ * Pressure events more often than this per sandbox are counted, not sent:
+ * one only switches the daemon to its busy interval, so more would only
+ * cost wakeups.
+ */
+#define HIGH_EVENT_GAP_NS	(500ULL * 1000 * 1000)
 /* Reclaim stalls shorter than this are counted, not sent. */
 #define RECLAIM_REPORT_NS	(10ULL * 1000 * 1000)
 
@@ -154,10 +158,12 @@ static __always_inline bool stat_add(__u64 sb_cgid, enum stat_field f,
 	return send;
 }
 
-static __always_inline void emit(__u32 type, struct task_struct *t,
-				 __u64 sb_cgid, __u64 cgid, __u64 value)
+static __always_inline void emit_args(__u32 type, struct task_struct *t,
+				      __u64 sb_cgid, __u64 cgid, __u64 value,
+				      bool args)
 {
 	struct amm_event *e;
+	__u64 len = 0;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
@@ -171,7 +177,28 @@ static __always_inline void emit(__u32 type, struct task_struct *t,
 	e->ts_ns = bpf_ktime_get_ns();
 	e->value = value;
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
+	e->pad = 0;
+	if (args) {
+		/* t is current, just exec'd: its new mm holds the args */
+		unsigned long start = BPF_CORE_READ(t, mm, arg_start);
+		unsigned long end = BPF_CORE_READ(t, mm, arg_end);
+
+		len = end > start ? end - start : 0;
+		if (len > AMM_ARGS_LEN)
+			len = AMM_ARGS_LEN;
+		len &= 2 * AMM_ARGS_LEN - 1;
+		if (len > AMM_ARGS_LEN ||
+		    bpf_probe_read_user(e->args, len, (void *)start))
+			len = 0;
+	}
+	e->args_len = len;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void emit(__u32 type, struct task_struct *t,
+				 __u64 sb_cgid, __u64 cgid, __u64 value)
+{
+	emit_args(type, t, sb_cgid, cgid, value, false);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -180,6 +207,7 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 tgid = child->tgid, ptgid = parent->tgid;
 	struct amm_task *pt, t = {};
 	struct amm_sandbox *sb;
+	bool new_tool = false;
 
 	if (child->pid != tgid)
 		return 0;	/* a thread, not a process */
@@ -189,6 +217,7 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 		if (pt->role == AMM_ROLE_RUNTIME) {
 			t.role = AMM_ROLE_TOOL;	/* the runtime starts a tool */
 			t.tool_tgid = tgid;
+			new_tool = true;
 		} else {
 			t.role = pt->role;
 			t.tool_tgid = pt->tool_tgid;
@@ -207,10 +236,15 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 		if (sb && sb->runtime_tgid) {
 			t.role = AMM_ROLE_TOOL;
 			t.tool_tgid = tgid;
+			new_tool = tgid != sb->runtime_tgid;
 		}
 	}
 	bpf_map_update_elem(&tasks, &tgid, &t, BPF_ANY);
 	stat_add(t.sandbox_cgid, ST_FORK, 0, false);
+	/* early, so whatever the tool forks inherits its oom_score_adj */
+	if (new_tool)
+		emit(AMM_EV_TOOL_FORK, child, t.sandbox_cgid, task_cgid(child),
+		     0);
 	return 0;
 }
 
@@ -229,13 +263,15 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 			return 0;
 		bpf_map_update_elem(&tasks, &tgid, &nt, BPF_ANY);
 		stat_add(nt.sandbox_cgid, ST_EXEC, 0, false);
-		emit(AMM_EV_NEW_TASK, p, nt.sandbox_cgid, task_cgid(p), 0);
+		emit_args(AMM_EV_NEW_TASK, p, nt.sandbox_cgid, task_cgid(p), 0,
+			  true);
 		return 0;
 	}
 	stat_add(t->sandbox_cgid, ST_EXEC, 0, false);
 	if (t->role == AMM_ROLE_TOOL && t->tool_tgid == tgid) {
 		stat_add(t->sandbox_cgid, ST_TOOL_START, 0, false);
-		emit(AMM_EV_TOOL_START, p, t->sandbox_cgid, task_cgid(p), 0);
+		emit_args(AMM_EV_TOOL_START, p, t->sandbox_cgid, task_cgid(p),
+			  0, true);
 	}
 	return 0;
 }

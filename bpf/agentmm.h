@@ -8,6 +8,8 @@
 #define _AGENTMM_BPF_SHARED_H
 
 #define AMM_COMM_LEN		16
+/* Command line bytes carried by AMM_EV_TOOL_START/NEW_TASK (power of 2). */
+#define AMM_ARGS_LEN		128
 /* Sandbox cgroups are found by walking at most this many ancestors. */
 #define AMM_MAX_CGROUP_DEPTH	12
 
@@ -54,6 +56,8 @@ enum amm_event_type {
 	AMM_EV_HIGH,		/* over memory.high (rate-limited) */
 	AMM_EV_OOM,		/* memcg OOM; cgid = the OOMing memcg */
 	AMM_EV_OOM_VICTIM,	/* pid chosen by the OOM killer */
+	AMM_EV_TOOL_FORK,	/* the runtime forked a tool-call root: set
+				 * its oom_score_adj before it execs/forks */
 };
 
 struct amm_event {
@@ -66,6 +70,11 @@ struct amm_event {
 	__u64 ts_ns;
 	__u64 value;
 	char comm[AMM_COMM_LEN];
+	/* exec events: the new command line, NUL-separated, args_len bytes,
+	 * read in the exec itself so a tool that exits at once still has one */
+	__u32 args_len;
+	__u32 pad;
+	char args[AMM_ARGS_LEN];
 };
 
 #endif /* _AGENTMM_BPF_SHARED_H */

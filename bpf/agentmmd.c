@@ -27,7 +27,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,8 +55,20 @@ static uint64_t host_limit, host_used;
 static unsigned int host_psi;
 static enum amm_level level = AMM_LEVEL_OK;
 static uint64_t kill_since_ms;
-static bool wake_policy;
-static uint64_t start_ms;
+static bool wake_policy;	/* a pressure event: sample at busy pace */
+static bool tool_started;	/* sample at least every interval_ms now */
+static bool status_force;	/* something changed that status must show */
+static bool slow_due = true;	/* rescan + full sample on the next tick */
+static uint64_t start_ms, last_slow_ms, busy_until_ms;
+static unsigned int slow_count;
+static uint64_t mem_total, mem_avail;	/* /proc/meminfo, bytes */
+static int psi_fd = -1;		/* PSI trigger on /proc/pressure/memory */
+
+static struct tool_cg *tcg_find(struct sandbox *s, const char *name);
+static void tcg_add(struct sandbox *s, const char *name);
+static void tcg_drop(struct sandbox *s, unsigned int i);
+static void sample_tools(struct sandbox *s);
+static void scan_tools(struct sandbox *s);
 
 /* ---- logging -------------------------------------------------------- */
 
@@ -405,14 +416,11 @@ static bool bpf_stats(struct sandbox *s, struct amm_sb_stats *st)
 {
 	int fd, r;
 
-	if (!skel)
+	if (!skel || s->dir_fd < 0)
 		return false;
-	fd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
+	fd = s->dir_fd;
 	r = bpf_map__lookup_elem(skel->maps.sb_stats, &fd, sizeof(fd), st,
 				 sizeof(*st), 0);
-	close(fd);
 	return r == 0;
 }
 
@@ -461,8 +469,15 @@ static void sb_forget(struct sandbox *s)
 
 	for (i = 0; i < AMM_HIST; i++)
 		tool_close(&s->hist[i]);
+	if (s->cur_fd >= 0)
+		close(s->cur_fd);
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
+	while (s->n_tcg)
+		tcg_drop(s, 0);
 	bpf_sandbox_del(s);
 	memset(s, 0, sizeof(*s));
+	s->dir_fd = s->cur_fd = -1;
 }
 
 static bool is_init_shim(const char *comm)
@@ -578,6 +593,7 @@ static void adopt(const char *rel)
 		return;
 	}
 	memset(s, 0, sizeof(*s));
+	s->dir_fd = s->cur_fd = -1;
 	for (i = 0; i < AMM_HIST; i++)
 		s->hist[i].err_fd = -1;
 	s->used = s->seen = true;
@@ -585,9 +601,28 @@ static void adopt(const char *rel)
 	snprintf(s->path, sizeof(s->path), "%s/%s", cfg.cgroup_root, rel);
 	s->cgid = cg_id(s->path);
 	s->adopted_ms = now_ms();
+	s->dir_fd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->cur_fd = s->dir_fd < 0 ? -1 :
+		openat(s->dir_fd, "memory.current", O_RDONLY | O_CLOEXEC);
+	/* so the first sample does not look like a burst */
+	if (s->cur_fd < 0 || fd_read_u64(s->cur_fd, &s->current))
+		s->current = 0;
 	if (cg_get_priority(s->path, &s->prio))
 		s->prio = cfg.default_priority;
 	high_orig[s - sbs][0] = 0;
+	/* a group OOM kill would take the runtime along with a tool */
+	{
+		uint64_t g = 0;
+
+		if (cg_read_u64(s->path, "memory.oom.group", &g) == 0 && g) {
+			if (cg_write(s->path, "memory.oom.group", "0"))
+				warn("sandbox %s has memory.oom.group = 1 (an OOM kill of a tool would kill the agent runtime too) and it cannot be reset: %s",
+				     rel, strerror(errno));
+			else
+				info("sandbox %s: reset memory.oom.group to 0 so an OOM kill takes one tool, not the agent runtime",
+				     rel);
+		}
+	}
 	bpf_sandbox_set(s);
 	detect_runtime(s);
 	info("adopted sandbox %s (cgroup id %" PRIu64 ", priority %u)", rel,
@@ -664,47 +699,101 @@ static void rescan(void)
 
 /* ---- tool calls ----------------------------------------------------- */
 
-static void tool_start(struct sandbox *s, pid_t tgid)
+/* "a\0b\0" from the exec event -> "a b"; false when there is none. */
+static bool args_str(const struct amm_event *e, char *buf, size_t len)
 {
-	struct tool_call *t = tool_find(s, tgid);
-	uint64_t recent[AMM_HIST];
-	int pidfd, i, nr = 0;
+	size_t n, i;
 
-	if (t) {
-		/* same root exec'd again (sh -c 'exec ...'): newer command */
-		if (proc_cmdline(tgid, t->cmd, sizeof(t->cmd)) == 0)
-			t->hash = amm_hash_str(t->cmd);
+	if (!e || len < 2)
+		return false;
+	n = e->args_len < AMM_ARGS_LEN ? e->args_len : AMM_ARGS_LEN;
+	if (!n)
+		return false;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, e->args, n);
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = 0;
+	return n > 0;
+}
+
+/*
+ * The command of a tool: /proc while it lives (complete), else what the
+ * exec event carried (first AMM_ARGS_LEN bytes), else its comm.
+ */
+static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
+		     size_t len)
+{
+	if (proc_cmdline(tgid, buf, len) == 0)
 		return;
-	}
-	t = &s->hist[s->hist_next];
-	s->hist_next = (s->hist_next + 1) % AMM_HIST;
-	tool_close(t);
+	if (e && args_str(e, buf, len))
+		return;
+	if (proc_comm(tgid, buf, len) == 0)
+		return;
+	snprintf(buf, len, "%.*s", AMM_COMM_LEN, e ? e->comm : "?");
+}
+
+/* Marks @t a retry if its command ran retry_repeats times in a row. */
+static void tool_classify(struct sandbox *s, struct tool_call *t)
+{
+	uint64_t recent[AMM_HIST];
+	int i, nr = 0;
+
+	if (t->retry)
+		return;
 	for (i = 0; i < AMM_HIST; i++)
 		if (&s->hist[i] != t && s->hist[i].hash)
 			recent[nr++] = s->hist[i].hash;
-	memset(t, 0, sizeof(*t));
-	t->err_fd = -1;
-	t->tgid = tgid;
-	t->start_ms = now_ms();
-	t->state = TOOL_RUNNING;
-	if (proc_cmdline(tgid, t->cmd, sizeof(t->cmd)))
-		proc_comm(tgid, t->cmd, sizeof(t->cmd));
-	t->hash = amm_hash_str(t->cmd);
 	t->retry = amm_is_retry(recent, nr, t->hash, cfg.retry_repeats);
-	tool_cgroup_of(s, tgid, t->cgroup, sizeof(t->cgroup));
-	s->tool_calls++;
 	if (t->retry) {
 		s->retries++;
 		info("sandbox %s: retry loop: '%s' ran %u+ times", s->rel,
 		     t->cmd, cfg.retry_repeats);
 	}
+}
+
+static void tool_start(struct sandbox *s, pid_t tgid,
+		       const struct amm_event *e)
+{
+	struct tool_call *t = tool_find(s, tgid);
+	int pidfd;
+
+	if (t) {
+		/*
+		 * Same root exec'd again (sh -c 'exec ...'): the newer command
+		 * is the tool; a retry loop is judged on it too.
+		 */
+		tool_cmd(tgid, e, t->cmd, sizeof(t->cmd));
+		t->hash = amm_hash_str(t->cmd);
+		tool_classify(s, t);
+		return;
+	}
+	t = &s->hist[s->hist_next];
+	s->hist_next = (s->hist_next + 1) % AMM_HIST;
+	tool_close(t);
+	memset(t, 0, sizeof(*t));
+	t->err_fd = -1;
+	t->tgid = tgid;
+	t->start_ms = now_ms();
+	t->state = TOOL_RUNNING;
+	tool_cmd(tgid, e, t->cmd, sizeof(t->cmd));
+	t->hash = amm_hash_str(t->cmd);
+	tool_classify(s, t);
+	tool_cgroup_of(s, tgid, t->cgroup, sizeof(t->cgroup));
+	tcg_add(s, t->cgroup);
+	s->tool_calls++;
 	/* Keep a handle on the tool's stderr so a kill can be explained. */
 	pidfd = pidfd_open_(tgid);
 	if (pidfd >= 0) {
 		t->err_fd = pidfd_getfd_(pidfd, 2);
 		close(pidfd);
 	}
-	if (proc_set_oom_adj(tgid, cfg.tool_oom_score_adj) && errno != ESRCH)
+	if (proc_set_oom_adj(tgid, cfg.tool_oom_score_adj) && errno != ESRCH &&
+	    errno != ENOENT)
 		warn("cannot set oom_score_adj of tool pid %d: %s", (int)tgid,
 		     strerror(errno));
 	dbg("sandbox %s: tool %d started: %s", s->rel, (int)tgid, t->cmd);
@@ -717,8 +806,17 @@ static void tool_end(struct sandbox *s, pid_t tgid, int code)
 	if (!t)
 		return;
 	t->end_ms = now_ms();
+	if (t->cgroup[0]) {
+		char dir[AMM_PATH_MAX + 200];
+		uint64_t v;
+
+		snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
+		if (cg_read_u64(dir, "memory.peak", &v) == 0 && v > t->peak)
+			t->peak = v;
+	}
 	if (t->state == TOOL_RUNNING)
 		t->state = TOOL_DONE;
+	status_force = true;
 	t->exit_code = code;
 	s->last_tool_end_ms = t->end_ms;
 	tool_close(t);
@@ -773,11 +871,20 @@ static int handle_event(void *ctx, void *data, size_t len)
 	memcpy(comm, e->comm, AMM_COMM_LEN);
 	comm[AMM_COMM_LEN] = 0;
 	switch (e->type) {
+	case AMM_EV_TOOL_FORK:
+		/* before it execs or forks: its children inherit the score */
+		if (proc_set_oom_adj((pid_t)e->tgid, cfg.tool_oom_score_adj) &&
+		    errno != ESRCH && errno != ENOENT)
+			warn("cannot set oom_score_adj of tool pid %d: %s",
+			     (int)e->tgid, strerror(errno));
+		break;
 	case AMM_EV_TOOL_START:
-		tool_start(s, (pid_t)e->tgid);
+		tool_start(s, (pid_t)e->tgid, e);
+		tool_started = true;
 		break;
 	case AMM_EV_NEW_TASK:
 		/* Entered from outside (docker exec, agentmmctl exec, ...). */
+		slow_due = true;	/* rescan soon: maybe a new sandbox */
 		if (!s->runtime) {
 			detect_runtime(s);
 			if (s->runtime == (pid_t)e->tgid)
@@ -786,7 +893,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		if (s->runtime && s->runtime != (pid_t)e->tgid) {
 			bpf_task_set((pid_t)e->tgid, s, AMM_ROLE_TOOL,
 				     (pid_t)e->tgid);
-			tool_start(s, (pid_t)e->tgid);
+			tool_start(s, (pid_t)e->tgid, e);
+			tool_started = true;
 		}
 		break;
 	case AMM_EV_TOOL_END:
@@ -831,6 +939,8 @@ static int handle_event(void *ctx, void *data, size_t len)
 		t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
 		if (t)
 			t->state = TOOL_OOM;
+		status_force = true;
+		wake_policy = true;
 		break;
 	}
 	return 0;
@@ -838,15 +948,43 @@ static int handle_event(void *ctx, void *data, size_t len)
 
 /* ---- sampling and policy -------------------------------------------- */
 
-static void sample(struct sandbox *s, uint64_t now)
+/*
+ * Every tick: memory.current of the sandbox and of its tool cgroups (one
+ * pread each on kept fds). Everything else is sample_slow().
+ */
+static void sample_fast(struct sandbox *s)
+{
+	uint64_t v;
+	int i;
+
+	s->prev = s->current;
+	if ((s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &v) == 0) ||
+	    cg_read_u64(s->path, "memory.current", &v) == 0)
+		s->current = v;
+	else
+		s->current = 0;	/* memory controller not enabled here */
+	if (s->current > s->peak)
+		s->peak = s->current;
+	sample_tools(s);
+	for (i = 0; i < AMM_HIST; i++) {
+		struct tool_call *t = &s->hist[i];
+		struct tool_cg *c;
+
+		if (t->state != TOOL_RUNNING || !t->cgroup[0])
+			continue;
+		c = tcg_find(s, t->cgroup);
+		if (c && c->cur > t->peak)
+			t->peak = c->cur;
+	}
+}
+
+/* Every idle_interval_ms (and after a reload or a new task): the rest. */
+static void sample_slow(struct sandbox *s)
 {
 	static pid_t pids[8192];
 	char psi[AMM_PATH_MAX + 32];
 	int i, n;
 
-	s->prev = s->current;
-	if (cg_read_u64(s->path, "memory.current", &s->current))
-		s->current = 0;	/* memory controller not enabled here */
 	if (cg_read_u64(s->path, "memory.peak", &s->peak))
 		s->peak = s->current > s->peak ? s->current : s->peak;
 	if (cg_read_u64(s->path, "memory.max", &s->max))
@@ -860,12 +998,19 @@ static void sample(struct sandbox *s, uint64_t now)
 		s->runtime = 0;
 	if (!s->runtime)
 		detect_runtime(s);
-	/* Tools started before BPF saw them still get the tool score. */
-	n = cg_pids(s->path, pids, 8192);
+	/*
+	 * Tools started before BPF saw them (or without BPF) still get the
+	 * tool score; with BPF the score is set when the runtime forks the
+	 * tool's root and everything below inherits it, so the sweep over
+	 * every process runs only after adoption and then every 15th slow
+	 * tick.
+	 */
+	n = skel && s->swept && slow_count % 15 ? 0 :
+		cg_pids(s->path, pids, 8192);
+	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
-		int adj;
-
 		char comm[32];
+		int adj;
 
 		if (pids[i] == s->runtime || proc_get_oom_adj(pids[i], &adj))
 			continue;
@@ -878,7 +1023,6 @@ static void sample(struct sandbox *s, uint64_t now)
 	for (i = 0; i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
 		uint64_t v = 0;
-		char dir[AMM_PATH_MAX + 200];
 
 		if (t->state != TOOL_RUNNING)
 			continue;
@@ -887,15 +1031,125 @@ static void sample(struct sandbox *s, uint64_t now)
 			tool_end(s, t->tgid, -1);
 			continue;
 		}
-		snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
 		/* tool cgroups without a memory controller: root's RSS */
-		if (!t->cgroup[0] || (cg_read_u64(dir, "memory.peak", &v) &&
-				      cg_read_u64(dir, "memory.current", &v)))
-			proc_rss(t->tgid, &v);
-		if (v > t->peak)
+		if (!t->cgroup[0] && proc_rss(t->tgid, &v) == 0 && v > t->peak)
 			t->peak = v;
+		if (t->cgroup[0]) {
+			char dir[AMM_PATH_MAX + 200];
+
+			snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
+			if (cg_read_u64(dir, "memory.peak", &v) == 0 &&
+			    v > t->peak)
+				t->peak = v;
+		}
 	}
-	(void)now;
+	scan_tools(s);
+	/* the throttled tool cgroup may be gone with its tool call */
+	if (s->high_dir[0] && strcmp(s->high_dir, s->path) &&
+	    access(s->high_dir, F_OK) && errno == ENOENT) {
+		info("released throttle on %s (tool cgroup removed)",
+		     s->high_dir);
+		s->high_dir[0] = 0;
+		s->high = 0;
+		applied_save();
+		status_force = true;
+	}
+}
+
+/* ---- tool cgroups: kept open, one pread each per tick ----------------- */
+
+static struct tool_cg *tcg_find(struct sandbox *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_tcg; i++)
+		if (!strcmp(s->tcg[i].name, name))
+			return &s->tcg[i];
+	return NULL;
+}
+
+static void tcg_drop(struct sandbox *s, unsigned int i)
+{
+	if (s->tcg[i].fd >= 0)
+		close(s->tcg[i].fd);
+	s->tcg[i] = s->tcg[--s->n_tcg];
+}
+
+static void tcg_add(struct sandbox *s, const char *name)
+{
+	char rel[200];
+	struct tool_cg *t;
+	uint64_t v;
+	int fd;
+
+	if (!name[0] || s->dir_fd < 0 || tcg_find(s, name) ||
+	    s->n_tcg >= AMM_TOOL_CGS || strlen(name) >= sizeof(t->name))
+		return;
+	snprintf(rel, sizeof(rel), "%s/memory.current", name);
+	fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;	/* no memory controller there */
+	t = &s->tcg[s->n_tcg++];
+	strcpy(t->name, name);
+	t->fd = fd;
+	/* first sample: all of it is new growth (a burst in progress) */
+	t->cur = fd_read_u64(fd, &v) == 0 ? v : 0;
+	t->prev = 0;
+	t->seen = true;
+}
+
+/* Every tick: what each tool cgroup holds itself (memory.current). */
+static void sample_tools(struct sandbox *s)
+{
+	unsigned int i = 0;
+	uint64_t v;
+
+	s->tool_current = 0;
+	while (i < s->n_tcg) {
+		struct tool_cg *t = &s->tcg[i];
+
+		if (fd_read_u64(t->fd, &v)) {
+			tcg_drop(s, i);	/* removed with its tool call */
+			continue;
+		}
+		t->prev = t->cur;
+		t->cur = v;
+		s->tool_current += v;
+		i++;
+	}
+}
+
+/* Slow tick: find tool cgroups we were not told about (no BPF, restart). */
+static void scan_tools(struct sandbox *s)
+{
+	size_t pl = strlen(cfg.tool_prefix);
+	struct dirent *de;
+	unsigned int i;
+	DIR *d;
+
+	for (i = 0; i < s->n_tcg; i++)
+		s->tcg[i].seen = false;
+	d = opendir(s->path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct tool_cg *t;
+
+		if (de->d_type != DT_DIR ||
+		    strncmp(de->d_name, cfg.tool_prefix, pl))
+			continue;
+		t = tcg_find(s, de->d_name);
+		if (t)
+			t->seen = true;
+		else
+			tcg_add(s, de->d_name);
+	}
+	closedir(d);
+	for (i = 0; i < s->n_tcg;)
+		if (!s->tcg[i].seen)
+			tcg_drop(s, i);
+		else
+			i++;
 }
 
 static bool tool_running(const struct sandbox *s)
@@ -906,35 +1160,6 @@ static bool tool_running(const struct sandbox *s)
 		if (s->hist[i].state == TOOL_RUNNING)
 			return true;
 	return false;
-}
-
-/* Largest tool cgroup of @s with its own memory controller, if any. */
-static bool largest_tool_cgroup(struct sandbox *s, char *dir, size_t len,
-				uint64_t *cur)
-{
-	char path[AMM_PATH_MAX + 300];
-	struct dirent *de;
-	uint64_t best = 0, v;
-	bool found = false;
-	DIR *d = opendir(s->path);
-
-	if (!d)
-		return false;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR ||
-		    strncmp(de->d_name, cfg.tool_prefix,
-			    strlen(cfg.tool_prefix)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", s->path, de->d_name);
-		if (cg_read_u64(path, "memory.current", &v) || v < best)
-			continue;
-		best = v;
-		snprintf(dir, len, "%s", path);
-		found = true;
-	}
-	closedir(d);
-	*cur = best;
-	return found;
 }
 
 static void set_high(struct sandbox *s, const char *dir, uint64_t high)
@@ -959,6 +1184,7 @@ static void set_high(struct sandbox *s, const char *dir, uint64_t high)
 		info("throttling %s: memory.high %" PRIu64 " MB (host %" PRIu64
 		     " of %" PRIu64 " MB used)", dir, high / MB, host_used / MB,
 		     host_limit / MB);
+		status_force = true;
 	}
 	if (s->high == high)
 		return;
@@ -983,6 +1209,7 @@ static void release_high(struct sandbox *s)
 	s->high_dir[0] = 0;
 	s->high = 0;
 	applied_save();
+	status_force = true;
 	info("released throttle on %s", dir);
 }
 
@@ -1002,8 +1229,12 @@ static void set_frozen(struct sandbox *s, bool on)
 			applied_save();
 			return;
 		}
-		info("froze %s (priority %u) until memory pressure passes",
-		     s->rel, s->prio);
+		s->frozen_ms = now_ms();
+		status_force = true;
+		info("froze %s (priority %u, %" PRIu64 " MB, grew %" PRIu64
+		     " MB in the last interval) until memory pressure passes",
+		     s->rel, s->prio, s->current / MB,
+		     (s->current > s->prev ? s->current - s->prev : 0) / MB);
 	} else {
 		if (cg_write(s->path, "cgroup.freeze", "0") && errno != ENOENT) {
 			warn("cannot thaw %s: %s", s->rel, strerror(errno));
@@ -1011,38 +1242,80 @@ static void set_frozen(struct sandbox *s, bool on)
 		}
 		s->frozen = false;
 		applied_save();
-		info("thawed %s", s->rel);
+		status_force = true;
+		info("thawed %s after %" PRIu64 " ms", s->rel,
+		     now_ms() - s->frozen_ms);
 	}
 }
 
-/* Step 3: kill the largest non-runtime process of @s. */
-static bool kill_tool(struct sandbox *s)
+/* Mark the tool call @pid belongs to as killed by us. */
+static void mark_killed(struct sandbox *s, pid_t pid)
+{
+	int root = bpf_task_tool(pid);
+	struct tool_call *t = tool_find(s, root ? root : pid);
+
+	if (t)
+		t->state = TOOL_KILLED;
+	s->tools_killed++;
+	status_force = true;
+}
+
+static void kill_msg(char *msg, size_t len, const struct sandbox *s,
+		     const char *comm, pid_t pid, uint64_t bytes)
+{
+	snprintf(msg, len,
+		 "agentmm: killed %s (pid %d) in sandbox %s: the host ran out of memory (%" PRIu64 " of %" PRIu64 " MB used) while this tool used %" PRIu64 " MB; the agent runtime was kept. Try again with less memory: fewer parallel jobs (make -j1, pytest -n 1), smaller inputs, or split the task.\n",
+		 comm, (int)pid, s->rel, host_used / MB, host_limit / MB,
+		 bytes / MB);
+}
+
+/* Step 3, a tool cgroup: every process in it, the runtime never. */
+static bool kill_tool_cgroup(struct sandbox *s, const char *name,
+			     uint64_t bytes)
 {
 	static pid_t pids[8192];
+	char dir[AMM_PATH_MAX + 200], msg[1200], comm[32] = "?";
 	pid_t victim = 0;
-	uint64_t best = 0, rss;
-	char msg[1200], comm[32] = "?";
-	int i, n = cg_pids(s->path, pids, 8192), adj, pidfd;
+	int i, n;
 
-	for (i = 0; i < n; i++) {
-		if (pids[i] == s->runtime || !s->runtime)
-			continue;
-		if (proc_get_oom_adj(pids[i], &adj) || adj == -1000 ||
-		    proc_comm(pids[i], comm, sizeof(comm)) ||
-		    is_init_shim(comm))
-			continue;
-		if (proc_rss(pids[i], &rss) || rss <= best)
-			continue;
-		best = rss;
-		victim = pids[i];
-	}
+	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
+	n = cg_pids(dir, pids, 8192);
+	for (i = 0; i < n; i++)
+		if (pids[i] == s->runtime)
+			return false;	/* misplaced runtime: leave it */
+	/* explain on the stderr of the tool call's root if we know it */
+	for (i = 0; i < n && !victim; i++)
+		if (tool_find(s, pids[i]))
+			victim = pids[i];
+	if (!victim && n > 0)
+		victim = pids[0];
 	if (!victim)
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
-	snprintf(msg, sizeof(msg),
-		 "agentmm: killed %s (pid %d) in sandbox %s: the host ran out of memory (%" PRIu64 " of %" PRIu64 " MB used) while this tool used %" PRIu64 " MB; the agent runtime was kept. Try again with less memory: fewer parallel jobs (make -j1, pytest -n 1), smaller inputs, or split the task.\n",
-		 comm, (int)victim, s->rel, host_used / MB, host_limit / MB,
-		 best / MB);
+	kill_msg(msg, sizeof(msg), s, comm, victim, bytes);
+	notify(s, victim, msg);
+	if (cg_write(dir, "cgroup.kill", "1")) {
+		/* cgroup.kill needs 5.14: signal them one by one */
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+	}
+	mark_killed(s, victim);
+	info("last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
+	     " MB) in sandbox %s; runtime %d kept", comm, (int)victim, name,
+	     bytes / MB, s->rel, (int)s->runtime);
+	return true;
+}
+
+/* Step 3, a tool process in a sandbox without tool cgroups. */
+static bool kill_tool_pid(struct sandbox *s, pid_t victim, uint64_t bytes)
+{
+	char msg[1200], comm[32] = "?";
+	int pidfd;
+
+	if (victim == s->runtime)
+		return false;
+	proc_comm(victim, comm, sizeof(comm));
+	kill_msg(msg, sizeof(msg), s, comm, victim, bytes);
 	notify(s, victim, msg);
 	pidfd = pidfd_open_(victim);
 	if (pidfd < 0 ||
@@ -1053,27 +1326,91 @@ static bool kill_tool(struct sandbox *s)
 		return false;
 	}
 	close(pidfd);
-	/* a frozen victim only dies once thawed */
-	if (s->frozen)
-		set_frozen(s, false);
-	s->tools_killed++;
-	i = bpf_task_tool(victim);
-	{
-		struct tool_call *t = tool_find(s, i ? i : victim);
-
-		if (t)
-			t->state = TOOL_KILLED;
-	}
+	mark_killed(s, victim);
 	info("last resort: killed tool %s (pid %d, %" PRIu64
-	     " MB) in sandbox %s; runtime %d kept", comm, (int)victim,
-	     best / MB, s->rel, (int)s->runtime);
+	     " MB of its own) in sandbox %s; runtime %d kept", comm,
+	     (int)victim, bytes / MB, s->rel, (int)s->runtime);
 	return true;
 }
 
-static void policy(uint64_t now)
+/* A kill candidate: tool cgroup tcg of sandbox sb, or process pid. */
+struct cand {
+	int sb, tcg;
+	pid_t pid;
+};
+
+#define MAX_CANDS 4096
+
+/*
+ * Step 3: the largest tool, by what it holds itself (its tool cgroup's
+ * memory.current; for sandboxes without tool cgroups a tool process's
+ * private memory, USS), skipping tools too small to relieve the pressure.
+ */
+static bool kill_step(const int *map, int n, const struct amm_thresholds *th)
+{
+	static struct amm_tool tl[MAX_CANDS];
+	static struct cand cd[MAX_CANDS];
+	static pid_t pids[8192];
+	uint64_t min = amm_kill_min(host_limit, host_used, th,
+				    cfg.kill_min_mb * MB);
+	unsigned int nt = 0, j;
+	int i, k, p, np;
+
+	for (i = 0; i < n; i++) {
+		struct sandbox *s = &sbs[map[i]];
+
+		if (!s->runtime)
+			continue;	/* cannot tell tools from the runtime */
+		for (j = 0; j < s->n_tcg && nt < MAX_CANDS; j++, nt++) {
+			tl[nt] = (struct amm_tool){ .current = s->tcg[j].cur,
+				.prev = s->tcg[j].prev, .priority = s->prio,
+				.frozen = s->frozen };
+			cd[nt] = (struct cand){ map[i], (int)j, 0 };
+		}
+		if (s->n_tcg)
+			continue;
+		np = cg_pids(s->path, pids, 8192);
+		for (p = 0; p < np && nt < MAX_CANDS; p++) {
+			char comm[32];
+			uint64_t own;
+			int adj;
+
+			/* a vfork child before exec shares the runtime's
+			 * memory: killing it would free nothing */
+			if (pids[p] == s->runtime ||
+			    proc_get_oom_adj(pids[p], &adj) || adj == -1000 ||
+			    proc_comm(pids[p], comm, sizeof(comm)) ||
+			    is_init_shim(comm) ||
+			    proc_same_vm(pids[p], s->runtime) ||
+			    proc_own_anon(pids[p], &own))
+				continue;
+			tl[nt] = (struct amm_tool){ .current = own,
+				.priority = s->prio, .frozen = s->frozen };
+			cd[nt++] = (struct cand){ map[i], -1, pids[p] };
+		}
+	}
+	k = amm_pick_kill(tl, nt, min);
+	if (k < 0) {
+		warn("memory exhausted (%" PRIu64 " of %" PRIu64
+		     " MB) but no tool holds %" PRIu64
+		     " MB or more to free; not killing (runtimes are never killed)",
+		     host_used / MB, host_limit / MB, min / MB);
+		return false;
+	}
+	if (cd[k].tcg >= 0)
+		return kill_tool_cgroup(&sbs[cd[k].sb],
+					sbs[cd[k].sb].tcg[cd[k].tcg].name,
+					tl[k].current);
+	return kill_tool_pid(&sbs[cd[k].sb], cd[k].pid, tl[k].current);
+}
+
+static void policy(uint64_t now, bool slow)
 {
 	static struct amm_sb a[AMM_MAX_SANDBOXES];
+	static struct amm_tool tl[MAX_CANDS];
+	static struct cand cd[MAX_CANDS];
 	static int map[AMM_MAX_SANDBOXES];
+	static uint64_t last_reclaim_ms;
 	struct amm_thresholds th = {
 		.throttle_pct = cfg.throttle_free_pct,
 		.freeze_pct = cfg.freeze_free_pct,
@@ -1087,7 +1424,10 @@ static void policy(uint64_t now)
 		.sb_psi_max = cfg.reclaim_sandbox_psi_max,
 		.step_pct = cfg.reclaim_step_pct,
 	};
-	uint64_t total, avail, sum = 0, budget;
+	uint64_t sum = 0, budget, floor = cfg.floor_mb * MB;
+	enum amm_level old_level = level;
+	bool applied = false;
+	unsigned int nt = 0, j;
 	int i, n = 0, off, f;
 
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
@@ -1095,12 +1435,15 @@ static void policy(uint64_t now)
 
 		if (!s->used)
 			continue;
-		sample(s, now);
+		sample_fast(s);
+		if (slow)
+			sample_slow(s);
 		sum += s->current;
+		applied |= s->frozen || s->high_dir[0];
 		map[n] = i;
 		a[n] = (struct amm_sb){
 			.current = s->current, .prev = s->prev,
-			.floor = cfg.floor_mb * MB, .priority = s->prio,
+			.floor = floor, .priority = s->prio,
 			.frozen = s->frozen, .tool_running = tool_running(s),
 			.psi_some = s->psi,
 		};
@@ -1109,104 +1452,116 @@ static void policy(uint64_t now)
 			       s->adopted_ms);
 		n++;
 	}
-	if (meminfo(&total, &avail)) {
+	/* with a pool limit the host only matters when it runs short too */
+	if ((slow || !cfg.memory_limit_mb || !mem_total) &&
+	    meminfo(&mem_total, &mem_avail)) {
 		warn("cannot read /proc/meminfo; skipping this interval");
 		return;
 	}
-	if (psi_some_avg10("/proc/pressure/memory", &host_psi))
+	if (slow && psi_some_avg10("/proc/pressure/memory", &host_psi))
 		host_psi = 0;
 	if (cfg.memory_limit_mb) {
 		/* a pool limit: the sandboxes' sum counts, capped by the host */
 		host_limit = cfg.memory_limit_mb * MB;
 		host_used = sum;
-		if (total - avail > host_used &&
-		    avail < host_limit - (host_used < host_limit ? host_used : 0))
-			host_used = host_limit - avail;
+		if (mem_total - mem_avail > host_used &&
+		    mem_avail < host_limit - (host_used < host_limit ?
+						host_used : 0))
+			host_used = host_limit - mem_avail;
 	} else {
-		host_limit = total;
-		host_used = total - avail;
+		host_limit = mem_total;
+		host_used = mem_total - mem_avail;
 	}
 	level = amm_level(host_limit, host_used, &th);
+	if (level != old_level)
+		status_force = true;
 
-	off = level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(a, n) : -1;
-	if (off >= 0 && cfg.throttle) {
-		struct sandbox *s = &sbs[map[off]];
-		struct amm_sb t = a[off];
-		char dir[AMM_PATH_MAX];
-		uint64_t cur;
+	for (i = 0; i < n; i++) {
+		struct sandbox *s = &sbs[map[i]];
 
-		if (largest_tool_cgroup(s, dir, sizeof(dir), &cur) &&
-		    cur > cfg.floor_mb * MB) {
-			t.current = cur;
-			set_high(s, dir, amm_throttle_high(&t, host_limit,
-							   host_used, &th));
-		} else {
-			set_high(s, s->path, amm_throttle_high(&t, host_limit,
-							       host_used, &th));
+		a[i].tool_current = s->tool_current;
+		for (j = 0; j < s->n_tcg && nt < MAX_CANDS; j++, nt++) {
+			tl[nt] = (struct amm_tool){ .current = s->tcg[j].cur,
+				.prev = s->tcg[j].prev, .priority = s->prio,
+				.frozen = s->frozen };
+			cd[nt] = (struct cand){ map[i], (int)j, 0 };
 		}
 	}
+
+	off = level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(a, n) : -1;
+	/*
+	 * Step 1: throttle the fastest-growing tool cgroup. Never a whole
+	 * sandbox: without swap a throttled runtime frees nothing and only
+	 * stalls. No tool cgroup above the floor: the next steps act.
+	 */
+	if (level >= AMM_LEVEL_THROTTLE && cfg.throttle) {
+		int t = amm_pick_throttle_tool(tl, nt, floor);
+
+		if (t >= 0) {
+			struct sandbox *s = &sbs[cd[t].sb];
+			struct amm_sb one = { .current = tl[t].current,
+					      .floor = floor };
+			char dir[AMM_PATH_MAX + 200];
+
+			snprintf(dir, sizeof(dir), "%s/%s", s->path,
+				 s->tcg[cd[t].tcg].name);
+			set_high(s, dir, amm_throttle_high(&one, host_limit,
+							   host_used, &th));
+		}
+	}
+	/* Step 2: freeze (lower priority first, else the fastest grower) */
 	if (level >= AMM_LEVEL_FREEZE && cfg.freeze) {
-		f = amm_pick_freeze(a, n, off);
+		f = amm_pick_freeze(a, n, off, MB);
 		if (f >= 0) {
 			set_frozen(&sbs[map[f]], true);
 			a[f].frozen = sbs[map[f]].frozen;
 		}
 	}
+	/* ...and thaw one per interval once the pressure has passed */
+	f = amm_pick_thaw(a, n, level, MB);
+	if (f >= 0) {
+		set_frozen(&sbs[map[f]], false);
+		a[f].frozen = sbs[map[f]].frozen;
+	}
 	if (level == AMM_LEVEL_KILL) {
 		if (!kill_since_ms)
 			kill_since_ms = now;
 		if (cfg.kill && now - kill_since_ms >= cfg.kill_after_ms) {
-			bool done = off >= 0 && kill_tool(&sbs[map[off]]);
-
-			/* else any sandbox, lowest priority first */
-			while (!done) {
-				int best = -1;
-
-				for (i = 0; i < n; i++)
-					if (a[i].priority != UINT32_MAX &&
-					    (best < 0 ||
-					     a[i].priority < a[best].priority))
-						best = i;
-				if (best < 0)
-					break;
-				a[best].priority = UINT32_MAX;
-				done = kill_tool(&sbs[map[best]]);
-			}
-			if (!done)
-				warn("memory exhausted but no tool process to kill (runtimes are never killed)");
+			kill_step(map, n, &th);
 			kill_since_ms = now;
 		}
 	} else {
 		kill_since_ms = 0;
 	}
-	if (level == AMM_LEVEL_RELAXED) {
-		for (i = 0; i < n; i++) {
-			set_frozen(&sbs[map[i]], false);
+	if (level == AMM_LEVEL_RELAXED)
+		for (i = 0; i < n; i++)
 			release_high(&sbs[map[i]]);
-		}
-	}
-	if (cfg.reclaim && level <= AMM_LEVEL_OK) {
-		budget = cfg.reclaim_budget_mb_per_s * MB * cfg.interval_ms /
-			 1000;
-		for (i = 0; i < n && budget; i++) {
-			struct sandbox *s = &sbs[map[i]];
-			uint64_t amt = amm_reclaim_amount(&a[i], host_limit,
-							  host_used, host_psi,
-							  &rp, budget);
-			char buf[32];
+	if (!slow)
+		return;
+	/* proactive reclaim: on the slow tick, budget for the time passed */
+	budget = now - last_reclaim_ms;
+	if (budget > 2000 || !last_reclaim_ms)
+		budget = 1000;
+	budget = cfg.reclaim_budget_mb_per_s * MB * budget / 1000;
+	last_reclaim_ms = now;
+	if (!cfg.reclaim || level > AMM_LEVEL_OK)
+		return;
+	for (i = 0; i < n && budget; i++) {
+		struct sandbox *s = &sbs[map[i]];
+		uint64_t amt = amm_reclaim_amount(&a[i], host_limit, host_used,
+						  host_psi, &rp, budget);
+		char buf[32];
 
-			if (!amt || s->frozen)
-				continue;
-			snprintf(buf, sizeof(buf), "%" PRIu64, amt);
-			/* EAGAIN = reclaimed less than asked: fine */
-			if (cg_write(s->path, "memory.reclaim", buf) &&
-			    errno != EAGAIN)
-				dbg("memory.reclaim on %s: %s", s->rel,
-				    strerror(errno));
-			budget -= amt;
-			dbg("reclaimed up to %" PRIu64 " KB from idle %s",
-			    amt / 1024, s->rel);
-		}
+		if (!amt || s->frozen)
+			continue;
+		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
+		/* EAGAIN = reclaimed less than asked: fine */
+		if (cg_write(s->path, "memory.reclaim", buf) && errno != EAGAIN)
+			dbg("memory.reclaim on %s: %s", s->rel,
+			    strerror(errno));
+		budget -= amt;
+		dbg("reclaimed up to %" PRIu64 " KB from idle %s", amt / 1024,
+		    s->rel);
 	}
 }
 
@@ -1230,21 +1585,29 @@ static const char *tool_state_name(enum tool_state s)
 	return names[s];
 }
 
+/*
+ * Rewritten after every action and on the slow tick, and then only when
+ * something other than the uptime changed.
+ */
 static void write_status(uint64_t now)
 {
-	static char buf[1 << 20];
-	size_t off = 0;
+	static char buf[1 << 20], last[1 << 20];
+	static size_t last_len;
+	size_t off = 0, up0, up1;
 	int i, j;
 
 #define OUT(...) do {							\
 	if (off < sizeof(buf))						\
 		off += snprintf(buf + off, sizeof(buf) - off, __VA_ARGS__); \
 } while (0)
-	OUT("daemon pid=%d version=%s uptime_s=%" PRIu64
-	    " config=%s interval_ms=%u bpf_programs=%d/%d struct_ops=%s\n",
-	    (int)getpid(), VERSION, (now - start_ms) / 1000, cfg_path,
-	    cfg.interval_ms, n_attached, n_progs,
+	OUT("daemon pid=%d version=%s config=%s interval_ms=%u"
+	    " bpf_programs=%d/%d struct_ops=%s",
+	    (int)getpid(), VERSION, cfg_path, cfg.interval_ms, n_attached,
+	    n_progs,
 	    strncmp(struct_ops_state, "not", 3) ? "present" : "unavailable");
+	up0 = off;
+	OUT(" uptime_s=%" PRIu64 "\n", (now - start_ms) / 1000);
+	up1 = off;
 	OUT("host limit_mb=%" PRIu64 " used_mb=%" PRIu64
 	    " psi_some_avg10=%u.%02u level=%s\n", host_limit / MB,
 	    host_used / MB, host_psi / 100, host_psi % 100, level_name(level));
@@ -1298,12 +1661,87 @@ static void write_status(uint64_t now)
 #undef OUT
 	if (off >= sizeof(buf))
 		off = sizeof(buf) - 1;
+	if (up1 > off)
+		up1 = up0 = off;
+	/* compare without the uptime */
+	if (!status_force && last_len == off - (up1 - up0) &&
+	    !memcmp(last, buf, up0) &&
+	    !memcmp(last + up0, buf + up1, off - up1))
+		return;
+	memcpy(last, buf, up0);
+	memcpy(last + up0, buf + up1, off - up1);
+	last_len = off - (up1 - up0);
+	status_force = false;
 	{
 		char path[AMM_PATH_MAX + 16];
 
 		snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
 		if (write_atomic(path, buf, off))
 			warn("cannot write %s: %s", path, strerror(errno));
+	}
+}
+
+/* ---- pacing ----------------------------------------------------------- */
+
+static unsigned int busy_ms(void)
+{
+	return cfg.busy_interval_ms < cfg.interval_ms ? cfg.busy_interval_ms :
+							cfg.interval_ms;
+}
+
+static unsigned int idle_ms(void)
+{
+	return cfg.idle_interval_ms > cfg.interval_ms ? cfg.idle_interval_ms :
+							cfg.interval_ms;
+}
+
+/*
+ * Busy pace while acting or just after a pressure event; the normal
+ * interval while free memory is within twice the throttle line or a tool
+ * call runs (its peak is sampled); else idle.
+ */
+static unsigned int next_interval(uint64_t now)
+{
+	uint64_t free = host_limit > host_used ? host_limit - host_used : 0;
+	bool applied = false, tools = false;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		if (!sbs[i].used)
+			continue;
+		applied |= sbs[i].frozen || sbs[i].high_dir[0];
+		tools |= tool_running(&sbs[i]);
+	}
+	if (level >= AMM_LEVEL_THROTTLE || applied || now < busy_until_ms)
+		return busy_ms();
+	if (level == AMM_LEVEL_OK || tools ||
+	    free / 2 < host_limit / 100 * cfg.throttle_free_pct)
+		return cfg.interval_ms;
+	return idle_ms();
+}
+
+/*
+ * Wake on memory stalls anywhere on the host (pool stalls count there
+ * too): 50 ms of "some" stall within 1 s. Optional: polling still works.
+ */
+static void psi_start(int ep)
+{
+	static const char trig[] = "some 50000 1000000";
+	struct epoll_event ev = { .events = EPOLLPRI };
+
+	psi_fd = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (psi_fd < 0 || write(psi_fd, trig, sizeof(trig)) < 0) {
+		info("no PSI trigger on /proc/pressure/memory (%s): polling only",
+		     strerror(errno));
+		if (psi_fd >= 0)
+			close(psi_fd);
+		psi_fd = -1;
+		return;
+	}
+	ev.data.fd = psi_fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, psi_fd, &ev)) {
+		close(psi_fd);
+		psi_fd = -1;
 	}
 }
 
@@ -1337,20 +1775,35 @@ static void usage(FILE *f)
 "RESPONSE TO MEMORY PRESSURE\n"
 "    Free memory is measured against the host (MemTotal - MemAvailable) or,\n"
 "    with memory_limit_mb, against a pool limit for all sandboxes together.\n"
-"    Below throttle_free_pct: the fastest-growing sandbox is throttled with\n"
-"        memory.high on its largest tool cgroup (tool-* child), else on the\n"
-"        sandbox, sized from live usage (never below floor_mb).\n"
-"    Below freeze_free_pct: lower-priority sandboxes are frozen\n"
-"        (cgroup.freeze), one per interval, and thawed when free memory is\n"
+"    Below throttle_free_pct: the fastest-growing tool cgroup (tool-* child\n"
+"        of a sandbox) above floor_mb is throttled with memory.high, sized\n"
+"        from live usage. A whole sandbox (and so its runtime) is never\n"
+"        throttled: without swap that frees nothing and only stalls.\n"
+"    Below freeze_free_pct: sandboxes are frozen (cgroup.freeze), one per\n"
+"        interval: lower-priority ones first; among equal priorities the\n"
+"        fastest-growing one (never one that is not growing, never the last\n"
+"        one running). They are thawed one per interval once free memory is\n"
 "        back above throttle_free_pct + hysteresis_pct.\n"
-"    Below kill_free_pct for kill_after_ms: the largest tool process is\n"
-"        killed with SIGKILL, never the agent runtime, after one line on the\n"
-"        tool's stderr saying what happened and what to try instead.\n"
+"    Below kill_free_pct for kill_after_ms: the largest tool - by its tool\n"
+"        cgroup's memory.current, or a tool process's private memory (USS),\n"
+"        never RSS, never a vfork child still sharing the runtime's memory -\n"
+"        is killed (cgroup.kill / SIGKILL), never the agent runtime, after\n"
+"        one line on the tool's stderr saying what happened and what to try\n"
+"        instead. Tools holding less than kill_min_mb, or less than what\n"
+"        brings free memory back to kill_free_pct, are not killed.\n"
+"    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
+"        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
+"        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"
+"        of free memory and no tool running. Rescans, PSI, priorities and\n"
+"        the status file (written only when it changed) follow the idle\n"
+"        interval.\n"
 "    Runtimes get runtime_oom_score_adj (-900) and tools tool_oom_score_adj\n"
-"    (500) so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
+"    (500, set when the runtime forks the tool, so its children inherit it)\n"
+"    so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
 "    of a tool is explained on its stderr the same way. memory.oom.group is\n"
-"    never set. While pressure is low, idle sandboxes (no tool call for\n"
-"    reclaim_idle_s, low own PSI) are reclaimed with memory.reclaim toward\n"
+"    never set (a sandbox found with 1 is reset to 0). While pressure is\n"
+"    low, idle sandboxes (no tool call for reclaim_idle_s, low own PSI) are\n"
+"    reclaimed with memory.reclaim toward\n"
 "    reclaim_target_free_pct, at most reclaim_budget_mb_per_s.\n"
 "\n"
 "PRIORITY\n"
@@ -1358,7 +1811,7 @@ static void usage(FILE *f)
 "    user.agentmm.priority on its cgroup directory (higher = more important;\n"
 "    set it with 'agentmmctl priority SANDBOX N' or setfattr), else\n"
 "    default_priority (100). Only sandboxes of lower priority than the most\n"
-"    important running one are frozen.\n"
+"    important running one are frozen before any sandbox of that priority.\n"
 "\n"
 "OPTIONS\n"
 "    -c, --config FILE  configuration file (default %s; a missing default\n"
@@ -1467,9 +1920,9 @@ int main(int argc, char **argv)
 	};
 	bool check = false, restore = false, debug = false;
 	struct epoll_event ev, evs[8];
-	struct itimerspec its = { 0 };
+	uint64_t next = 0, last_tick = 0;
 	char e[1024];
-	int o, ep, sfd, tfd, lock_fd, n, i;
+	int o, ep, sfd, lock_fd, n, i;
 	sigset_t mask;
 
 	while ((o = getopt_long(argc, argv, "c:dhV", opts, NULL)) != -1) {
@@ -1547,82 +2000,91 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* tool stderr pipes may be closed */
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || tfd < 0 || ep < 0) {
+	if (sfd < 0 || ep < 0) {
 		err("cannot set up the event loop: %s", strerror(errno));
 		return 1;
 	}
 	ev.events = EPOLLIN;
 	ev.data.fd = sfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.fd = tfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
 	if (rb) {
 		ev.data.fd = ring_buffer__epoll_fd(rb);
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	info("started (config %s, %d sandbox pattern(s), interval %u ms)",
-	     cfg_path, cfg.n_patterns, cfg.interval_ms);
-	rescan();
+	psi_start(ep);
+	info("started (config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
+	     cfg_path, cfg.n_patterns, cfg.interval_ms, busy_ms(), idle_ms());
 	for (;;) {
 		uint64_t now = now_ms();
+		int timeout;
 
-		its.it_value.tv_sec = cfg.interval_ms / 1000;
-		its.it_value.tv_nsec = (cfg.interval_ms % 1000) * 1000000L;
-		timerfd_settime(tfd, 0, &its, NULL);
-		policy(now);
-		write_status(now);
-		wake_policy = false;
-		while (!wake_policy) {
-			bool tick = false;
+		if (now >= next) {
+			bool slow = slow_due || now - last_slow_ms >= idle_ms();
 
-			n = epoll_wait(ep, evs, 8, -1);
-			if (n < 0 && errno != EINTR) {
-				err("epoll_wait: %s", strerror(errno));
-				break;
-			}
-			for (i = 0; i < n; i++) {
-				if (evs[i].data.fd == tfd) {
-					uint64_t x;
-
-					if (read(tfd, &x, sizeof(x)) < 0)
-						x = 0;
-					tick = true;
-				} else if (evs[i].data.fd == sfd) {
-					struct signalfd_siginfo si;
-
-					if (read(sfd, &si, sizeof(si)) !=
-					    sizeof(si))
-						continue;
-					if (si.ssi_signo == SIGHUP) {
-						int old_ep = rb ? 1 : 0;
-
-						reload();
-						if (rb && !old_ep) {
-							ev.data.fd = ring_buffer__epoll_fd(rb);
-							epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-						}
-						tick = true;
-					} else {
-						info("signal %d: restoring and exiting",
-						     (int)si.ssi_signo);
-						restore_all_live();
-						bpf_stop();
-						return 0;
-					}
-				} else if (rb) {
-					ring_buffer__consume(rb);
-				}
-			}
-			if (tick) {
+			if (slow) {
+				slow_count++;
 				rescan();
-				break;
+				last_slow_ms = now;
+				slow_due = false;
+			}
+			policy(now, slow);
+			if (slow || status_force)
+				write_status(now);
+			wake_policy = false;
+			last_tick = now;
+			next = now + next_interval(now);
+		}
+		now = now_ms();
+		timeout = next > now ? (int)(next - now) : 0;
+		n = epoll_wait(ep, evs, 8, timeout);
+		if (n < 0 && errno != EINTR) {
+			err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == sfd) {
+				struct signalfd_siginfo si;
+
+				if (read(sfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					bool had_rb = rb != NULL;
+
+					reload();
+					if (rb && !had_rb) {
+						ev.events = EPOLLIN;
+						ev.data.fd = ring_buffer__epoll_fd(rb);
+						epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+					}
+					slow_due = status_force = true;
+					next = 0;
+				} else {
+					info("signal %d: restoring and exiting",
+					     (int)si.ssi_signo);
+					restore_all_live();
+					bpf_stop();
+					return 0;
+				}
+			} else if (evs[i].data.fd == psi_fd) {
+				/* memory stalls: act at the busy pace */
+				wake_policy = true;
+			} else if (rb) {
+				ring_buffer__consume(rb);
 			}
 		}
-		/* a rate-limited event woke us early: throttle within 50 ms */
-		if (wake_policy && now_ms() - now < 50)
-			usleep(50000);
+		if (tool_started) {
+			/* its peak is sampled while it runs */
+			if (last_tick + cfg.interval_ms < next)
+				next = last_tick + cfg.interval_ms;
+			tool_started = false;
+		}
+		if (wake_policy) {
+			now = now_ms();
+			busy_until_ms = now + 2 * (uint64_t)cfg.interval_ms;
+			if (last_tick + busy_ms() < next)
+				next = last_tick + busy_ms();
+		}
 	}
 	restore_all_live();
 	return 1;

@@ -27,6 +27,16 @@ struct tool_call {
 	bool notified;
 };
 
+#define AMM_TOOL_CGS	32
+
+/* A tool cgroup (tool_cgroup_prefix child) as last sampled. */
+struct tool_cg {
+	char name[128];
+	uint64_t cur, prev;
+	int fd;			/* its memory.current */
+	bool seen;		/* by the last directory scan */
+};
+
 struct sandbox {
 	bool used, seen;
 	char rel[512];
@@ -43,6 +53,12 @@ struct sandbox {
 	uint64_t tool_calls, retries, tools_killed, oom_victims;
 	struct tool_call hist[AMM_HIST];
 	unsigned int hist_next;
+	int dir_fd, cur_fd;	/* the cgroup dir, its memory.current; -1 */
+	struct tool_cg tcg[AMM_TOOL_CGS];
+	unsigned int n_tcg;
+	uint64_t tool_current;	/* sum of tcg[].cur */
+	uint64_t frozen_ms;	/* when we froze it */
+	bool swept;		/* oom_score_adj set on all its processes */
 };
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -41,6 +42,26 @@ int cg_read_u64(const char *dir, const char *file, uint64_t *v)
 	if (cg_read_str(dir, file, buf, sizeof(buf)))
 		return -1;
 	if (!strcmp(buf, "max")) {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	return 0;
+}
+
+/* Re-read a cgroupfs number through an fd kept open: one pread. */
+int fd_read_u64(int fd, uint64_t *v)
+{
+	char buf[64], *end;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!strncmp(buf, "max", 3)) {
 		*v = UINT64_MAX;
 		return 0;
 	}
@@ -256,6 +277,56 @@ int proc_rss(pid_t pid, uint64_t *bytes)
 		return -1;
 	*bytes = res * (uint64_t)sysconf(_SC_PAGESIZE);
 	return 0;
+}
+
+/*
+ * Memory only this process maps (USS: Private_Clean + Private_Dirty from
+ * smaps_rollup) - what killing it frees. Copy-on-write pages a freshly
+ * forked child still shares with its parent are not counted (RSS counts
+ * them in full, PSS half). Falls back to RSS without smaps_rollup (< 4.14).
+ */
+int proc_own_anon(pid_t pid, uint64_t *bytes)
+{
+	char path[64], line[256];
+	unsigned long long kb, sum = 0;
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return proc_rss(pid, bytes);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Private_Clean: %llu kB", &kb) == 1 ||
+		    sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) {
+			sum += kb;
+			found++;
+		}
+	fclose(f);
+	if (found != 2)
+		return proc_rss(pid, bytes);
+	*bytes = (uint64_t)sum * 1024;
+	return 0;
+}
+
+/*
+ * 1 when @a and @b share one address space (a vfork child before exec),
+ * 0 when not or when kcmp(2) cannot tell: it needs CONFIG_KCMP, and some
+ * sandboxes stub it to always answer "equal", which is checked once
+ * against pid 1 (never our address space).
+ */
+int proc_same_vm(pid_t a, pid_t b)
+{
+	static int works = -1;	/* unknown */
+	long r;
+
+	if (works < 0)
+		works = getpid() != 1 &&
+			syscall(SYS_kcmp, getpid(), 1, 0 /* KCMP_VM */, 0, 0) > 0;
+	if (!works)
+		return 0;
+	r = syscall(SYS_kcmp, a, b, 0 /* KCMP_VM */, 0, 0);
+	return r == 0 ? 1 : 0;
 }
 
 int proc_starttime(pid_t pid, uint64_t *ticks)

@@ -14,6 +14,7 @@ int cg_read_str(const char *dir, const char *file, char *buf, size_t len);
 /* "max" reads as UINT64_MAX. */
 int cg_read_u64(const char *dir, const char *file, uint64_t *v);
 int cg_write(const char *dir, const char *file, const char *s);
+int fd_read_u64(int fd, uint64_t *v);
 /* Value of @key in a flat-keyed file such as memory.events. */
 int cg_read_key(const char *dir, const char *file, const char *key,
 		uint64_t *v);
@@ -30,6 +31,8 @@ bool amm_glob_match(const char *pattern, const char *path);
 
 int meminfo(uint64_t *total, uint64_t *available);
 int proc_rss(pid_t pid, uint64_t *bytes);
+int proc_own_anon(pid_t pid, uint64_t *bytes);
+int proc_same_vm(pid_t a, pid_t b);
 int proc_starttime(pid_t pid, uint64_t *ticks);
 int proc_comm(pid_t pid, char *buf, size_t len);
 int proc_cmdline(pid_t pid, char *buf, size_t len);

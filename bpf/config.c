@@ -30,6 +30,8 @@ void amm_config_defaults(struct amm_config *c)
 		strcpy(c->patterns[c->n_patterns++], pats[i]);
 	strcpy(c->tool_prefix, "tool-");
 	c->interval_ms = 500;
+	c->busy_interval_ms = 100;
+	c->idle_interval_ms = 2000;
 	c->memory_limit_mb = 0;
 	c->throttle_free_pct = 15;
 	c->freeze_free_pct = 8;
@@ -37,6 +39,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->hysteresis_pct = 5;
 	c->kill_after_ms = 1000;
 	c->floor_mb = 64;
+	c->kill_min_mb = 16;
 	c->default_priority = 100;
 	c->runtime_oom_score_adj = -900;
 	c->tool_oom_score_adj = 500;
@@ -171,6 +174,14 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(interval_ms, 60000);
 		if (c->interval_ms < 50)
 			goto bad_value;
+	} else if (!strcmp(key, "busy_interval_ms")) {
+		U(busy_interval_ms, 60000);
+		if (c->busy_interval_ms < 20)
+			goto bad_value;
+	} else if (!strcmp(key, "idle_interval_ms")) {
+		U(idle_interval_ms, 600000);
+		if (c->idle_interval_ms < 50)
+			goto bad_value;
 	} else if (!strcmp(key, "memory_limit_mb")) {
 		U(memory_limit_mb, 1ULL << 40);
 	} else if (!strcmp(key, "throttle_free_pct")) {
@@ -185,6 +196,8 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(kill_after_ms, 600000);
 	} else if (!strcmp(key, "floor_mb")) {
 		U(floor_mb, 1ULL << 40);
+	} else if (!strcmp(key, "kill_min_mb")) {
+		U(kill_min_mb, 1ULL << 40);
 	} else if (!strcmp(key, "default_priority")) {
 		U(default_priority, 1000000);
 	} else if (!strcmp(key, "runtime_oom_score_adj")) {
@@ -310,9 +323,11 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 	for (i = 0; i < c->n_patterns; i++)
 		fprintf(f, " %s", c->patterns[i]);
 	fprintf(f, "\ntool_cgroup_prefix = %s\ninterval_ms = %u\n"
+		"busy_interval_ms = %u\nidle_interval_ms = %u\n"
 		"memory_limit_mb = %" PRIu64 "\nthrottle_free_pct = %u\n"
 		"freeze_free_pct = %u\nkill_free_pct = %u\nhysteresis_pct = %u\n"
 		"kill_after_ms = %u\nfloor_mb = %" PRIu64 "\n"
+		"kill_min_mb = %" PRIu64 "\n"
 		"default_priority = %u\nruntime_oom_score_adj = %d\n"
 		"tool_oom_score_adj = %d\nthrottle = %d\nfreeze = %d\nkill = %d\n"
 		"reclaim = %d\nbpf = %d\nreclaim_target_free_pct = %u\n"
@@ -320,9 +335,11 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
 		"debug = %d\n",
-		c->tool_prefix, c->interval_ms, c->memory_limit_mb,
+		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
+		c->idle_interval_ms, c->memory_limit_mb,
 		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
 		c->hysteresis_pct, c->kill_after_ms, c->floor_mb,
+		c->kill_min_mb,
 		c->default_priority, c->runtime_oom_score_adj,
 		c->tool_oom_score_adj, c->throttle, c->freeze, c->kill,
 		c->reclaim, c->bpf, c->reclaim_target_free_pct,

@@ -18,11 +18,13 @@ struct amm_config {
 	int n_patterns;
 	char tool_prefix[64];
 	unsigned int interval_ms;
+	unsigned int busy_interval_ms, idle_interval_ms;
 	uint64_t memory_limit_mb;	/* 0 = MemTotal */
 	unsigned int throttle_free_pct, freeze_free_pct, kill_free_pct;
 	unsigned int hysteresis_pct;
 	unsigned int kill_after_ms;
 	uint64_t floor_mb;
+	uint64_t kill_min_mb;
 	unsigned int default_priority;
 	int runtime_oom_score_adj, tool_oom_score_adj;
 	bool throttle, freeze, kill, reclaim, bpf;

@@ -118,43 +118,221 @@ u64 amm_throttle_high(const struct amm_sb *sb, u64 limit, u64 used,
 	return high < sb->floor ? sb->floor : high;
 }
 
+/* Growth of @s over the last interval, bytes (0 when it shrank). */
+static u64 growth_of(const struct amm_sb *s)
+{
+	return s->current > s->prev ? s->current - s->prev : 0;
+}
+
+/*
+ * A running sandbox that is making progress: a tool call runs, or its
+ * memory moved by at least @min_change either way. Only such a sandbox
+ * can end the pressure by itself; an idle or finished one cannot.
+ */
+static bool live(const struct amm_sb *s, u64 min_change)
+{
+	u64 d = s->current > s->prev ? s->current - s->prev :
+					s->prev - s->current;
+
+	return !s->frozen && (s->tool_running || d >= min_change);
+}
+
 /**
  * amm_pick_freeze() - the next sandbox to freeze
- * @sb:       sandboxes
- * @n:        how many
- * @offender: index of the offender or -1 (used only to break ties)
+ * @sb:         sandboxes
+ * @n:          how many
+ * @offender:   index of the offender or -1 (used only to break ties)
+ * @min_growth: bytes a sandbox must have grown over the last interval for
+ *              freezing it to help (equal-priority case)
  *
- * Only sandboxes of lower priority than the most important running one are
- * candidates; among them the lowest priority, then the largest. Freezing
- * equals would only move the problem, so with all priorities equal nothing
- * is frozen and the caller escalates.
+ * Sandboxes of lower priority than the most important running one go
+ * first: the lowest priority, then the largest (while another sandbox is
+ * live, see below). When there is none (all
+ * running sandboxes share the top priority), the one growing fastest -
+ * its tool burst (or runtime) is what drives the pressure - is frozen,
+ * ties broken by the larger tool burst, then the offender. A sandbox that
+ * is not growing by at least @min_growth is never frozen at equal priority:
+ * freezing it would free nothing and stop nothing. Nor is one frozen
+ * unless another live sandbox (a tool call running, or memory moving by
+ * @min_growth) keeps running: something must be able to end the pressure,
+ * or the freeze would never be undone.
  *
  * Return: index into @sb, or -1.
  */
-int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender)
+int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender,
+		    u64 min_growth)
 {
 	u32 top = 0;
-	bool any = false;
+	unsigned int i, running = 0, nlive = 0;
 	int best = -1;
-	unsigned int i;
 
+	if (!min_growth)
+		min_growth = 1;
 	for (i = 0; i < n; i++) {
 		if (sb[i].frozen)
 			continue;
-		if (!any || sb[i].priority > top)
+		if (!running || sb[i].priority > top)
 			top = sb[i].priority;
-		any = true;
+		running++;
+		nlive += live(&sb[i], min_growth);
 	}
-	if (!any)
+	if (running < 2)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (sb[i].frozen || sb[i].priority >= top)
+		if (sb[i].frozen || sb[i].priority >= top ||
+		    nlive - live(&sb[i], min_growth) < 1)
 			continue;
 		if (best < 0 || sb[i].priority < sb[best].priority ||
 		    (sb[i].priority == sb[best].priority &&
 		     (sb[i].current > sb[best].current ||
 		      (sb[i].current == sb[best].current &&
 		       (int)i == offender))))
+			best = (int)i;
+	}
+	if (best >= 0)
+		return best;
+	for (i = 0; i < n; i++) {
+		u64 g = growth_of(&sb[i]), bg;
+
+		/* a growing candidate is live itself: another must be too */
+		if (sb[i].frozen || g < min_growth || nlive < 2)
+			continue;
+		if (best < 0) {
+			best = (int)i;
+			continue;
+		}
+		bg = growth_of(&sb[best]);
+		if (g > bg || (g == bg &&
+			       (sb[i].tool_current > sb[best].tool_current ||
+				(sb[i].tool_current == sb[best].tool_current &&
+				 (int)i == offender))))
+			best = (int)i;
+	}
+	return best;
+}
+
+/**
+ * amm_pick_thaw() - the next frozen sandbox to thaw
+ * @sb:         sandboxes
+ * @n:          how many
+ * @level:      current pressure level
+ * @min_change: see amm_pick_freeze() (@min_growth): what makes a running
+ *              sandbox live
+ *
+ * One per interval, so a thaw cannot bring the pressure straight back:
+ * once the pressure has passed (RELAXED), or at any level when no live
+ * sandbox is left running (the rest are idle or finished: nothing else
+ * will release memory, so waiting would never end). The most important
+ * first, then the smallest.
+ *
+ * Return: index into @sb, or -1.
+ */
+int amm_pick_thaw(const struct amm_sb *sb, unsigned int n,
+		  enum amm_level level, u64 min_change)
+{
+	unsigned int i;
+	bool running = false;
+	int best = -1;
+
+	if (!min_change)
+		min_change = 1;
+	for (i = 0; i < n; i++)
+		running |= live(&sb[i], min_change);
+	if (level != AMM_LEVEL_RELAXED && running)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!sb[i].frozen)
+			continue;
+		if (best < 0 || sb[i].priority > sb[best].priority ||
+		    (sb[i].priority == sb[best].priority &&
+		     sb[i].current < sb[best].current))
+			best = (int)i;
+	}
+	return best;
+}
+
+/**
+ * amm_pick_throttle_tool() - the tool to throttle with memory.high
+ * @t:     tools of all sandboxes
+ * @n:     how many
+ * @floor: memory.high is never set below this, so smaller tools are not
+ *         candidates
+ *
+ * Only tools are throttled, never a whole sandbox: without swap a throttled
+ * runtime frees nothing and only stalls. The fastest-growing tool above
+ * the floor in a running sandbox, then the largest.
+ *
+ * Return: index into @t, or -1 when no tool can be throttled (the caller
+ * goes on to the next step).
+ */
+int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
+			   u64 floor)
+{
+	unsigned int i;
+	int best = -1;
+	u64 bg = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 g;
+
+		if (t[i].frozen || t[i].current <= floor)
+			continue;
+		g = t[i].current > t[i].prev ? t[i].current - t[i].prev : 0;
+		if (best < 0 || g > bg ||
+		    (g == bg && t[i].current > t[best].current)) {
+			best = (int)i;
+			bg = g;
+		}
+	}
+	return best;
+}
+
+/**
+ * amm_kill_min() - smallest tool worth killing
+ * @limit:     host (pool) limit, bytes
+ * @used:      bytes in use
+ * @t:         thresholds
+ * @min_bytes: configured minimum
+ *
+ * A victim must free at least what brings free memory back to the kill
+ * threshold, and never less than @min_bytes: killing a tool that holds
+ * almost nothing destroys its work and relieves nothing.
+ *
+ * Return: bytes.
+ */
+u64 amm_kill_min(u64 limit, u64 used, const struct amm_thresholds *t,
+		 u64 min_bytes)
+{
+	u64 free = limit > used ? limit - used : 0;
+	u64 line = pct_of(limit, t->kill_pct);
+	u64 need = line > free ? line - free : 0;
+
+	return need > min_bytes ? need : min_bytes;
+}
+
+/**
+ * amm_pick_kill() - the tool to kill as the last resort
+ * @t:         tools of all sandboxes (runtimes are never in this list)
+ * @n:         how many
+ * @min_bytes: tools holding less are skipped (see amm_kill_min())
+ *
+ * The lowest-priority sandbox that has a big enough tool, then the largest
+ * tool by what it holds itself. Frozen sandboxes' tools are candidates
+ * (SIGKILL reaches frozen tasks in cgroup v2).
+ *
+ * Return: index into @t, or -1 when no tool is worth killing.
+ */
+int amm_pick_kill(const struct amm_tool *t, unsigned int n, u64 min_bytes)
+{
+	unsigned int i;
+	int best = -1;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].current < min_bytes || !t[i].current)
+			continue;
+		if (best < 0 || t[i].priority < t[best].priority ||
+		    (t[i].priority == t[best].priority &&
+		     t[i].current > t[best].current))
 			best = (int)i;
 	}
 	return best;

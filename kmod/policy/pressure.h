@@ -47,6 +47,7 @@ struct amm_thresholds {
  * @tool_running: a tool call is in progress
  * @idle_ms:	time since the last tool call ended (0 while one runs)
  * @psi_some:	memory.pressure some avg10, hundredths of a percent
+ * @tool_current: bytes held by its tool cgroups/processes (0 if unknown)
  */
 struct amm_sb {
 	u64 current;
@@ -57,6 +58,7 @@ struct amm_sb {
 	bool tool_running;
 	u64 idle_ms;
 	u32 psi_some;
+	u64 tool_current;
 };
 
 enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t);
@@ -68,7 +70,36 @@ int amm_pick_offender(const struct amm_sb *sb, unsigned int n);
 u64 amm_throttle_high(const struct amm_sb *sb, u64 limit, u64 used,
 		      const struct amm_thresholds *t);
 
-int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender);
+int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender,
+		    u64 min_growth);
+
+int amm_pick_thaw(const struct amm_sb *sb, unsigned int n,
+		  enum amm_level level, u64 min_change);
+
+/**
+ * struct amm_tool - one tool (a tool cgroup, or a tool process when the
+ * sandbox has no tool cgroups) as the throttle and kill steps see it
+ * @current:	bytes it holds itself (tool cgroup memory.current, or the
+ *		process's private memory (USS) - never RSS, which counts
+ *		copy-on-write pages shared with the runtime)
+ * @prev:	@current one interval ago (0 when first seen)
+ * @priority:	its sandbox's priority
+ * @frozen:	its sandbox is frozen
+ */
+struct amm_tool {
+	u64 current;
+	u64 prev;
+	u32 priority;
+	bool frozen;
+};
+
+int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
+			   u64 floor);
+
+u64 amm_kill_min(u64 limit, u64 used, const struct amm_thresholds *t,
+		 u64 min_bytes);
+
+int amm_pick_kill(const struct amm_tool *t, unsigned int n, u64 min_bytes);
 
 /**
  * struct amm_reclaim_params - proactive reclaim knobs

@@ -44,6 +44,14 @@ static void test_config(void)
 	CHECK(load(&c, "", err, sizeof(err)) == 0);
 	CHECK(c.interval_ms == 500 && c.throttle_free_pct == 15);
 	CHECK(c.n_patterns == 6);
+	CHECK(c.busy_interval_ms == 100 && c.idle_interval_ms == 2000);
+	CHECK(c.kill_min_mb == 16);
+	CHECK(load(&c, "busy_interval_ms = 50\nidle_interval_ms = 5000\n"
+		       "kill_min_mb = 0\n", err, sizeof(err)) == 0);
+	CHECK(c.busy_interval_ms == 50 && c.idle_interval_ms == 5000 &&
+	      c.kill_min_mb == 0);
+	CHECK(load(&c, "busy_interval_ms = 5\n", err, sizeof(err)));
+	CHECK(load(&c, "idle_interval_ms = 10\n", err, sizeof(err)));
 	CHECK(load(&c, "# comment\n  interval_ms = 250 # trailing\n"
 		       "sandbox_patterns = a/* b/**/c-*.scope\n"
 		       "reclaim_host_psi_max = 2.5\nkill = no\n"

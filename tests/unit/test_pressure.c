@@ -91,25 +91,156 @@ static void test_throttle_high(void)
 static void test_freeze(void)
 {
 	struct amm_sb sb[3] = {
-		{ .current = 100 * MB, .priority = 100 },
-		{ .current = 50 * MB, .priority = 10 },
-		{ .current = 80 * MB, .priority = 10 },
+		{ .current = 100 * MB, .prev = 100 * MB, .priority = 100,
+		  .tool_running = true },
+		{ .current = 50 * MB, .prev = 50 * MB, .priority = 10 },
+		{ .current = 80 * MB, .prev = 80 * MB, .priority = 10 },
 	};
 
-	CHECK(amm_pick_freeze(sb, 3, 0) == 2);	/* lowest prio, largest */
+	CHECK(amm_pick_freeze(sb, 3, 0, MB) == 2);	/* lowest prio, largest */
 	sb[2].frozen = true;
-	CHECK(amm_pick_freeze(sb, 3, 0) == 1);
+	CHECK(amm_pick_freeze(sb, 3, 0, MB) == 1);
 	sb[1].frozen = true;
-	CHECK(amm_pick_freeze(sb, 3, 0) == -1);	/* never the top one */
+	CHECK(amm_pick_freeze(sb, 3, 0, MB) == -1);	/* never the top one */
 	sb[1].frozen = sb[2].frozen = false;
+	/* nothing live (no tool, no change): freezing could never end */
+	sb[0].tool_running = false;
+	CHECK(amm_pick_freeze(sb, 3, 0, MB) == -1);
+	sb[0].tool_running = true;
 	sb[1].priority = sb[2].priority = 100;
-	CHECK(amm_pick_freeze(sb, 3, 0) == -1);	/* all equal: escalate */
+	/* all equal and nothing growing: freezing would not help */
+	CHECK(amm_pick_freeze(sb, 3, 0, MB) == -1);
 	/* tie on priority and size: the offender goes first */
 	sb[1].priority = sb[2].priority = 5;
 	sb[1].current = sb[2].current;
-	CHECK(amm_pick_freeze(sb, 3, 1) == 1);
-	CHECK(amm_pick_freeze(sb, 3, 2) == 2);
-	CHECK(amm_pick_freeze(sb, 0, -1) == -1);
+	sb[1].prev = sb[2].prev = sb[2].current;
+	CHECK(amm_pick_freeze(sb, 3, 1, MB) == 1);
+	CHECK(amm_pick_freeze(sb, 3, 2, MB) == 2);
+	CHECK(amm_pick_freeze(sb, 0, -1, MB) == -1);
+}
+
+static void test_freeze_equal(void)
+{
+	/* equal priority: the fastest-growing sandbox, never a static one */
+	struct amm_sb sb[3] = {
+		{ .current = 300 * MB, .prev = 300 * MB, .priority = 100 },
+		{ .current = 200 * MB, .prev = 150 * MB, .priority = 100,
+		  .tool_current = 60 * MB },
+		{ .current = 250 * MB, .prev = 230 * MB, .priority = 100,
+		  .tool_current = 90 * MB },
+	};
+
+	CHECK(amm_pick_freeze(sb, 3, -1, MB) == 1);	/* grew 50 vs 20 */
+	sb[1].frozen = true;
+	/* sb[2] is the last live one (sb[0] is idle): it keeps running */
+	CHECK(amm_pick_freeze(sb, 3, -1, MB) == -1);
+	sb[0].tool_running = true;		/* now sb[0] is live too */
+	CHECK(amm_pick_freeze(sb, 3, -1, MB) == 2);
+	/* the largest but static sandbox is never frozen */
+	sb[2].frozen = true;
+	CHECK(amm_pick_freeze(sb, 3, -1, MB) == -1);
+	/* growth below the minimum does not count */
+	sb[1].frozen = sb[2].frozen = false;
+	CHECK(amm_pick_freeze(sb, 3, -1, 64 * MB) == -1);
+	/* same growth: the larger tool burst, then the offender */
+	sb[2].prev = 200 * MB;
+	CHECK(amm_pick_freeze(sb, 3, 1, MB) == 2);
+	sb[2].tool_current = sb[1].tool_current;
+	CHECK(amm_pick_freeze(sb, 3, 1, MB) == 1);
+	CHECK(amm_pick_freeze(sb, 3, 2, MB) == 2);
+	/* never freeze the last running sandbox */
+	sb[0].frozen = sb[1].frozen = true;
+	CHECK(amm_pick_freeze(sb, 3, 2, MB) == -1);
+	/* min_growth 0 still means "growing" */
+	sb[0].frozen = sb[1].frozen = false;
+	sb[1].prev = sb[1].current;
+	sb[2].prev = sb[2].current;
+	CHECK(amm_pick_freeze(sb, 3, -1, 0) == -1);
+	/* a lower-priority sandbox goes first even if it is not growing */
+	sb[0].priority = 50;
+	sb[0].tool_running = false;
+	sb[1].tool_running = true;
+	CHECK(amm_pick_freeze(sb, 3, -1, MB) == 0);
+}
+
+static void test_thaw(void)
+{
+	struct amm_sb sb[3] = {
+		{ .current = 300 * MB, .priority = 100, .frozen = true },
+		{ .current = 200 * MB, .priority = 100, .frozen = true },
+		{ .current = 250 * MB, .prev = 240 * MB, .priority = 100 },
+	};
+
+	/* sb[2] is live (growing): wait for the pressure to pass */
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_FREEZE, MB) == -1);
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_OK, MB) == -1);
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_RELAXED, MB) == 1); /* smaller */
+	sb[0].priority = 200;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_RELAXED, MB) == 0); /* important */
+	/* the only running sandbox is idle or finished: waiting would never
+	 * end, so thaw even under pressure */
+	sb[2].prev = sb[2].current;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_FREEZE, MB) == 0);
+	sb[2].tool_running = true;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_FREEZE, MB) == -1);
+	/* shrinking counts as live: it is releasing memory */
+	sb[2].tool_running = false;
+	sb[2].prev = sb[2].current + 10 * MB;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_KILL, MB) == -1);
+	/* nothing left running at all */
+	sb[2].frozen = true;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_KILL, MB) == 0);
+	sb[0].frozen = sb[1].frozen = sb[2].frozen = false;
+	CHECK(amm_pick_thaw(sb, 3, AMM_LEVEL_RELAXED, MB) == -1);
+	CHECK(amm_pick_thaw(sb, 0, AMM_LEVEL_RELAXED, MB) == -1);
+}
+
+static void test_throttle_tool(void)
+{
+	struct amm_tool t[4] = {
+		{ .current = 400 * MB, .prev = 400 * MB },	/* big, static */
+		{ .current = 100 * MB, .prev = 20 * MB },	/* bursting */
+		{ .current = 30 * MB, .prev = 0 },		/* below floor */
+		{ .current = 500 * MB, .prev = 300 * MB, .frozen = true },
+	};
+
+	CHECK(amm_pick_throttle_tool(t, 4, 64 * MB) == 1);
+	t[1].current = 60 * MB;		/* now below the floor */
+	CHECK(amm_pick_throttle_tool(t, 4, 64 * MB) == 0);
+	t[0].current = 50 * MB;
+	/* nothing above the floor: no throttle (never the runtime) */
+	CHECK(amm_pick_throttle_tool(t, 4, 64 * MB) == -1);
+	CHECK(amm_pick_throttle_tool(t, 0, 64 * MB) == -1);
+}
+
+static void test_kill(void)
+{
+	u64 L = 1000 * MB;
+	struct amm_tool t[4] = {
+		{ .current = 0, .priority = 10 },		/* holds nothing */
+		{ .current = 5 * MB, .priority = 10 },		/* too small */
+		{ .current = 120 * MB, .priority = 100 },
+		{ .current = 80 * MB, .priority = 100, .frozen = true },
+	};
+	u64 min;
+
+	/* 2% free, kill line 3% (30 MB): need 10 MB, configured 16 MB */
+	min = amm_kill_min(L, 980 * MB, &T, 16 * MB);
+	CHECK(min == 16 * MB);
+	/* completely full: need the whole 30 MB back */
+	CHECK(amm_kill_min(L, L, &T, 16 * MB) == 30 * MB);
+	CHECK(amm_kill_min(L, 2 * L, &T, 0) == 30 * MB);
+	/* the small lower-priority tools are skipped: they free nothing */
+	CHECK(amm_pick_kill(t, 4, min) == 2);
+	t[1].current = 40 * MB;
+	CHECK(amm_pick_kill(t, 4, min) == 1);	/* lower priority first */
+	t[1].current = 5 * MB;
+	t[2].current = 10 * MB;
+	CHECK(amm_pick_kill(t, 4, min) == 3);	/* frozen is fine */
+	t[3].current = 15 * MB;
+	CHECK(amm_pick_kill(t, 4, min) == -1);	/* nothing worth it */
+	CHECK(amm_pick_kill(t, 4, 0) == 1);	/* 0 MB never */
+	CHECK(amm_pick_kill(t, 0, 0) == -1);
 }
 
 static void test_reclaim(void)
@@ -169,6 +300,10 @@ int main(void)
 	test_offender();
 	test_throttle_high();
 	test_freeze();
+	test_freeze_equal();
+	test_thaw();
+	test_throttle_tool();
+	test_kill();
 	test_reclaim();
 	test_retry();
 	printf("%d passed, %d failed\n", passed, failed);
