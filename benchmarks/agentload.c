@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
+#include "util.h"
 
 #define MB		(1024.0 * 1024.0)
 #define PAGE		4096UL
@@ -117,19 +118,7 @@ static struct opts o = {
 	.tool_cgroup = 1,
 };
 
-static const char *prog = "agentload";
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+const char *prog = "agentload";
 
 /* snprintf for paths: a truncated path is an error, never a silent one. */
 __attribute__((format(printf, 3, 4)))
@@ -150,15 +139,6 @@ static void xsnprintf(char *dst, size_t len, const char *fmt, ...)
 struct rng {
 	uint64_t s[4];
 };
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void rng_seed(struct rng *r, uint64_t seed)
 {
@@ -922,18 +902,6 @@ static void usage(FILE *f)
 "    agentload -n 4 -c 16 -s 0.4 --seed 7 --json /tmp/run.json --label stock\n",
 		o.sandboxes, fitted.calls_per_task, o.scale, o.time_scale,
 		o.max_call_s, THP_DIR);
-}
-
-static void bad_opt(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
 }
 
 static double parse_double(const char *name, const char *s, double lo, double hi)

@@ -4,12 +4,17 @@
 
 BENCH_DIR := $(TOP)/benchmarks
 BENCH_POLICY := $(TOP)/kmod/policy
-BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_POLICY)/contig.c
-BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/amm_types.h
+# Helpers shared by the benchmark programs (also benchmarks/replay).
+BENCH_UTIL := $(BENCH_DIR)/util.c
+BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_DIR)/util.h
+BENCH_LOAD_SRC := $(BENCH_DIR)/agentload.c $(BENCH_UTIL)
+BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_POLICY)/contig.c $(BENCH_UTIL)
+BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/amm_types.h \
+		   $(BENCH_UTIL_DEPS)
 
 # Static for the guest.
-$(BUILD)/guest/bin/agentload: $(BENCH_DIR)/agentload.c | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $< -lm
+$(BUILD)/guest/bin/agentload: $(BENCH_LOAD_SRC) $(BENCH_UTIL_DEPS) | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/guest/bin/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_FRAG_SRC)
@@ -20,8 +25,8 @@ $(BUILD)/guest/bin/bench-guest: $(BENCH_DIR)/bench-guest.sh | $(BUILD)/guest/bin
 
 # Dynamic host builds, for runs on a real host (with an explicit decision
 # to do so: they create cgroups and fragment memory).
-$(BUILD)/tools/agentload: $(BENCH_DIR)/agentload.c | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -o $@ $< -lm
+$(BUILD)/tools/agentload: $(BENCH_LOAD_SRC) $(BENCH_UTIL_DEPS) | $(BUILD)/tools
+	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/tools/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/tools
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_FRAG_SRC)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "contig.h"
+#include "util.h"
 
 #define PAGE		4096UL
 #define MAX_CHUNKS	65536
@@ -38,7 +39,7 @@
 #define PFN_MASK	((1ULL << 55) - 1)
 #define PM_PRESENT	(1ULL << 63)
 
-static const char *prog = "fragment";
+const char *prog = "fragment";
 
 static struct {
 	unsigned int order;
@@ -98,18 +99,6 @@ static void on_signal(int sig)
 static void on_report(int sig)
 {
 	report_sig = sig;
-}
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
 }
 
 /* ---- /proc readers ---- */
@@ -217,11 +206,7 @@ static uint64_t rng_state;
 
 static uint64_t rng_next(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static void make_files(void)
@@ -691,18 +676,6 @@ static void usage(FILE *f)
 "    2 bad options, 128+sig if interrupted before READY.\n",
 		o.order, o.index, o.safety_pct, o.fill_floor_pct, o.chunk_mb,
 		o.files, o.dentries, o.dir);
-}
-
-static void bad_opt(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
 }
 
 static long num(const char *name, const char *s, long lo, long hi)

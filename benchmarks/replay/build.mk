@@ -19,14 +19,17 @@ REPLAY_TIMEOUT ?= 3600
 REPLAY_ARGS ?=
 REPLAY_LOG ?= $(BUILD)/replay/console.log
 
-$(BUILD)/guest/bin/replay: $(REPLAY_DIR)/replay.c | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $< -lm
+REPLAY_SRC := $(REPLAY_DIR)/replay.c $(TOP)/benchmarks/util.c
+REPLAY_DEPS := $(REPLAY_SRC) $(TOP)/benchmarks/util.h
+
+$(BUILD)/guest/bin/replay: $(REPLAY_DEPS) | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_SRC) -lm
 
 $(BUILD)/guest/bin/replay-guest: $(REPLAY_DIR)/replay-guest.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
-$(BUILD)/tools/replay: $(REPLAY_DIR)/replay.c | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -o $@ $< -lm
+$(BUILD)/tools/replay: $(REPLAY_DEPS) | $(BUILD)/tools
+	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks -o $@ $(REPLAY_SRC) -lm
 
 GUEST_BINS += $(BUILD)/guest/bin/replay $(BUILD)/guest/bin/replay-guest
 TOOLS += $(BUILD)/tools/replay

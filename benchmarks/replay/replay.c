@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "util.h"
 
 #define MB 1000000.0		/* trace units are decimal */
 #define MIB (1024.0 * 1024.0)
@@ -47,19 +48,7 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static const char *prog = "replay";
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+const char *prog = "replay";
 
 static void warnx(const char *fmt, ...)
 {
@@ -121,11 +110,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static double rnd01(void)
