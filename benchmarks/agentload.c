@@ -916,18 +916,6 @@ static double parse_double(const char *name, const char *s, double lo, double hi
 	return v;
 }
 
-static long parse_long(const char *name, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		bad_opt("%s: '%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
-	return v;
-}
-
 static unsigned long long parse_size(const char *name, const char *s)
 {
 	unsigned long long v, mul = 1;

@@ -678,18 +678,6 @@ static void usage(FILE *f)
 		o.files, o.dentries, o.dir);
 }
 
-static long num(const char *name, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		bad_opt("%s: '%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
-	return v;
-}
-
 static void parse_args(int argc, char **argv)
 {
 	enum { O_SAFE = 256, O_FLOOR, O_MAX, O_CHUNK, O_FILES, O_DENT, O_DIR,
@@ -719,21 +707,21 @@ static void parse_args(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:i:h", lo, NULL)) != -1) {
 		switch (ch) {
-		case 'o': o.order = (unsigned int)num("--target-order", optarg, 1, 10); break;
-		case 'i': o.index = (unsigned int)num("--target-index", optarg, 0, 1000); break;
-		case O_SAFE: o.safety_pct = num("--safety-pct", optarg, 5, 90); break;
-		case O_FLOOR: o.fill_floor_pct = num("--fill-floor-pct", optarg, 1, 90); break;
-		case O_MAX: o.max_mb = num("--max-mb", optarg, 1, 1L << 30); break;
-		case O_CHUNK: o.chunk_mb = num("--chunk-mb", optarg, 1, 1024); break;
-		case O_FILES: o.files = num("--files", optarg, 0, 10000000); break;
-		case O_DENT: o.dentries = num("--dentries", optarg, 0, 100000000); break;
+		case 'o': o.order = (unsigned int)parse_long("--target-order", optarg, 1, 10); break;
+		case 'i': o.index = (unsigned int)parse_long("--target-index", optarg, 0, 1000); break;
+		case O_SAFE: o.safety_pct = parse_long("--safety-pct", optarg, 5, 90); break;
+		case O_FLOOR: o.fill_floor_pct = parse_long("--fill-floor-pct", optarg, 1, 90); break;
+		case O_MAX: o.max_mb = parse_long("--max-mb", optarg, 1, 1L << 30); break;
+		case O_CHUNK: o.chunk_mb = parse_long("--chunk-mb", optarg, 1, 1024); break;
+		case O_FILES: o.files = parse_long("--files", optarg, 0, 10000000); break;
+		case O_DENT: o.dentries = parse_long("--dentries", optarg, 0, 100000000); break;
 		case O_DIR: o.dir = optarg; break;
-		case O_SEED: o.seed = (unsigned long long)num("--seed", optarg, 0, 1L << 62); break;
+		case O_SEED: o.seed = (unsigned long long)parse_long("--seed", optarg, 0, 1L << 62); break;
 		case O_NOPM: o.use_pagemap = 0; break;
 		case O_NOGRAB: o.grab = 0; break;
 		case O_NOPIN: o.pin = 0; break;
 		case O_HOLD: o.hold = 1; break;
-		case O_HOLDS: o.hold_seconds = num("--hold-seconds", optarg, 0, 1L << 30); break;
+		case O_HOLDS: o.hold_seconds = parse_long("--hold-seconds", optarg, 0, 1L << 30); break;
 		case O_READY: o.ready_file = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': bad_opt("option '%s' needs a value", argv[optind - 1]);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the benchmark programs; see util.h. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,18 @@ void bad_opt(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	exit(2);
+}
+
+long parse_long(const char *name, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		bad_opt("%s: '%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
+	return v;
 }
 
 uint64_t splitmix64(uint64_t *state)

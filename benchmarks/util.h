@@ -19,6 +19,9 @@ void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2)))
 void bad_opt(const char *fmt, ...);
 
+/* @s as a base-10 integer in [lo, hi], else bad_opt() naming option @name. */
+long parse_long(const char *name, const char *s, long lo, long hi);
+
 /* One splitmix64 step: deterministic pseudo-random numbers from a seed. */
 uint64_t splitmix64(uint64_t *state);
 

@@ -172,7 +172,6 @@ void agentmm_gov_stop(void);
 void agentmm_gov_sync(void);
 int agentmm_gov_enforce(bool on);
 void agentmm_gov_tick(void);
-void agentmm_gov_apply(void);
 
 enum agentmm_mode agentmm_get_mode(void);
 int agentmm_set_mode_str(const char *buf);

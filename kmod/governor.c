@@ -301,6 +301,8 @@ static u64 agentmm_read_stat(struct file *f)
 
 /* --- ticks --- */
 
+static void agentmm_gov_apply(void);
+
 /**
  * agentmm_gov_tick() - one governor step after a sensor sample
  *
@@ -366,7 +368,7 @@ void agentmm_gov_tick(void)
  * else: it is released, never written again, and reported.
  * Context: process context; agentmm_sensor.lock held.
  */
-void agentmm_gov_apply(void)
+static void agentmm_gov_apply(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;

@@ -8,16 +8,7 @@
 #include "cgroup.h"
 #include "config.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-	}								\
-} while (0)
+#include "check.h"
 
 static char path[64];
 

@@ -4,16 +4,7 @@
 #include <string.h>
 #include "pressure.h"
 
-static int passed, failed;
-
-#define CHECK(cond) do {						\
-	if (cond) {							\
-		passed++;						\
-	} else {							\
-		failed++;						\
-		fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-	}								\
-} while (0)
+#include "check.h"
 
 #define MB (1024ULL * 1024)
 

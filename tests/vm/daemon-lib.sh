@@ -21,3 +21,18 @@ new_sandbox() {
 	echo +memory >$AS/$1/cgroup.subtree_control
 	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
 }
+
+# make_pool: agent.slice with the memory controller for its sandboxes.
+make_pool() {
+	mkdir -p $AS
+	echo +memory >$AS/cgroup.subtree_control
+}
+
+# start_daemon N DESC: agentmmd with the configuration on stdin (kept in
+# /tmp/amm.conf for agentmmctl -c), checked to adopt N sandboxes.
+start_daemon() {
+	cat >/tmp/amm.conf
+	agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
+	check "$2" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq $1 ]"
+	sleep 1
+}

@@ -4,10 +4,9 @@
 # thawed once the pressure has passed (here: the burst is killed).
 . /tests/daemon-lib.sh
 
-mkdir -p $AS
-echo +memory >$AS/cgroup.subtree_control
+make_pool
 new_sandbox a 20; new_sandbox b 40
-cat >/tmp/amm.conf <<CONF
+start_daemon 2 "daemon adopts both" <<CONF
 interval_ms = 200
 memory_limit_mb = 400
 floor_mb = 16
@@ -15,9 +14,6 @@ throttle = 0
 kill = 0
 reclaim = 0
 CONF
-agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
-check "daemon adopts both" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
-sleep 1
 agentmmctl -c /tmp/amm.conf exec --name small agent.slice/b -- memhog --hold-s 60 8 &
 SMALL=$!
 sleep 1

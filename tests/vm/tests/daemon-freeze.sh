@@ -2,13 +2,12 @@
 # pressure passes. The high-priority sandbox is never frozen.
 . /tests/daemon-lib.sh
 
-mkdir -p $AS
-echo +memory >$AS/cgroup.subtree_control
+make_pool
 new_sandbox low 40; new_sandbox high 20
 agentmmctl priority agent.slice/low 10
 expect_eq "$(agentmmctl priority agent.slice/low)" 10 "priority stored as xattr"
 expect_eq "$(agentmmctl priority agent.slice/high)" "100 (default)" "default priority"
-cat >/tmp/amm.conf <<CONF
+start_daemon 2 "daemon adopts both" <<CONF
 interval_ms = 200
 memory_limit_mb = 400
 floor_mb = 16
@@ -16,9 +15,6 @@ throttle = 0
 kill = 0
 reclaim = 0
 CONF
-agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
-check "daemon adopts both" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
-sleep 1
 # 40 + 20 + 320 = 380 of 400 MB: 5% free, below freeze_free_pct (8)
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- \
 	memhog --step-mb 8 --hold-s 4 320 &

@@ -2,20 +2,16 @@
 # what it recorded); a restarted daemon adopts the sandboxes from cgroupfs.
 . /tests/daemon-lib.sh
 
-mkdir -p $AS
-echo +memory >$AS/cgroup.subtree_control
+make_pool
 new_sandbox low 40; new_sandbox high 20
 agentmmctl priority agent.slice/low 10
-cat >/tmp/amm.conf <<CONF
+start_daemon 2 "daemon adopts both" <<CONF
 interval_ms = 200
 memory_limit_mb = 400
 floor_mb = 16
 kill = 0
 reclaim = 0
 CONF
-agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
-check "daemon adopts both" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 2 ]"
-sleep 1
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- memhog --step-mb 8 --hold 330 &
 CTL=$!
 check "low frozen" wait_for 60 sh -c "grep -q 'frozen 1' $AS/low/cgroup.events"

@@ -2,11 +2,10 @@
 # on its tool cgroup; neighbours are not touched; the throttle is released
 # when the burst is over.
 . /tests/daemon-lib.sh
-mkdir -p $AS
-echo +memory >$AS/cgroup.subtree_control
+make_pool
 new_sandbox a 16; new_sandbox b 24; new_sandbox c 24
 # a 400 MB pool for all sandboxes: throttle below 15% free; no freeze/kill
-cat >/tmp/amm.conf <<CONF
+start_daemon 3 "daemon adopts three sandboxes" <<CONF
 interval_ms = 200
 memory_limit_mb = 400
 floor_mb = 16
@@ -14,9 +13,6 @@ freeze = 0
 kill = 0
 reclaim = 0
 CONF
-agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
-check "daemon adopts three sandboxes" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq 3 ]"
-sleep 1
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
 	memhog --step-mb 4 --rate-mb-s 60 --progress /tmp/burst.mb --hold 330 &
 CTL=$!
