@@ -42,12 +42,15 @@ enum agentmm_mode {
  * @kb: size in kB, as in hugepages-<kb>kB
  * @order: page order of @kb
  * @avail_pages: free pages in blocks of @order or larger (last sample)
+ * @servable_pages: the part of @avail_pages user faults could allocate:
+ *	per zone, capped by the free pages above its reserve (last sample)
  * @unusable: unusable free index for @order, 0..1000 (last sample)
  */
 struct agentmm_size {
 	unsigned int kb;
 	unsigned int order;
 	u64 avail_pages;
+	u64 servable_pages;
 	unsigned int unusable;
 };
 
@@ -57,12 +60,15 @@ struct agentmm_size {
  * @zid: zone index within the node
  * @name: zone name ("DMA32", "Normal", ...)
  * @fa: free blocks per order
+ * @reserved: free pages user allocations may not take: the low watermark
+ *	plus the lowmem_reserve against movable user memory
  */
 struct agentmm_zone {
 	int nid;
 	int zid;
 	const char *name;
 	struct amm_free_area fa;
+	u64 reserved;
 };
 
 /**

@@ -331,7 +331,7 @@ void agentmm_gov_tick(void)
 		if (!k->stats[AGENTMM_STAT_ALLOC])
 			continue;	/* no anon knob for this size (8kB) */
 		o->present = true;
-		o->avail_pages = s->sizes[i].avail_pages;
+		o->avail_pages = s->sizes[i].servable_pages;
 		o->fault_alloc = agentmm_read_stat(k->stats[AGENTMM_STAT_ALLOC]);
 		o->fault_fallback =
 			agentmm_read_stat(k->stats[AGENTMM_STAT_FALLBACK]);

@@ -11,8 +11,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/gfp.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/mmzone.h>
 #include <linux/nodemask.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -23,6 +25,9 @@
 #include "agentmm_trace.h"
 
 #define AGENTMM_THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+/* Anonymous user memory may come from any zone up to this one. */
+#define AGENTMM_USER_ZONE gfp_zone(GFP_HIGHUSER_MOVABLE)
 
 struct agentmm_sensor agentmm_sensor = {
 	.lock = __MUTEX_INITIALIZER(agentmm_sensor.lock),
@@ -41,15 +46,18 @@ static void agentmm_sample(bool from_event)
 	struct agentmm_sensor *s = &agentmm_sensor;
 	u64 suitable[NR_PAGE_ORDERS];
 	u16 unusable[NR_PAGE_ORDERS];
-	unsigned int i, order;
+	unsigned int i, j, order;
 
 	mutex_lock(&s->lock);
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
+	for (i = 0; i < s->nr_sizes; i++)
+		s->sizes[i].servable_pages = 0;
 	for (i = 0; i < s->nr_zones; i++) {
 		struct agentmm_zone *az = &s->zones[i];
 		struct zone *zone;
 
 		amm_free_area_init(&az->fa, NR_PAGE_ORDERS);
+		az->reserved = 0;
 		if (!node_online(az->nid))
 			continue;
 		zone = &NODE_DATA(az->nid)->node_zones[az->zid];
@@ -60,6 +68,20 @@ static void agentmm_sample(bool from_event)
 			az->fa.nr_free[order] = data_race(area->nr_free);
 		}
 		amm_free_area_add(&s->total, &az->fa);
+		/*
+		 * What the allocator keeps back from a user fault: a zone's
+		 * blocks below this are not there for mTHP (zone DMA).
+		 */
+		az->reserved = low_wmark_pages(zone) +
+			       zone->lowmem_reserve[AGENTMM_USER_ZONE];
+		for (j = 0; j < s->nr_sizes; j++) {
+			struct agentmm_size *sz = &s->sizes[j];
+
+			sz->servable_pages =
+				amm_add_sat(sz->servable_pages,
+					    amm_servable_pages(&az->fa, sz->order,
+							       az->reserved));
+		}
 	}
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		suitable[order] = amm_suitable_pages(&s->total, order);

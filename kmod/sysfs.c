@@ -101,23 +101,27 @@ static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    s->seq ? div_u64(now - s->last_ns, NSEC_PER_MSEC) : 0,
 			    amm_free_pages(&s->total));
 	at += sysfs_emit_at(buf, at,
-			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_us=%llu knob_writes=%llu external_changes=%llu\n",
+			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_futile=%llu compact_us=%llu knob_writes=%llu external_changes=%llu\n",
 			    agentmm_ceiling_kb(), agentmm_gov.ticks,
 			    agentmm_gov.st.transitions_up,
 			    agentmm_gov.st.transitions_down,
 			    agentmm_gov.compact_runs,
+			    agentmm_gov.st.compact_futile,
 			    div_u64(agentmm_gov.compact_ns, NSEC_PER_USEC),
 			    agentmm_gov.writes, agentmm_gov.external_changes);
 	for (i = 0; i < s->nr_sizes; i++)
 		at += sysfs_emit_at(buf, at,
-				    "size kb=%u order=%u available_pages=%llu unusable_index=%u decision=%s reason=%s knob=%s\n",
+				    "size kb=%u order=%u available_pages=%llu servable_pages=%llu unusable_index=%u decision=%s reason=%s knob=%s\n",
 				    s->sizes[i].kb, s->sizes[i].order,
 				    s->sizes[i].avail_pages,
+				    s->sizes[i].servable_pages,
 				    s->sizes[i].unusable, agentmm_decision_of(i),
 				    agentmm_reason_of(i), agentmm_knob_state(i));
 	for (i = 0; i < s->nr_zones; i++) {
-		at += sysfs_emit_at(buf, at, "zone node=%d name=%s free_blocks=",
-				    s->zones[i].nid, s->zones[i].name);
+		at += sysfs_emit_at(buf, at,
+				    "zone node=%d name=%s reserved=%llu free_blocks=",
+				    s->zones[i].nid, s->zones[i].name,
+				    s->zones[i].reserved);
 		at = agentmm_emit_orders(buf, at, &s->zones[i].fa, ',');
 		at += sysfs_emit_at(buf, at, "\n");
 	}
@@ -193,6 +197,7 @@ AGENTMM_SENSOR_U64_ATTR(transitions_down, agentmm_gov.st.transitions_down);
 AGENTMM_SENSOR_U64_ATTR(compact_requested, agentmm_gov.st.compact_requested);
 AGENTMM_SENSOR_U64_ATTR(compact_suppressed,
 			agentmm_gov.st.compact_suppressed);
+AGENTMM_SENSOR_U64_ATTR(compact_futile, agentmm_gov.st.compact_futile);
 AGENTMM_SENSOR_U64_ATTR(compact_runs, agentmm_gov.compact_runs);
 AGENTMM_SENSOR_U64_ATTR(compact_blocks, agentmm_gov.compact_blocks);
 AGENTMM_SENSOR_U64_ATTR(compact_misses, agentmm_gov.compact_misses);
@@ -228,6 +233,7 @@ static struct attribute *agentmm_governor_attrs[] = {
 	&transitions_down_attr.attr,
 	&compact_requested_attr.attr,
 	&compact_suppressed_attr.attr,
+	&compact_futile_attr.attr,
 	&compact_runs_attr.attr,
 	&compact_blocks_attr.attr,
 	&compact_misses_attr.attr,
@@ -263,6 +269,7 @@ static struct kobj_attribute size_##_name##_attr =			\
 
 AGENTMM_SIZE_ATTR(order, "%u", order);
 AGENTMM_SIZE_ATTR(available_pages, "%llu", avail_pages);
+AGENTMM_SIZE_ATTR(servable_pages, "%llu", servable_pages);
 AGENTMM_SIZE_ATTR(unusable_index, "%u", unusable);
 
 /* The governor's view of one size; caller holds agentmm_sensor.lock. */
@@ -340,6 +347,7 @@ static struct kobj_attribute size_fallback_permille_attr =
 static struct attribute *agentmm_size_attrs[] = {
 	&size_order_attr.attr,
 	&size_available_pages_attr.attr,
+	&size_servable_pages_attr.attr,
 	&size_unusable_index_attr.attr,
 	&size_decision_attr.attr,
 	&size_reason_attr.attr,

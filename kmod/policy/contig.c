@@ -92,6 +92,34 @@ u64 amm_suitable_pages(const struct amm_free_area *fa, unsigned int order)
 }
 
 /**
+ * amm_servable_pages() - what user page faults could get from one zone
+ * @fa: the zone's free blocks
+ * @order: allocation order
+ * @reserved: free pages of the zone that a user allocation may not take
+ *	(its low watermark plus its lowmem_reserve against the highest zone
+ *	user memory may come from)
+ *
+ * A zone only hands out free pages above @reserved: a small low zone (DMA)
+ * can hold many free blocks that user faults never get. So this is
+ * amm_suitable_pages() capped by the free pages above @reserved, counted
+ * in whole blocks of @order.
+ *
+ * Return: pages in order-@order blocks a user fault could allocate.
+ */
+u64 amm_servable_pages(const struct amm_free_area *fa, unsigned int order,
+		       u64 reserved)
+{
+	u64 free = amm_free_pages(fa);
+	u64 suitable = amm_suitable_pages(fa, order);
+	u64 budget;
+
+	if (free <= reserved || order >= AMM_MAX_ORDERS)
+		return 0;
+	budget = (free - reserved) >> order << order;
+	return suitable < budget ? suitable : budget;
+}
+
+/**
  * amm_unusable_index() - unusable free space index for an order
  * @fa: the free area
  * @order: allocation order

@@ -44,6 +44,8 @@ void amm_free_area_add(struct amm_free_area *sum,
 		       const struct amm_free_area *zone);
 u64 amm_free_pages(const struct amm_free_area *fa);
 u64 amm_suitable_pages(const struct amm_free_area *fa, unsigned int order);
+u64 amm_servable_pages(const struct amm_free_area *fa, unsigned int order,
+		       u64 reserved);
 unsigned int amm_unusable_index(const struct amm_free_area *fa,
 				unsigned int order);
 int amm_order_of_kb(u64 size_kb, unsigned int page_kb);

@@ -178,6 +178,40 @@ static enum amm_gov_reason amm_gov_reason_of(const struct amm_gov_state *st,
 }
 
 /*
+ * Judge the last compaction request once it has had time to work: if its
+ * order's availability did not grow, count it futile and, after a few in a
+ * row, pause requests with an exponential back-off.
+ */
+static void amm_gov_judge_compaction(struct amm_gov_state *st,
+				     const struct amm_gov_config *cfg,
+				     const struct amm_gov_input *in)
+{
+	int o = st->compact_order;
+	unsigned int shift;
+	u64 pause;
+
+	if (o == AMM_GOV_OFF)
+		return;
+	if (in->now_ms >= st->compact_ms &&
+	    in->now_ms - st->compact_ms < AMM_GOV_COMPACT_SETTLE_MS)
+		return;
+	st->compact_order = AMM_GOV_OFF;
+	if (in->order[o].avail_pages > st->compact_before) {
+		st->compact_streak = 0;
+		return;
+	}
+	st->compact_futile = amm_add_sat(st->compact_futile, 1);
+	if (st->compact_streak < AMM_GOV_FUTILE_TRIES + AMM_GOV_MAX_BACKOFF)
+		st->compact_streak++;
+	if (st->compact_streak < AMM_GOV_FUTILE_TRIES)
+		return;
+	shift = st->compact_streak - AMM_GOV_FUTILE_TRIES;
+	pause = cfg->compact_window_ms > (AMM_U64_MAX >> shift) ?
+		AMM_U64_MAX : cfg->compact_window_ms << shift;
+	st->compact_resume_ms = amm_add_sat(in->now_ms, pause);
+}
+
+/*
  * Turn the ceiling into a decision: the window of enabled sizes, a reason
  * per order and at most one compaction request within the budget.
  */
@@ -222,14 +256,23 @@ static void amm_gov_finish(struct amm_gov_state *st,
 		st->window_start_ms = in->now_ms;
 		st->window_used = 0;
 	}
-	if (!out->below_headroom)
+	amm_gov_judge_compaction(st, cfg, in);
+	if (!out->below_headroom) {
+		st->compact_streak = 0;		/* headroom is back */
+		st->compact_resume_ms = 0;
 		return;
+	}
 	/* Blocks of the highest order serve every smaller one too. */
 	o = amm_gov_below(out->below_headroom, AMM_MAX_ORDERS);
-	if (st->window_used < cfg->compact_budget) {
+	if (st->window_used < cfg->compact_budget &&
+	    st->compact_order == AMM_GOV_OFF &&
+	    in->now_ms >= st->compact_resume_ms) {
 		out->compact_mask = AMM_BIT(o);
 		st->window_used++;
 		st->compact_requested = amm_add_sat(st->compact_requested, 1);
+		st->compact_order = o;
+		st->compact_ms = in->now_ms;
+		st->compact_before = in->order[o].avail_pages;
 	} else {
 		st->compact_suppressed = amm_add_sat(st->compact_suppressed, 1);
 	}
@@ -249,7 +292,7 @@ void amm_gov_config_default(struct amm_gov_config *cfg)
 		.candidates		= 0x1c,	/* 16K, 32K, 64K */
 		.max_enabled		= 3,
 		.min_avail_blocks	= 64,
-		.avail_up_blocks	= 256,
+		.avail_up_blocks	= 1024,
 		.fallback_down_permille	= 250,
 		.fallback_up_permille	= 50,
 		.min_faults		= 32,
@@ -292,7 +335,8 @@ int amm_gov_config_validate(const struct amm_gov_config *cfg)
  * @first: the first sample; its fault counters become the baseline
  * @out: the initial decision (changed is always true); may be NULL
  *
- * The ceiling starts at the largest candidate with enough free blocks.
+ * The ceiling starts at the largest candidate with avail_up_blocks free
+ * blocks, or if there is none, the largest with min_avail_blocks.
  *
  * Return: 0, or -AMM_EINVAL if @cfg is invalid (@st and @out untouched).
  */
@@ -312,15 +356,27 @@ int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 		.last_ms	 = first->now_ms,
 		.last_change_ms	 = first->now_ms,
 		.window_start_ms = first->now_ms,
+		.compact_order	 = AMM_GOV_OFF,
 	};
 	amm_gov_sample(st, cfg, first, &r);	/* baseline counters */
 	for (o = 0; o < AMM_MAX_ORDERS; o++)
 		r.rated[o] = false;		/* no deltas yet */
+	/*
+	 * Start where a step up would have taken us: the largest size that
+	 * is comfortably servable. Only if none is, the largest that is
+	 * servable at all, so a fragmented host still gets small sizes.
+	 */
 	for (o = amm_gov_below(cand, AMM_MAX_ORDERS); o != AMM_GOV_OFF;
 	     o = amm_gov_below(cand, o))
-		if (amm_gov_down_cause(cfg, first, &r, o) ==
+		if (amm_gov_up_cause(cfg, first, &r, AMM_GOV_OFF, o) ==
 		    AMM_REASON_PLENTIFUL)
 			break;
+	if (o == AMM_GOV_OFF)
+		for (o = amm_gov_below(cand, AMM_MAX_ORDERS); o != AMM_GOV_OFF;
+		     o = amm_gov_below(cand, o))
+			if (amm_gov_down_cause(cfg, first, &r, o) ==
+			    AMM_REASON_PLENTIFUL)
+				break;
 	st->ceiling = o;
 	st->enabled = ~0u;	/* whatever the kernel had: force "changed" */
 	amm_gov_finish(st, cfg, first, &r, false, out ? out : &tmp);

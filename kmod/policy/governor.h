@@ -20,6 +20,16 @@
 /* Up-dwell doubles after each failed step-up, at most this many times. */
 #define AMM_GOV_MAX_BACKOFF	3
 
+/*
+ * A compaction request is judged at the first tick this long after it: did
+ * the target order's availability grow? After AMM_GOV_FUTILE_TRIES futile
+ * requests in a row, requests pause for compact_window_ms, doubling with
+ * each further futile one (at most AMM_GOV_MAX_BACKOFF doublings): memory
+ * pinned by unmovable pages does not compact, and asking again is pure cost.
+ */
+#define AMM_GOV_COMPACT_SETTLE_MS	200
+#define AMM_GOV_FUTILE_TRIES		2
+
 /* amm_gov_decision.fallback_permille when a tick had too few attempts */
 #define AMM_GOV_UNRATED		(~0u)
 
@@ -65,7 +75,8 @@ struct amm_gov_config {
 /**
  * struct amm_gov_order_input - what the module sampled for one order
  * @present:	the kernel offers this mTHP size (hugepages-<size>kB exists)
- * @avail_pages: amm_suitable_pages() for this order
+ * @avail_pages: pages in free blocks of this order or larger that a user
+ *		fault could get (amm_servable_pages() summed over zones)
  * @fault_alloc: cumulative stats/anon_fault_alloc
  * @fault_fallback: cumulative stats/anon_fault_fallback
  * @fault_fallback_charge: cumulative stats/anon_fault_fallback_charge; these
@@ -162,8 +173,15 @@ struct amm_gov_decision {
  * @window_used: compaction requests issued in the current window
  * @transitions_up: step-ups so far
  * @transitions_down: step-downs so far
+ * @compact_order: order of the request still to be judged, or AMM_GOV_OFF
+ * @compact_ms:	time of that request
+ * @compact_before: the order's available pages at that request
+ * @compact_streak: futile requests in a row
+ * @compact_resume_ms: no request before this time (futility back-off)
  * @compact_requested: compaction requests issued so far
- * @compact_suppressed: compaction requests withheld by the budget so far
+ * @compact_suppressed: compaction requests withheld by the budget or the
+ *		back-off so far
+ * @compact_futile: requests after which availability did not grow
  */
 struct amm_gov_state {
 	int ceiling;
@@ -181,8 +199,14 @@ struct amm_gov_state {
 	unsigned int window_used;
 	u64 transitions_up;
 	u64 transitions_down;
+	int compact_order;
+	u64 compact_ms;
+	u64 compact_before;
+	unsigned int compact_streak;
+	u64 compact_resume_ms;
 	u64 compact_requested;
 	u64 compact_suppressed;
+	u64 compact_futile;
 };
 
 void amm_gov_config_default(struct amm_gov_config *cfg);

@@ -197,6 +197,33 @@ TEST(sum_of_zones)
 	}
 }
 
+TEST(servable_capped_by_reserve)
+{
+	/* A DMA-like zone: 3 blocks of 64 pages and 4 single pages free. */
+	const u64 dma[] = { 4, 0, 0, 0, 0, 0, 3 };
+	struct amm_free_area fa = area(11, dma, 7);
+
+	EXPECT_EQ(amm_free_pages(&fa), 196);
+	/* Nothing reserved: every suitable page. */
+	EXPECT_EQ(amm_servable_pages(&fa, 4, 0), 192);
+	EXPECT_EQ(amm_servable_pages(&fa, 0, 0), 196);
+	/* 100 reserved: 96 pages above it = six 16-page blocks. */
+	EXPECT_EQ(amm_servable_pages(&fa, 4, 100), 96);
+	/* ... but only one whole 64-page block. */
+	EXPECT_EQ(amm_servable_pages(&fa, 6, 100), 64);
+	/* Blocks too small for the order: the cap does not create any. */
+	EXPECT_EQ(amm_servable_pages(&fa, 7, 0), 0);
+	/* At or below the reserve: nothing, whatever the free lists say. */
+	EXPECT_EQ(amm_servable_pages(&fa, 4, 196), 0);
+	EXPECT_EQ(amm_servable_pages(&fa, 4, 1000), 0);
+	EXPECT_EQ(amm_servable_pages(&fa, 0, 195), 1);
+	/* Orders beyond the array and saturated counts stay sane. */
+	EXPECT_EQ(amm_servable_pages(&fa, AMM_MAX_ORDERS, 0), 0);
+	fa.nr_free[10] = AMM_U64_MAX;
+	EXPECT_EQ(amm_servable_pages(&fa, 9, 0), AMM_U64_MAX >> 9 << 9);
+	EXPECT_EQ(amm_servable_pages(&fa, 9, AMM_U64_MAX), 0);
+}
+
 TEST(order_of_kb)
 {
 	EXPECT_EQ(amm_order_of_kb(4, 4), 0);

@@ -246,14 +246,21 @@ static const struct scenario scenarios[] = {
 	{ "plentiful, max_enabled 1", tune_max1, PLENTY_T, 9, BIT(9), {
 		{ 5, PLENTY_T, .ceiling = W(9), .ups = W(0), .downs = W(0) },
 	} },
-	{ "start fragmented: largest servable", NULL, FRAG_T(5), 5,
-	  BIT(5) | BIT(4) | BIT(3), {
-		{ 5, FRAG_T(5), .ceiling = W(5), .ups = W(0), .downs = W(0) },
+	/* FRAG_T(5): order 5 has 1000 blocks (servable, < avail_up 1024) */
+	{ "start fragmented: largest comfortable size", NULL, FRAG_T(5), 4,
+	  BIT(4) | BIT(3) | BIT(2), {
+		{ 5, FRAG_T(5), .ceiling = W(4), .ups = W(0), .downs = W(0) },
 	} },
-	{ "start between thresholds: servable is enough", NULL,
-	  .top = 10, .blocks = 30, 9,
-	  BIT(9) | BIT(8) | BIT(7), {
-		{ 3, .top = 10, .blocks = 30, .ceiling = W(9) },
+	{ "start with nothing comfortable: largest servable", NULL,
+	  .top = 3, .blocks = 100, 3, BIT(3) | BIT(2), {
+		{ 5, .top = 3, .blocks = 100, .ceiling = W(3), .ups = W(0),
+		  .downs = W(0) },
+	} },
+	/* blocks of order o: 30 * (2^(11-o) - 1); >= 1024 up to order 5 */
+	{ "start between thresholds: the largest comfortable size", NULL,
+	  .top = 10, .blocks = 30, 5,
+	  BIT(5) | BIT(4) | BIT(3), {
+		{ 3, .top = 10, .blocks = 30, .ceiling = W(5) },
 	} },
 	{ "fragmenting: one size per tick down to what is left", NULL,
 	  PLENTY_T, 9, BIT(9) | BIT(8) | BIT(7), {
@@ -280,9 +287,9 @@ static const struct scenario scenarios[] = {
 		{ 30, PLENTY_T, .ceiling = W(9), .ups = W(8), .downs = W(0) },
 	} },
 	{ "recovery needs avail_up_blocks, not just servable", NULL,
-	  FRAG_T(5), 5, -1, {
-		/* blocks of order o: 30 * (2^(11-o) - 1); >= 256 up to 7 */
-		{ 40, .top = 10, .blocks = 30, .ceiling = W(7), .ups = W(2),
+	  FRAG_T(3), 2, -1, {
+		/* blocks of order o: 30 * (2^(11-o) - 1); >= 1024 up to 5 */
+		{ 40, .top = 10, .blocks = 30, .ceiling = W(5), .ups = W(3),
 		  .downs = W(0) },
 	} },
 	{ "high fallback at the ceiling steps down; mid rate holds", NULL,
@@ -518,19 +525,21 @@ static void test_flap_memory(void)
 	CHECK_EQ(s.changes, 8);
 }
 
-/* Avail alternating just above / below avail_up_blocks: never steps up. */
+/* Avail alternating at / below avail_up_blocks: never steps up. */
 static void test_flap_threshold(void)
 {
 	struct sim s;
 	int i;
 
-	sim_init(&s, FRAG(4));
+	sim_init(&s, FRAG(5));
 	CHECK_EQ(sim_start(&s), 0);
 	CHECK_EQ(s.st.ceiling, 4);
 	for (i = 0; i < 200; i++) {
-		/* order 5 gets exactly 256 blocks or 255 blocks */
-		sim_memory(&s.in, FRAG(4));
-		s.in.order[5].avail_pages = (u64)(i & 1 ? 256 : 255) << 5;
+		u64 up = s.cfg.avail_up_blocks;
+
+		/* order 5 gets exactly avail_up_blocks, or one block fewer */
+		sim_memory(&s.in, FRAG(5));
+		s.in.order[5].avail_pages = (i & 1 ? up : up - 1) << 5;
 		sim_step(&s, 1000);
 		CHECK_EQ(s.st.ceiling, 4);
 		CHECK_EQ(s.d.reason[5], i & 1 ? AMM_REASON_RECOVERING :
@@ -635,16 +644,23 @@ static void test_compact_budget(void)
 	struct sim s;
 	int i;
 
-	/* order 9: 3*30 = 90 blocks, servable (>= 64), below headroom 128 */
+	/*
+	 * order 9: 3*30 = 90 blocks, servable (>= 64), below headroom 128;
+	 * comfortable with avail_up_blocks 80. Each request gains a block,
+	 * so none is futile and only the budget limits them.
+	 */
 	sim_init(&s, MEM(10, 30));
+	s.cfg.avail_up_blocks = 80;
 	CHECK_EQ(sim_start(&s), 0);
 	CHECK_EQ(s.d.ceiling, 9);
 	CHECK_EQ(s.d.below_headroom, BIT(9));
 	CHECK_EQ(s.d.compact_mask, BIT(9));	/* the highest only */
 	for (i = 1; i <= 3; i++) {
+		s.in.order[9].avail_pages += 1 << 9;
 		sim_step(&s, 1000);
 		CHECK_EQ(s.d.compact_mask, BIT(9));
 	}
+	s.in.order[9].avail_pages += 1 << 9;
 	for (i = 4; i <= 9; i++) {
 		sim_step(&s, 1000);
 		CHECK_EQ(s.d.compact_mask, 0);
@@ -652,10 +668,87 @@ static void test_compact_budget(void)
 	}
 	CHECK_EQ(s.st.compact_requested, 4);
 	CHECK_EQ(s.st.compact_suppressed, 6);
+	CHECK_EQ(s.st.compact_futile, 0);
 	sim_step(&s, 1000);			/* t = 10 s: new window */
 	CHECK_EQ(s.d.compact_mask, BIT(9));
 	CHECK_EQ(s.st.compact_requested, 5);
 	CHECK_EQ(s.st.ceiling, 9);
+}
+
+/*
+ * Compaction that does not raise availability (unmovable fragmentation):
+ * after AMM_GOV_FUTILE_TRIES futile requests, a pause of compact_window_ms
+ * that doubles with every further futile one; a gain, or headroom coming
+ * back, ends the back-off. A request is judged only after it had time.
+ */
+static void test_compact_futile(void)
+{
+	struct sim s;
+	u64 t0;
+
+	sim_init(&s, MEM(10, 30));
+	s.cfg.avail_up_blocks = 80;
+	s.cfg.compact_budget = 100;	/* only the back-off limits */
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+	CHECK_EQ(s.st.compact_requested, 1);
+
+	/* too soon to judge: no verdict, no second request in flight */
+	sim_step(&s, AMM_GOV_COMPACT_SETTLE_MS - 1);
+	CHECK_EQ(s.d.compact_mask, 0);
+	CHECK_EQ(s.st.compact_futile, 0);
+	CHECK_EQ(s.st.compact_suppressed, 1);
+
+	/* judged futile (nothing gained); one more try is allowed */
+	sim_step(&s, 1);
+	CHECK_EQ(s.st.compact_futile, 1);
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+	CHECK_EQ(s.st.compact_requested, 2);
+
+	/* second futile one: pause for one window */
+	sim_step(&s, 1000);
+	t0 = s.in.now_ms;
+	CHECK_EQ(s.st.compact_futile, 2);
+	CHECK_EQ(s.d.compact_mask, 0);
+	CHECK_EQ(s.st.compact_resume_ms, t0 + s.cfg.compact_window_ms);
+	while (s.in.now_ms + 1000 < t0 + s.cfg.compact_window_ms) {
+		sim_step(&s, 1000);
+		CHECK_EQ(s.d.compact_mask, 0);
+	}
+	sim_step(&s, t0 + s.cfg.compact_window_ms - s.in.now_ms);
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+	CHECK_EQ(s.st.compact_requested, 3);
+
+	/* third futile one: the pause doubles */
+	sim_step(&s, 1000);
+	CHECK_EQ(s.st.compact_futile, 3);
+	CHECK_EQ(s.st.compact_resume_ms,
+		 s.in.now_ms + 2 * s.cfg.compact_window_ms);
+
+	/* the pause is capped at 2^AMM_GOV_MAX_BACKOFF windows */
+	for (int i = 0; i < 10; i++) {
+		sim_step(&s, s.st.compact_resume_ms - s.in.now_ms);
+		CHECK_EQ(s.d.compact_mask, BIT(9));
+		sim_step(&s, 1000);
+	}
+	CHECK_EQ(s.st.compact_resume_ms,
+		 s.in.now_ms + (s.cfg.compact_window_ms << AMM_GOV_MAX_BACKOFF));
+
+	/* headroom back: the back-off ends at once */
+	s.in.order[9].avail_pages = 200 << 9;
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.below_headroom, 0);
+	CHECK_EQ(s.st.compact_streak, 0);
+	CHECK_EQ(s.st.compact_resume_ms, 0);
+	s.in.order[9].avail_pages = 90 << 9;
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.compact_mask, BIT(9));
+
+	/* a request that gains resets the streak */
+	s.in.order[9].avail_pages = 91 << 9;
+	sim_step(&s, 1000);
+	CHECK_EQ(s.st.compact_streak, 0);
+	CHECK_EQ(s.d.compact_mask, BIT(9));
 }
 
 static void test_compact_headroom(void)
@@ -676,6 +769,7 @@ static void test_compact_headroom(void)
 
 	/* headroom 0 disables compaction */
 	sim_init(&s, MEM(10, 30));
+	s.cfg.avail_up_blocks = 80;
 	s.cfg.headroom_blocks = 0;
 	CHECK_EQ(sim_start(&s), 0);
 	CHECK_EQ(s.d.below_headroom, 0);
@@ -683,6 +777,7 @@ static void test_compact_headroom(void)
 
 	/* budget 0: never requested, counted as suppressed */
 	sim_init(&s, MEM(10, 30));
+	s.cfg.avail_up_blocks = 80;
 	s.cfg.compact_budget = 0;
 	s.cfg.compact_window_ms = 0;
 	CHECK_EQ(sim_start(&s), 0);
@@ -897,6 +992,7 @@ int main(void)
 	RUN(test_flap_fallback);
 	RUN(test_compact_budget);
 	RUN(test_compact_headroom);
+	RUN(test_compact_futile);
 	RUN(test_reasons);
 	RUN(test_not_present);
 	RUN(test_config_change);

@@ -50,7 +50,7 @@ log "enabled sizes during churn: $alloc allocated, $fall fell back"
 expect_cmp "$alloc" -gt 0 "the enabled sizes were used"
 expect_cmp $((fall * 100)) -le $(((alloc + fall) * 25)) "fallback rate of enabled sizes at most 25%"
 expect_cmp "$(gov compact_runs)" -ge 1 "order-targeted compaction ran"
-log "compaction: $(gov compact_runs) runs, $(gov compact_blocks) blocks, $(gov compact_us) us, $(gov compact_suppressed) suppressed"
+log "compaction: $(gov compact_runs) runs, $(gov compact_blocks) blocks, $(gov compact_us) us, $(gov compact_suppressed) suppressed, $(gov compact_futile) futile"
 
 kill $pid
 wait $pid

@@ -77,4 +77,60 @@ d=$((total - sum)); [ $d -lt 0 ] && d=$((-d))
 expect_cmp $d -le 2048 "free_pages within 8 MiB of /proc/buddyinfo's sum ($total vs $sum)"
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/8kB/available_pages 2>/dev/null || cat $AGENTMM_SYS/sensor/sizes/16kB/available_pages)" \
 	"$(summary_get size available_pages)" "summary's first size matches its file"
+# servable_pages: per zone, suitable pages capped by the free pages above
+# the zone's reserve, in whole blocks. The reserve must be /proc/zoneinfo's
+# low watermark plus protection[ZONE_MOVABLE] (the 4th entry on x86_64), and
+# every size's servable_pages must follow from one summary snapshot.
+zoneinfo_reserved() {	# node zone-name
+	awk -v n="$1" -v z="$2" '
+		$1 == "Node" { sub(",", "", $2); cur = ($2 == n && $4 == z) }
+		cur && $1 == "low" { low = $2 }
+		cur && $1 == "protection:" { gsub(/[(),]/, " "); prot = $5 }
+		END { printf "%d", low + prot }' /proc/zoneinfo
+}
+ok=0
+for attempt in 1 2 3 4 5; do
+	wait_sample
+	snap=$(cat $AGENTMM_SYS/summary)
+	bad=
+	for zl in $(echo "$snap" | awk '$1 == "zone" { sub("node=", "", $2);
+			sub("name=", "", $3); sub("reserved=", "", $4);
+			print $2 ":" $3 ":" $4 }'); do
+		IFS=: read -r n zn r <<EOF2
+$zl
+EOF2
+		want=$(zoneinfo_reserved "$n" "$zn")
+		[ "$r" = "$want" ] || bad="$bad node$n-$zn reserved $r vs zoneinfo $want;"
+	done
+	bad="$bad$(echo "$snap" | awk '
+		# sub() leaves strings: +0 makes every comparison numeric.
+		$1 == "zone" { nz++; sub("reserved=", "", $4); R[nz] = $4 + 0
+			sub("free_blocks=", "", $5); F[nz] = $5 }
+		$1 == "size" { ns++; sub("order=", "", $3); O[ns] = $3 + 0
+			for (i = 4; i <= NF; i++) {
+				if ($i ~ /^available_pages=/) { sub(/.*=/, "", $i); A[ns] = $i + 0 }
+				if ($i ~ /^servable_pages=/) { sub(/.*=/, "", $i); S[ns] = $i + 0 }
+			} }
+		END {
+			for (k = 1; k <= ns; k++) {
+				want = 0
+				for (z = 1; z <= nz; z++) {
+					n = split(F[z], B, ","); free = 0; suit = 0; p = 1
+					for (i = 1; i <= n; i++) {
+						free += B[i] * p
+						if (i - 1 >= O[k]) suit += B[i] * p
+						p *= 2
+					}
+					blk = 1; for (i = 0; i < O[k]; i++) blk *= 2
+					cap = free > R[z] ? int((free - R[z]) / blk) * blk : 0
+					want += suit < cap ? suit : cap
+				}
+				if (S[k] != want) printf " order %d servable %d vs %d;", O[k], S[k], want
+				if (S[k] > A[k]) printf " order %d servable %d > available %d;", O[k], S[k], A[k]
+			}
+		}')"
+	[ -z "$bad" ] && { ok=1; break; }
+	log "attempt $attempt:$bad"
+done
+expect_eq $ok 1 "servable_pages follow from the zones' free blocks and zoneinfo reserves"
 finish
