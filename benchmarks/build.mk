@@ -42,7 +42,12 @@ $(BUILD)/guest/bin/demo-guest: $(BENCH_DIR)/demo-guest.sh | $(BUILD)/guest/bin
 $(BUILD)/guest/bin/bench-report: $(BENCH_DIR)/report.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
-GUEST_BINS += $(BUILD)/guest/bin/demo-guest $(BUILD)/guest/bin/bench-report
+# How much of completion time is memory work (benchmarks/RESULTS.md).
+$(BUILD)/guest/bin/memshare-guest: $(BENCH_DIR)/memshare-guest.sh | $(BUILD)/guest/bin
+	install -m 755 $< $@
+
+GUEST_BINS += $(BUILD)/guest/bin/demo-guest $(BUILD)/guest/bin/bench-report \
+	      $(BUILD)/guest/bin/memshare-guest
 
 # ---- make bench: the side-by-side benchmark in the QEMU guest ----
 # BENCH_ARGS go to bench-guest (e.g. BENCH_ARGS="--reps 3 -n 3" or
