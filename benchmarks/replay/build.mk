@@ -6,6 +6,9 @@
 #                               replay-guest.sh (stock vs agentmmd, interleaved)
 #   make replay REPLAY_ARGS='--runs 7 --sandboxes 4'   passes options on
 #
+# Also in the guest: replay-daemon-cpu (agentmmd's CPU with many sandboxes)
+# and cpu-calib (emulation slowdown); see RESULTS.md for how they were run.
+#
 # The traces are read from $(REPLAY_TRACES) (default ../shared/traces/
 # agentcgroup next to the checkout); the guest sees them through a 9p share
 # of the checkout's parent directory, never through a copy in the tree.
@@ -31,7 +34,15 @@ $(BUILD)/guest/bin/replay-guest: $(REPLAY_DIR)/replay-guest.sh | $(BUILD)/guest/
 $(BUILD)/tools/replay: $(REPLAY_DEPS) | $(BUILD)/tools
 	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks -o $@ $(REPLAY_SRC) -lm
 
-GUEST_BINS += $(BUILD)/guest/bin/replay $(BUILD)/guest/bin/replay-guest
+$(BUILD)/guest/bin/replay-daemon-cpu: $(REPLAY_DIR)/daemon-cpu.sh | $(BUILD)/guest/bin
+	install -m 755 $< $@
+
+# the same static binary runs natively and in the guest (emulation slowdown)
+$(BUILD)/guest/bin/cpu-calib: $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c $(TOP)/benchmarks/util.h | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c
+
+GUEST_BINS += $(BUILD)/guest/bin/replay $(BUILD)/guest/bin/replay-guest \
+	$(BUILD)/guest/bin/replay-daemon-cpu $(BUILD)/guest/bin/cpu-calib
 TOOLS += $(BUILD)/tools/replay
 
 .PHONY: replay

@@ -10,13 +10,14 @@ usage() {
 	cat <<EOF
 Usage: replay-guest [OPTIONS] [-- REPLAY-OPTIONS]
 
-Runs 'replay' RUNS times per arm, alternating which arm goes first:
+Runs 'replay' RUNS times per arm, rotating which arm goes first. By
+default two arms:
   stock     no daemon: the kernel's memcg OOM killer acts at the limit;
   agentmmd  agentmmd running with memory_limit_mb = the limit and
             sandbox_patterns = agent.slice/* (everything else default).
-Run i of both arms uses seed SEED+i: the same traces, offsets and scale.
+Run i of every arm uses seed SEED+i-1: the same traces, offsets and scale.
 Then prints, per arm, median [min-max] over the runs, and the paired
-agentmmd/stock ratios.
+ratios of every other arm to the first (by default agentmmd/stock).
 
 Options:
   --traces DIR     trace root (e.g. /host/shared/traces/agentcgroup);
@@ -30,13 +31,22 @@ Options:
   --out DIR        keep the JSON of every run, the daemon logs and the
                    summary here (default /tmp/replay-results)
   --daemon-conf F  extra agentmmd config lines from F (appended)
+  --arm NAME[:F]   instead of the two default arms, this one (repeatable;
+                   the first is the reference of the ratios): NAME stock
+                   runs no daemon, any other name runs agentmmd with the
+                   config above plus the lines of F (e.g. "reclaim = 0")
+  --swap-mb N      a zram swap device of N MiB (lz4) for the whole run,
+                   set up before the first run (zram module, disksize,
+                   mkswap, swapon) and removed at the end; the table then
+                   adds swap traffic and zram's peak (host_used_peak_mb,
+                   MemTotal - MemAvailable, includes zram's memory)
   -h, --help       this text
 Anything after -- goes to every replay invocation (e.g. --stagger 60).
 EOF
 }
 
 TRACES= RUNS=5 M=4 LIMIT=1024 OC=1.3 SPEED=50 SEED=1 OUT=/tmp/replay-results
-EXTRA_CONF=
+EXTRA_CONF= ARMS= SWAP_MB=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--traces) TRACES=$2; shift ;;
@@ -48,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--seed) SEED=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--daemon-conf) EXTRA_CONF=$2; shift ;;
+	--arm) ARMS="$ARMS $2"; shift ;;
+	--swap-mb) SWAP_MB=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) echo "replay-guest: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -55,6 +67,25 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+case $SWAP_MB in ''|*[!0-9]*) echo "replay-guest: --swap-mb wants a number of MiB, not '$SWAP_MB'" >&2; exit 2 ;; esac
+[ -n "$ARMS" ] || ARMS="stock agentmmd"
+ARM_NAMES=
+for a in $ARMS; do
+	n=${a%%:*}
+	case $n in
+	''|*[!a-z0-9-]*) echo "replay-guest: arm name '$n' must be [a-z0-9-]+" >&2; exit 2 ;;
+	esac
+	case " $ARM_NAMES " in *" $n "*) echo "replay-guest: arm $n given twice" >&2; exit 2 ;; esac
+	if [ "$a" != "$n" ] && [ ! -r "${a#*:}" ]; then
+		echo "replay-guest: arm $n: cannot read ${a#*:}" >&2; exit 2
+	fi
+	ARM_NAMES="$ARM_NAMES $n"
+done
+ARM_NAMES=${ARM_NAMES# }
+NARMS=0
+for a in $ARM_NAMES; do NARMS=$((NARMS + 1)); done
+[ "$NARMS" -ge 2 ] || { echo "replay-guest: give at least two arms (or none for stock and agentmmd)" >&2; exit 2; }
+REF=${ARM_NAMES%% *}
 command -v replay >/dev/null || { echo "replay-guest: no replay in PATH" >&2; exit 1; }
 command -v agentmmd >/dev/null || { echo "replay-guest: no agentmmd in PATH" >&2; exit 1; }
 mkdir -p "$OUT" || exit 1
@@ -68,9 +99,16 @@ CONF=$OUT/agentmmd.conf
 {
 	echo "memory_limit_mb = $LIMIT"
 	echo "sandbox_patterns = agent.slice/*"
-	[ -n "$EXTRA_CONF" ] && cat "$EXTRA_CONF"
-} >"$CONF"
+	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
+} >"$CONF" || exit 1
 agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+for a in $ARMS; do	# per-arm configs: the common one plus the arm's file
+	n=${a%%:*}
+	[ "$n" = stock ] && continue
+	{ cat "$CONF" && if [ "$a" != "$n" ]; then cat "${a#*:}"; fi; } >"$OUT/conf-$n" || exit 1
+	agentmmd -c "$OUT/conf-$n" --check-config >/dev/null ||
+		{ echo "replay-guest: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
+done
 HZ=100	# USER_HZ; /proc/PID/stat utime+stime are in these ticks
 
 DPID=
@@ -80,7 +118,43 @@ stop_daemon() {
 	wait "$DPID" 2>/dev/null
 	DPID=
 }
-trap 'stop_daemon; exit 130' INT TERM
+
+# ---- zram swap (--swap-mb) ----------------------------------------------
+Z=/sys/block/zram0 ZRAM_LOADED=0 SWAP_ON=0
+swap_setup() {
+	if [ ! -e $Z ]; then
+		if ! modprobe zram 2>/dev/null; then
+			for m in lz4_compress lz4hc_compress zram; do
+				[ -f /lib/modules/$m.ko ] || continue
+				grep -q "^$m " /proc/modules || insmod /lib/modules/$m.ko ||
+					{ echo "replay-guest: insmod $m failed" >&2; return 1; }
+			done
+		fi
+		[ -e $Z ] || { echo "replay-guest: no zram device after loading the zram module (is it in /lib/modules?)" >&2; return 1; }
+		ZRAM_LOADED=1
+	fi
+	grep -q '^/dev/zram0 ' /proc/swaps && { echo "replay-guest: /dev/zram0 is already a swap device" >&2; return 1; }
+	[ "$(cat $Z/disksize)" = 0 ] || echo 1 >$Z/reset ||
+		{ echo "replay-guest: cannot reset $Z (in use?)" >&2; return 1; }
+	echo lz4 >$Z/comp_algorithm 2>/dev/null	# the default; older kernels may differ
+	echo "${SWAP_MB}M" >$Z/disksize || { echo "replay-guest: cannot set $Z/disksize to ${SWAP_MB}M" >&2; return 1; }
+	mkswap /dev/zram0 >/dev/null || { echo "replay-guest: mkswap /dev/zram0 failed" >&2; return 1; }
+	swapon /dev/zram0 || { echo "replay-guest: swapon /dev/zram0 failed" >&2; return 1; }
+	SWAP_ON=1
+	echo "replay-guest: swap: zram0 $SWAP_MB MiB, $(sed 's/.*\[\(.*\)\].*/\1/' $Z/comp_algorithm), vm.swappiness $(cat /proc/sys/vm/swappiness)"
+}
+swap_teardown() {
+	if [ $SWAP_ON = 1 ]; then
+		swapoff /dev/zram0 || echo "replay-guest: swapoff /dev/zram0 failed" >&2
+		echo 1 >$Z/reset 2>/dev/null
+		SWAP_ON=0
+	fi
+	if [ $ZRAM_LOADED = 1 ]; then
+		rmmod zram 2>/dev/null || echo "replay-guest: cannot unload zram" >&2
+		ZRAM_LOADED=0
+	fi
+}
+trap 'stop_daemon; swap_teardown; exit 130' INT TERM
 
 cpu_ticks() {	# utime + stime of PID (comm has no spaces here)
 	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
@@ -88,13 +162,24 @@ cpu_ticks() {	# utime + stime of PID (comm has no spaces here)
 
 uptime_s() { awk '{ print $1 }' /proc/uptime; }
 
+rotate() {	# K NAME...: the names rotated left by K
+	k=$1 i=0 head= tail=
+	shift
+	for a; do
+		if [ $i -lt "$k" ]; then tail="$tail $a"; else head="$head $a"; fi
+		i=$((i + 1))
+	done
+	echo $head $tail
+}
+
 run_arm() {	# ARM RUN
 	arm=$1 r=$2 seed=$((SEED + $2 - 1))
 	shift 2
 	json=$OUT/$arm-$r.json
-	if [ "$arm" = agentmmd ]; then
-		log=$OUT/agentmmd-$r.log
-		agentmmd -c "$CONF" >"$log" 2>&1 &
+	if [ "$arm" != stock ]; then
+		log=$OUT/$arm-$r.log
+		: >"$log"	# exists before the wait below looks into it
+		agentmmd -c "$OUT/conf-$arm" >"$log" 2>&1 &
 		DPID=$!
 		n=0
 		while ! grep -q 'started (config' "$log" && [ $n -lt 100 ]; do
@@ -108,7 +193,7 @@ run_arm() {	# ARM RUN
 		--speed "$SPEED" --seed "$seed" --label "$arm" --json "$json" \
 		"$@" >"$OUT/$arm-$r.txt" 2>"$OUT/$arm-$r.err"
 	rc=$?
-	if [ "$arm" = agentmmd ]; then
+	if [ "$arm" != stock ]; then
 		c1=$(cpu_ticks $DPID) t1=$(uptime_s)
 		alive=1
 		kill -0 "$DPID" 2>/dev/null || alive=0
@@ -133,20 +218,26 @@ summary_line() {
 		"tools killed $(jget "$1" tools_killed)/$(jget "$1" tools)," \
 		"high $(jget "$1" high_events), frozen $(jget "$1" frozen_s) s," \
 		"completion $(jget "$1" completion_s) s, alloc p95 $(jget "$1" alloc_p95_us) us," \
-		"parent peak $(jget "$1" parent_peak_mb) MB"
+		"parent peak $(jget "$1" parent_peak_mb) MB$(
+		[ "$SWAP_MB" -gt 0 ] && echo ", host peak $(jget "$1" host_used_peak_mb) MB," \
+			"swap out/in $(jget "$1" swap_out_mb)/$(jget "$1" swap_in_mb) MB, zram peak $(jget "$1" zram_peak_mb) MB")"
 }
 
-echo "replay-guest: $RUNS runs per arm, $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x, ${TRACES:-synthetic traces}"
+echo "replay-guest: $RUNS runs per arm ($ARM_NAMES), $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x, ${TRACES:-synthetic traces}"
 echo "replay-guest: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { printf "%d MB", $2 / 1024 }' /proc/meminfo), THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+if [ "$SWAP_MB" -gt 0 ]; then
+	swap_setup || { swap_teardown; exit 1; }
+fi
 r=1
 fail=0
 while [ $r -le "$RUNS" ]; do
-	if [ $((r % 2)) -eq 1 ]; then order="stock agentmmd"; else order="agentmmd stock"; fi
-	for arm in $order; do
+	# rotate which arm goes first (two arms: the first one on odd runs)
+	for arm in $(rotate $(((r - 1) % NARMS)) $ARM_NAMES); do
 		run_arm "$arm" "$r" "$@" || fail=1
 	done
 	r=$((r + 1))
 done
+swap_teardown
 
 # ---- comparison ---------------------------------------------------------
 # stat ARM KEY: "median [min-max]" over the runs
@@ -157,10 +248,10 @@ vals() {
 		i=$((i + 1))
 	done
 }
-cpuvals() {
+cpuvals() {	# ARM
 	i=1
 	while [ $i -le "$RUNS" ]; do
-		[ -f "$OUT/agentmmd-$i.cpu" ] && cat "$OUT/agentmmd-$i.cpu"
+		[ -f "$OUT/$1-$i.cpu" ] && cat "$OUT/$1-$i.cpu"
 		i=$((i + 1))
 	done
 }
@@ -170,11 +261,11 @@ med() {	# stdin numbers -> "median [min-max]"
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		printf f " [" f "-" f "]\n", m, v[1], v[NR] }'
 }
-ratios() {	# KEY: paired agentmmd/stock ratios, one per run
+ratios() {	# ARM KEY: paired ARM/reference ratios, one per run
 	i=1
 	while [ $i -le "$RUNS" ]; do
-		if [ -f "$OUT/stock-$i.json" ] && [ -f "$OUT/agentmmd-$i.json" ]; then
-			a=$(jget "$OUT/agentmmd-$i.json" "$1") s=$(jget "$OUT/stock-$i.json" "$1")
+		if [ -f "$OUT/$REF-$i.json" ] && [ -f "$OUT/$1-$i.json" ]; then
+			a=$(jget "$OUT/$1-$i.json" "$2") s=$(jget "$OUT/$REF-$i.json" "$2")
 			awk -v a="$a" -v s="$s" 'BEGIN { if (s > 0) printf "%.4f\n", a / s }'
 		fi
 		i=$((i + 1))
@@ -186,34 +277,74 @@ survival() {	# ARM: survived/total over all runs and %
 	paste /tmp/.k /tmp/.n | awk '{ k += $1; n += $2 } END {
 		if (n) printf "%.1f%% (%d of %d runtimes)\n", 100 * (n - k) / n, n - k, n; else print "-" }'
 }
+OTHERS=${ARM_NAMES#* }
+row() {	# cells...: the metric column, then one per arm and ratio
+	printf '%-30s' "$1"
+	shift
+	for c; do printf ' %-26s' "$c"; done
+	printf '\n'
+}
 
+KEYS="runtimes_killed tools_killed tools oom_kills high_events throttled_sandboxes frozen_s
+	completion_s slowdown psi_some_ms psi_full_ms alloc_p50_us alloc_p95_us alloc_p99_us
+	runtime_alloc_p95_us tool_alloc_p95_us parent_peak_mb host_used_peak_mb"
+[ "$SWAP_MB" -gt 0 ] && KEYS="$KEYS swap_out_mb swap_in_mb zram_peak_mb touch_s"
 {
 	echo
-	echo "== replay comparison: $RUNS runs per arm, $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x"
-	echo "   ${TRACES:-synthetic traces}; median [min-max] over runs; ratio = agentmmd / stock, paired by seed"
-	printf '%-30s %-26s %-26s %s\n' metric stock agentmmd ratio
-	printf '%-30s %-26s %-26s %s\n' "runtime survival" "$(survival stock)" "$(survival agentmmd)" -
-	for k in runtimes_killed tools_killed tools oom_kills high_events throttled_sandboxes frozen_s \
-		completion_s slowdown psi_some_ms psi_full_ms alloc_p50_us alloc_p95_us alloc_p99_us \
-		runtime_alloc_p95_us tool_alloc_p95_us parent_peak_mb host_used_peak_mb; do
-		case $k in
-		completion_s|slowdown|alloc_p*|runtime_alloc_p95_us|tool_alloc_p95_us|parent_peak_mb|host_used_peak_mb|psi_some_ms|psi_full_ms)
-			rt=$(ratios $k | med %.3f) ;;
-		*) rt=- ;;
-		esac
+	echo "== replay comparison: $RUNS runs per arm, $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x$([ "$SWAP_MB" -gt 0 ] && echo ", $SWAP_MB MiB zram swap")"
+	if [ "$NARMS" = 2 ]; then
+		echo "   ${TRACES:-synthetic traces}; median [min-max] over runs; ratio = $OTHERS / $REF, paired by seed"
+		hdr=ratio
+	else
+		echo "   ${TRACES:-synthetic traces}; median [min-max] over runs; ratios = ARM / $REF, paired by seed"
+		hdr=
+		for a in $OTHERS; do hdr="$hdr $a/$REF"; done
+	fi
+	# shellcheck disable=SC2086
+	row metric $ARM_NAMES $hdr
+	set --
+	for a in $ARM_NAMES; do set -- "$@" "$(survival "$a")"; done
+	for a in $OTHERS; do set -- "$@" -; done
+	row "runtime survival" "$@"
+	for k in $KEYS; do
 		fmt=%.1f
-		case $k in slowdown) fmt=%.3f ;; esac
-		printf '%-30s %-26s %-26s %s\n' "$k" "$(vals stock $k | med $fmt)" \
-			"$(vals agentmmd $k | med $fmt)" "$rt"
+		case $k in slowdown|touch_s) fmt=%.3f ;; esac
+		set --
+		for a in $ARM_NAMES; do set -- "$@" "$(vals "$a" $k | med $fmt)"; done
+		for a in $OTHERS; do
+			case $k in
+			completion_s|slowdown|alloc_p*|runtime_alloc_p95_us|tool_alloc_p95_us|parent_peak_mb|host_used_peak_mb|psi_some_ms|psi_full_ms)
+				set -- "$@" "$(ratios "$a" $k | med %.3f)" ;;
+			*) set -- "$@" - ;;
+			esac
+		done
+		row "$k" "$@"
 	done
-	printf '%-30s %-26s %-26s %s\n' "daemon CPU % of one core" - "$(cpuvals | med %.2f)" -
+	set --
+	for a in $ARM_NAMES; do
+		if [ "$a" = stock ]; then set -- "$@" -; else set -- "$@" "$(cpuvals "$a" | med %.2f)"; fi
+	done
+	for a in $OTHERS; do set -- "$@" -; done
+	row "daemon CPU % of one core" "$@"
 } | tee "$OUT/summary.txt"
-if [ -n "$(ls "$OUT"/agentmmd-*.log 2>/dev/null)" ]; then
+DARMS=
+for a in $ARM_NAMES; do [ "$a" = stock ] || DARMS="$DARMS $a"; done
+DARMS=${DARMS# }
+if [ -n "$DARMS" ]; then
 	echo
-	echo "agentmmd actions over all runs (from its logs):"
+	if [ "$DARMS" = agentmmd ]; then
+		echo "agentmmd actions over all runs (from its logs):"
+	else
+		echo "agentmmd actions over all runs (from its logs; per arm: $DARMS):"
+	fi
 	for w in 'throttling ' 'froze ' 'thawed ' 'released throttle' 'last resort: killed tool' \
-		'OOM killer chose tool' 'chose the agent runtime' 'memory cgroup OOM'; do
-		printf '  %-28s %s\n' "$w" "$(cat "$OUT"/agentmmd-*.log | grep -c "$w")"
+		'OOM killer chose tool' 'chose the agent runtime' 'memory cgroup OOM' 'reclaimed up to'; do
+		[ "$w" = 'reclaimed up to' ] && ! grep -q '^debug *= *1' "$OUT"/conf-* 2>/dev/null && continue
+		printf '  %-28s' "$w"
+		for a in $DARMS; do
+			printf ' %s' "$(cat "$OUT/$a"-[0-9]*.log 2>/dev/null | grep -c "$w")"
+		done
+		printf '\n'
 	done
 fi | tee -a "$OUT/summary.txt"
 exit $fail

@@ -281,6 +281,8 @@ struct sb_shared {
 	struct hist rt, tool;
 	uint64_t tools_started, tools_done, tools_killed, tools_failed;
 	uint64_t tool_lag_ns;	/* runtime waiting on tools past their end */
+	uint64_t done_ns;	/* --hold-idle: CLOCK_MONOTONIC at trace end */
+	uint64_t touches, touch_ns;	/* --touch-on-call heap walks */
 	double end_vt;		/* trace time the runtime reached */
 };
 
@@ -828,11 +830,11 @@ struct opts {
 	int min_samples;
 	double min_dur, min_peak_mb, synth_dur;
 	int tick_ms, step_kb;
-	double min_tool_mb;
+	double min_tool_mb, fill_pct;
 	const char *cgroup, *json, *label, *root;
 	char *trace_dirs[MAX_SB];
 	int n_trace_dirs;
-	bool synthetic, dry_run, quiet;
+	bool synthetic, dry_run, quiet, hold_idle, touch_on_call;
 } o = {
 	.sandboxes = 3, .speed = 50, .limit_mb = 1024, .overcommit = 1.3,
 	.stagger = 30, .seed = 1, .min_samples = 10, .min_dur = 60,
@@ -929,8 +931,34 @@ struct mem {
 	size_t cap, cur;
 };
 
+/*
+ * --fill-pct: random bytes copied into the first fill_bytes of every page
+ * touched, so that a compressed swap device (zram) sees pages about as
+ * compressible as real heaps rather than pages of zeros with one byte set.
+ */
+#define FILL_POOL 65536
+static unsigned char fill_pool[FILL_POOL + PAGE];
+static size_t fill_bytes;
+
+static void fill_init(void)
+{
+	uint64_t st = 0x5eed ^ (uint64_t)getpid();
+	size_t i;
+
+	fill_bytes = (size_t)(o.fill_pct / 100.0 * PAGE);
+	if (fill_bytes > PAGE)
+		fill_bytes = PAGE;
+	for (i = 0; i + 8 <= sizeof(fill_pool); i += 8) {
+		uint64_t r = splitmix64(&st);
+
+		memcpy(fill_pool + i, &r, 8);
+	}
+}
+
 static void mem_init(struct mem *m, double max_bytes)
 {
+	if (o.fill_pct > 0 && !fill_bytes)
+		fill_init();
 	m->cap = ((size_t)max_bytes + 64 * PAGE + PAGE - 1) & ~(PAGE - 1);
 	m->cur = 0;
 	m->base = mmap(NULL, m->cap, PROT_READ | PROT_WRITE,
@@ -955,8 +983,18 @@ static void mem_follow(struct mem *m, double target, struct hist *h)
 
 		n = want - m->cur < step ? want - m->cur : step;
 		t0 = now_ns();
-		for (i = 0; i < n; i += PAGE)
-			m->base[m->cur + i] = (char)(i >> 12) | 1;
+		if (fill_bytes) {
+			for (i = 0; i < n; i += PAGE) {
+				size_t pg = (m->cur + i) >> 12;
+
+				memcpy(m->base + m->cur + i,
+				       fill_pool + (pg * 4099) % FILL_POOL,
+				       fill_bytes);
+			}
+		} else {
+			for (i = 0; i < n; i += PAGE)
+				m->base[m->cur + i] = (char)(i >> 12) | 1;
+		}
 		hist_add(h, now_ns() - t0);
 		m->cur += n;
 	}
@@ -980,7 +1018,7 @@ static double vclock(double *last)
 /* ---- tool worker (exec'd by the runtime into sb-N/tool-K) -------------- */
 
 struct tool_hdr {
-	double speed, start, end;
+	double speed, start, end, fill_pct;
 	int tick_ms, step_kb, n, idx;
 };
 
@@ -1041,6 +1079,7 @@ static int tool_worker(int fd, int nsb)
 		return 2;
 	s += h.idx;
 	o.speed = h.speed;
+	o.fill_pct = h.fill_pct;
 	o.tick_ms = h.tick_ms;
 	o.step_kb = h.step_kb;
 	for (i = 0; i < h.n; i++)
@@ -1064,8 +1103,8 @@ static char sb_dir[MAX_SB][512];	/* --cgroup is at most 400 chars */
 static pid_t spawn_tool(int idx, int k, const struct plan *p, char *cg,
 			size_t cglen)
 {
-	struct tool_hdr h = { o.speed, p->w[k].start, p->w[k].end, o.tick_ms,
-			      o.step_kb, p->ntp[k], idx };
+	struct tool_hdr h = { o.speed, p->w[k].start, p->w[k].end, o.fill_pct,
+			      o.tick_ms, o.step_kb, p->ntp[k], idx };
 	char fdarg[16], nsbarg[16], karg[24], procs[PATH_LEN + 32];
 	int pfd[2];
 	pid_t pid;
@@ -1104,6 +1143,32 @@ static pid_t spawn_tool(int idx, int k, const struct plan *p, char *cg,
 	return pid;
 }
 
+/* --touch-on-call: read every page the runtime holds (a heap walk when it
+ * acts on a tool call), so what was reclaimed while it sat idle is faulted
+ * back in and its cost lands in the completion time. */
+static volatile unsigned int touch_sink;
+
+static void touch_all(const struct mem *m, struct sb_shared *s)
+{
+	uint64_t t0 = now_ns();
+	unsigned int sum = 0;
+	size_t i;
+
+	for (i = 0; i < m->cur; i += PAGE)
+		sum += *(volatile const unsigned char *)(m->base + i);
+	__atomic_fetch_add(&s->touch_ns, now_ns() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->touches, 1, __ATOMIC_RELAXED);
+	touch_sink = sum;
+}
+
+static volatile sig_atomic_t released;
+
+static void on_release(int sig)
+{
+	(void)sig;
+	released = 1;
+}
+
 static void rmdir_retry(const char *dir)
 {
 	int i;
@@ -1124,6 +1189,16 @@ static int runtime_main(int idx)
 	uint64_t wait0 = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (o.hold_idle) {
+		struct sigaction sa = { .sa_handler = on_release };
+		sigset_t b;
+
+		/* blocked except in sigsuspend: a release cannot be missed */
+		sigemptyset(&b);
+		sigaddset(&b, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &b, NULL);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	snprintf(procs, sizeof(procs), "%s/runtime/cgroup.procs", sb_dir[idx]);
 	if (write_file(procs, "0"))
 		die("cannot enter %s: %s", procs, strerror(errno));
@@ -1162,6 +1237,8 @@ static int runtime_main(int idx)
 
 			if (vt >= p->w[k].end)
 				continue;	/* fell behind past it: skip */
+			if (o.touch_on_call)
+				touch_all(&m, s);
 			tool = spawn_tool(idx, k, p, cg, sizeof(cg));
 			if (tool > 0) {
 				cur = k;
@@ -1178,6 +1255,16 @@ static int runtime_main(int idx)
 		if (vt >= p->dur && !tool && next >= p->nw)
 			break;
 		sleep_s(o.tick_ms / 1000.0);
+	}
+	__atomic_store_n(&s->done_ns, now_ns(), __ATOMIC_RELEASE);
+	if (o.hold_idle) {
+		sigset_t w;
+
+		/* idle, holding its memory, until every sandbox is done */
+		sigprocmask(SIG_SETMASK, NULL, &w);
+		sigdelset(&w, SIGUSR1);
+		while (!released)
+			sigsuspend(&w);
 	}
 	return 0;
 }
@@ -1284,6 +1371,37 @@ static uint64_t host_used(void)
 		tot = a ? strtoull(a + 9, NULL, 10) : 0;
 	}
 	return tot > av ? (tot - av) * 1024 : 0;
+}
+
+/* A counter of /proc/vmstat (pswpout, ...), 0 if absent. */
+static uint64_t vmstat(const char *key)
+{
+	size_t len;
+	char *buf = slurp("/proc/vmstat", &len);
+	uint64_t v;
+
+	if (!buf)
+		return 0;
+	v = keyed(buf, key);
+	free(buf);
+	return v;
+}
+
+#define ZRAM "/sys/block/zram0"
+
+/* mem_used_max of zram0 (bytes; 0 without the device), and reset it. */
+static uint64_t zram_used_max(bool reset)
+{
+	char buf[512];
+	unsigned long long f[5];
+
+	if (read_file(ZRAM "/mm_stat", buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
+		   &f[4]) != 5)
+		return 0;
+	if (reset && write_file(ZRAM "/mem_used_max", "0"))
+		warnx(ZRAM "/mem_used_max: cannot reset: %s", strerror(errno));
+	return f[4];
 }
 
 static int cg_read(const char *dir, const char *file, char *buf, size_t len)
@@ -1432,6 +1550,8 @@ struct totals {
 	uint64_t psi_some, psi_full;
 	struct hist rt, tool, all;
 	double tool_lag_s;
+	double swap_out, swap_in, zram_peak, touch_s;	/* bytes, s */
+	uint64_t touches;
 };
 
 static void print_json(FILE *f, const struct totals *t, const char *date)
@@ -1443,10 +1563,13 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 	fprintf(f, ", \"date\": \"%s\", \"mode\": \"%s\", \"seed\": %" PRIu64
 		", \"sandboxes\": %d, \"speed\": %g, \"limit_mb\": %g, "
 		"\"overcommit\": %.3f, \"scale\": %.5f, \"stagger_s\": %g, "
-		"\"tick_ms\": %d, \"step_kb\": %d, \"cgroup\": ",
+		"\"tick_ms\": %d, \"step_kb\": %d, \"fill_pct\": %g, "
+		"\"hold_idle\": %s, \"touch_on_call\": %s, \"cgroup\": ",
 		date, o.synthetic ? "synthetic" : "traces", o.seed, nsb,
 		o.speed, o.limit_mb, t->sum_peaks / (o.limit_mb * MIB),
-		t->scale, o.stagger, o.tick_ms, o.step_kb);
+		t->scale, o.stagger, o.tick_ms, o.step_kb, o.fill_pct,
+		o.hold_idle ? "true" : "false",
+		o.touch_on_call ? "true" : "false");
 	json_str(f, o.cgroup);
 	fprintf(f, "},\n  \"sandboxes\": [\n");
 	for (i = 0; i < nsb; i++) {
@@ -1494,7 +1617,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		"\"runtime_alloc_p99_us\": %.1f, \"tool_alloc_p95_us\": %.1f, "
 		"\"tool_alloc_p99_us\": %.1f, \"parent_peak_mb\": %.1f, "
 		"\"host_used_peak_mb\": %.1f, \"host_used_before_mb\": %.1f, "
-		"\"sum_peaks_mb\": %.1f}\n}\n",
+		"\"sum_peaks_mb\": %.1f, \"swap_out_mb\": %.1f, "
+		"\"swap_in_mb\": %.1f, \"zram_peak_mb\": %.1f, "
+		"\"touches\": %" PRIu64 ", \"touch_s\": %.3f}\n}\n",
 		nsb, t->killed, nsb ? 100.0 * (nsb - t->killed) / nsb : 0,
 		t->completed, t->tools, t->tools_killed, t->tools_failed,
 		t->throttled, t->high, t->max, t->oom, t->oom_kill,
@@ -1505,7 +1630,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		t->all.max_ns / 1000.0, hist_pct(&t->rt, 95),
 		hist_pct(&t->rt, 99), hist_pct(&t->tool, 95),
 		hist_pct(&t->tool, 99), t->parent_peak / MIB,
-		t->host_peak / MIB, t->host_before / MIB, t->sum_peaks / MIB);
+		t->host_peak / MIB, t->host_before / MIB, t->sum_peaks / MIB,
+		t->swap_out / MIB, t->swap_in / MIB, t->zram_peak / MIB,
+		t->touches, t->touch_s);
 }
 
 static void print_table(FILE *f, const struct totals *t)
@@ -1563,6 +1690,11 @@ static void print_table(FILE *f, const struct totals *t)
 		o.step_kb);
 	fprintf(f, "host peak            parent memory.peak %.0f MB, MemTotal-MemAvailable %.0f MB (before %.0f MB)\n",
 		t->parent_peak / MIB, t->host_peak / MIB, t->host_before / MIB);
+	fprintf(f, "swap                 out %.0f MB, in %.0f MB, zram peak %.0f MB\n",
+		t->swap_out / MIB, t->swap_in / MIB, t->zram_peak / MIB);
+	if (o.touch_on_call)
+		fprintf(f, "heap walks           %" PRIu64 " at tool-call starts, %.1f s in total\n",
+			t->touches, t->touch_s);
 }
 
 /* ---- main ------------------------------------------------------------------ */
@@ -1642,6 +1774,17 @@ static void usage(FILE *f)
 "    --tick-ms N         control loop period of every process (10)\n"
 "    --step-kb N         allocation step (2048)\n"
 "    --min-tool-mb N     smallest tool memory that gets a process (1)\n"
+"    --fill-pct P        fill P%% of every touched page with random bytes\n"
+"                        (0: one byte per page, as compressible as a zero\n"
+"                        page; 33: lz4 compresses pages about 3:1, like a\n"
+"                        real heap), for runs with a compressed swap device\n"
+"    --hold-idle         a runtime that reached the end of its trace stays\n"
+"                        resident and idle (an agent waiting for its user)\n"
+"                        until every sandbox has reached its end; its\n"
+"                        completion time is taken at its trace's end\n"
+"    --touch-on-call     before every tool call the runtime reads every page\n"
+"                        it holds (a heap walk), so memory reclaimed while it\n"
+"                        was idle is faulted back in and costs time\n"
 "    --json FILE         write the results as JSON to FILE ('-': stdout; the\n"
 "                        table then goes to stderr)\n"
 "    --label TEXT        name of this run in the output (e.g. stock)\n"
@@ -1661,7 +1804,9 @@ static void usage(FILE *f)
 "    parent's memory.pressure some/full total delta, memory.events, and the\n"
 "    p50/p95/p99 of the timed allocation steps, from a histogram with 5%%\n"
 "    buckets), host peak memory (the parent's memory.peak, and MemTotal -\n"
-"    MemAvailable polled every 100 ms).\n"
+"    MemAvailable polled every 100 ms; it includes what a zram swap device\n"
+"    holds), swap traffic (pswpout/pswpin of /proc/vmstat) and the peak of\n"
+"    /sys/block/zram0's mem_used_max when that device exists.\n"
 "\n"
 "EXAMPLES\n"
 "    replay --traces ../shared/traces/agentcgroup -n 3 -l 1024 --json r.json\n"
@@ -1710,7 +1855,7 @@ int main(int argc, char **argv)
 {
 	enum { O_TRACE = 256, O_SYNTH, O_SYNTH_DUR, O_MAXT, O_SCALE, O_STAGGER,
 	       O_SEED, O_CGROUP, O_TICK, O_STEP, O_MINTOOL, O_JSON, O_LABEL,
-	       O_DRY, O_MINS, O_MIND, O_MINP };
+	       O_DRY, O_MINS, O_MIND, O_MINP, O_FILL, O_HOLD, O_TOUCH };
 	static const struct option lo[] = {
 		{ "traces", required_argument, NULL, 't' },
 		{ "trace", required_argument, NULL, O_TRACE },
@@ -1731,6 +1876,9 @@ int main(int argc, char **argv)
 		{ "min-samples", required_argument, NULL, O_MINS },
 		{ "min-duration", required_argument, NULL, O_MIND },
 		{ "min-peak-mb", required_argument, NULL, O_MINP },
+		{ "fill-pct", required_argument, NULL, O_FILL },
+		{ "hold-idle", no_argument, NULL, O_HOLD },
+		{ "touch-on-call", no_argument, NULL, O_TOUCH },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -1743,7 +1891,9 @@ int main(int argc, char **argv)
 	char buf[4096], psi0[512] = "", psi1[512] = "", ev0[512] = "",
 	     ev1[512] = "", date[64];
 	double t0, last_sample, sum_peaks = 0, maxoff = 0;
+	uint64_t swpout0, swpin0;
 	int c, i, alive, peak_fd = -1;
+	bool idle_released = false;
 	time_t wall = time(NULL);
 	FILE *tf;
 
@@ -1775,6 +1925,13 @@ int main(int argc, char **argv)
 		case O_MINS: o.min_samples = (int)num_arg(optarg, "--min-samples", 2); break;
 		case O_MIND: o.min_dur = num_arg(optarg, "--min-duration", 0); break;
 		case O_MINP: o.min_peak_mb = num_arg(optarg, "--min-peak-mb", 0); break;
+		case O_FILL:
+			o.fill_pct = num_arg(optarg, "--fill-pct", 0);
+			if (o.fill_pct > 100)
+				bad_opt("--fill-pct %s: at most 100", optarg);
+			break;
+		case O_HOLD: o.hold_idle = true; break;
+		case O_TOUCH: o.touch_on_call = true; break;
 		case O_JSON: o.json = optarg; break;
 		case O_LABEL: o.label = optarg; break;
 		case 'q': o.quiet = true; break;
@@ -1901,6 +2058,9 @@ int main(int argc, char **argv)
 	cg_read(o.cgroup, "memory.pressure", psi0, sizeof(psi0));
 	cg_read(o.cgroup, "memory.events", ev0, sizeof(ev0));
 	t.host_before = (double)host_used();
+	swpout0 = vmstat("pswpout");
+	swpin0 = vmstat("pswpin");
+	zram_used_max(true);
 	fflush(NULL);
 
 	t0 = now_s();
@@ -1935,6 +2095,8 @@ int main(int argc, char **argv)
 			rt_pid[i] = 0;
 			alive--;
 			res[i].end = now_s();
+			if (o.hold_idle && shm[i].done_ns)
+				res[i].end = shm[i].done_ns / 1e9;
 			if (WIFSIGNALED(st)) {
 				res[i].runtime_killed = true;
 				res[i].sig = WTERMSIG(st);
@@ -1943,6 +2105,19 @@ int main(int argc, char **argv)
 				res[i].completed = WEXITSTATUS(st) == 0;
 				if (!res[i].completed)
 					warnx("sb-%d runtime exited with %d", i, WEXITSTATUS(st));
+			}
+		}
+		/* --hold-idle: once every runtime is done (or dead), release */
+		if (o.hold_idle && !idle_released) {
+			for (i = 0; i < nsb; i++)
+				if (rt_pid[i] > 0 &&
+				    !__atomic_load_n(&shm[i].done_ns, __ATOMIC_ACQUIRE))
+					break;
+			if (i == nsb) {
+				idle_released = true;
+				for (i = 0; i < nsb; i++)
+					if (rt_pid[i] > 0)
+						kill(rt_pid[i], SIGUSR1);
 			}
 		}
 		tn = now_s();
@@ -1971,6 +2146,9 @@ int main(int argc, char **argv)
 		if (pk > t.parent_peak)
 			t.parent_peak = pk;
 	}
+	t.swap_out = (double)(vmstat("pswpout") - swpout0) * PAGE;
+	t.swap_in = (double)(vmstat("pswpin") - swpin0) * PAGE;
+	t.zram_peak = (double)zram_used_max(false);
 	t.psi_some = psi_total(psi1, "some") - psi_total(psi0, "some");
 	t.psi_full = psi_total(psi1, "full") - psi_total(psi0, "full");
 	t.high = keyed(ev1, "high") - keyed(ev0, "high");
@@ -1998,6 +2176,8 @@ int main(int argc, char **argv)
 		t.frozen_sb += r->freezes > 0;
 		t.frozen_s += r->frozen_s;
 		t.tool_lag_s += s->tool_lag_ns / 1e9;
+		t.touches += s->touches;
+		t.touch_s += s->touch_ns / 1e9;
 		if (r->end - t0 > t.makespan)
 			t.makespan = r->end - t0;
 		if (r->completed) {
