@@ -1697,24 +1697,25 @@ static unsigned int idle_ms(void)
 
 /*
  * Busy pace while acting or just after a pressure event; the normal
- * interval while free memory is within twice the throttle line or a tool
- * call runs (its peak is sampled); else idle.
+ * interval while free memory is within twice the throttle line; else idle.
+ * Running tool calls do not speed it up: their peaks come from memory.peak
+ * (slow ticks and the tool's end), a tool start gets one tick at the
+ * normal interval, and a burst that nears the line switches the pace. On a
+ * host with many sandboxes some tool is nearly always running, and ticking
+ * at the normal interval for that alone was most of the daemon's CPU.
  */
 static unsigned int next_interval(uint64_t now)
 {
 	uint64_t free = host_limit > host_used ? host_limit - host_used : 0;
-	bool applied = false, tools = false;
+	bool applied = false;
 	int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		if (!sbs[i].used)
-			continue;
-		applied |= sbs[i].frozen || sbs[i].high_dir[0];
-		tools |= tool_running(&sbs[i]);
-	}
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (sbs[i].used)
+			applied |= sbs[i].frozen || sbs[i].high_dir[0];
 	if (level >= AMM_LEVEL_THROTTLE || applied || now < busy_until_ms)
 		return busy_ms();
-	if (level == AMM_LEVEL_OK || tools ||
+	if (level == AMM_LEVEL_OK ||
 	    free / 2 < host_limit / 100 * cfg.throttle_free_pct)
 		return cfg.interval_ms;
 	return idle_ms();
@@ -1794,9 +1795,10 @@ static void usage(FILE *f)
 "    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
 "        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
 "        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"
-"        of free memory and no tool running. Rescans, PSI, priorities and\n"
-"        the status file (written only when it changed) follow the idle\n"
-"        interval.\n"
+"        of free memory, tool calls or not (a tool start gets one tick at\n"
+"        interval_ms; tool peaks come from memory.peak). Rescans, PSI,\n"
+"        priorities and the status file (written only when it changed)\n"
+"        follow the idle interval.\n"
 "    Runtimes get runtime_oom_score_adj (-900) and tools tool_oom_score_adj\n"
 "    (500, set when the runtime forks the tool, so its children inherit it)\n"
 "    so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
