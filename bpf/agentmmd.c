@@ -463,21 +463,38 @@ static void tool_close(struct tool_call *t)
 	t->err_fd = -1;
 }
 
+/* A sandbox file kept open for pread; -1 (read by path later) if not. */
+static int sb_open(const struct sandbox *s, const char *file)
+{
+	return s->dir_fd < 0 ? -1 :
+		openat(s->dir_fd, file, O_RDONLY | O_CLOEXEC);
+}
+
+static void sb_close_fds(struct sandbox *s)
+{
+	int *fds[] = { &s->cur_fd, &s->peak_fd, &s->max_fd, &s->psi_fd,
+		       &s->dir_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
 static void sb_forget(struct sandbox *s)
 {
 	int i;
 
 	for (i = 0; i < AMM_HIST; i++)
 		tool_close(&s->hist[i]);
-	if (s->cur_fd >= 0)
-		close(s->cur_fd);
-	if (s->dir_fd >= 0)
-		close(s->dir_fd);
+	sb_close_fds(s);
 	while (s->n_tcg)
 		tcg_drop(s, 0);
 	bpf_sandbox_del(s);
 	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->cur_fd = -1;
+	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
 }
 
 static bool is_init_shim(const char *comm)
@@ -593,7 +610,7 @@ static void adopt(const char *rel)
 		return;
 	}
 	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->cur_fd = -1;
+	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
 	for (i = 0; i < AMM_HIST; i++)
 		s->hist[i].err_fd = -1;
 	s->used = s->seen = true;
@@ -602,8 +619,10 @@ static void adopt(const char *rel)
 	s->cgid = cg_id(s->path);
 	s->adopted_ms = now_ms();
 	s->dir_fd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	s->cur_fd = s->dir_fd < 0 ? -1 :
-		openat(s->dir_fd, "memory.current", O_RDONLY | O_CLOEXEC);
+	s->cur_fd = sb_open(s, "memory.current");
+	s->peak_fd = sb_open(s, "memory.peak");
+	s->max_fd = sb_open(s, "memory.max");
+	s->psi_fd = sb_open(s, "memory.pressure");
 	/* so the first sample does not look like a burst */
 	if (s->cur_fd < 0 || fd_read_u64(s->cur_fd, &s->current))
 		s->current = 0;
@@ -985,12 +1004,16 @@ static void sample_slow(struct sandbox *s)
 	char psi[AMM_PATH_MAX + 32];
 	int i, n;
 
-	if (cg_read_u64(s->path, "memory.peak", &s->peak))
+	/* kept-open files: one pread each; the path only as a fallback */
+	if ((s->peak_fd < 0 || fd_read_u64(s->peak_fd, &s->peak)) &&
+	    cg_read_u64(s->path, "memory.peak", &s->peak))
 		s->peak = s->current > s->peak ? s->current : s->peak;
-	if (cg_read_u64(s->path, "memory.max", &s->max))
+	if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
+	    cg_read_u64(s->path, "memory.max", &s->max))
 		s->max = UINT64_MAX;
 	snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
-	if (psi_some_avg10(psi, &s->psi))
+	if ((s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) &&
+	    psi_some_avg10(psi, &s->psi))
 		s->psi = 0;
 	if (cg_get_priority(s->path, &s->prio))
 		s->prio = cfg.default_priority;
@@ -1805,8 +1828,9 @@ static void usage(FILE *f)
 "    of a tool is explained on its stderr the same way. memory.oom.group is\n"
 "    never set (a sandbox found with 1 is reset to 0). While pressure is\n"
 "    low, idle sandboxes (no tool call for reclaim_idle_s, low own PSI) are\n"
-"    reclaimed with memory.reclaim toward\n"
-"    reclaim_target_free_pct, at most reclaim_budget_mb_per_s.\n"
+"    reclaimed with memory.reclaim, reclaim_step_pct of each per slow tick\n"
+"    and at most reclaim_budget_mb_per_s in all, while free memory is\n"
+"    below reclaim_target_free_pct (default 100: whenever they are idle).\n"
 "\n"
 "PRIORITY\n"
 "    A sandbox's priority is the decimal value of the extended attribute\n"

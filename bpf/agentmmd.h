@@ -54,6 +54,8 @@ struct sandbox {
 	struct tool_call hist[AMM_HIST];
 	unsigned int hist_next;
 	int dir_fd, cur_fd;	/* the cgroup dir, its memory.current; -1 */
+	/* kept open for the slow tick (pread, no path walk); -1 if not */
+	int peak_fd, max_fd, psi_fd;
 	struct tool_cg tcg[AMM_TOOL_CGS];
 	unsigned int n_tcg;
 	uint64_t tool_current;	/* sum of tcg[].cur */

@@ -109,10 +109,21 @@ int cg_read_key(const char *dir, const char *file, const char *key,
 	return -1;
 }
 
+/* "some avg10=1.23 ..." as 123 */
+static int psi_parse_some(const char *buf, unsigned int *x100)
+{
+	const char *p = strstr(buf, "some avg10=");
+	unsigned int whole, frac;
+
+	if (!p || sscanf(p, "some avg10=%u.%2u", &whole, &frac) != 2)
+		return -1;
+	*x100 = whole * 100 + frac;
+	return 0;
+}
+
 int psi_some_avg10(const char *path, unsigned int *x100)
 {
-	char buf[512], *p;
-	unsigned int whole, frac;
+	char buf[512];
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -122,11 +133,18 @@ int psi_some_avg10(const char *path, unsigned int *x100)
 		return -1;
 	}
 	fclose(f);
-	p = strstr(buf, "some avg10=");
-	if (!p || sscanf(p, "some avg10=%u.%2u", &whole, &frac) != 2)
+	return psi_parse_some(buf, x100);
+}
+
+int fd_psi_some_avg10(int fd, unsigned int *x100)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
 		return -1;
-	*x100 = whole * 100 + frac;
-	return 0;
+	buf[n] = 0;
+	return psi_parse_some(buf, x100);
 }
 
 uint64_t cg_id(const char *dir)

@@ -20,6 +20,8 @@ int cg_read_key(const char *dir, const char *file, const char *key,
 		uint64_t *v);
 /* "some avg10=" of a PSI file (absolute path) in hundredths. */
 int psi_some_avg10(const char *path, unsigned int *x100);
+/* the same from an open memory.pressure (or /proc/pressure) file */
+int fd_psi_some_avg10(int fd, unsigned int *x100);
 /* cgroup id of a cgroup directory (its inode number on cgroup2). */
 uint64_t cg_id(const char *dir);
 int cg_get_priority(const char *dir, unsigned int *prio);

@@ -44,7 +44,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->runtime_oom_score_adj = -900;
 	c->tool_oom_score_adj = 500;
 	c->throttle = c->freeze = c->kill = c->reclaim = c->bpf = true;
-	c->reclaim_target_free_pct = 20;
+	c->reclaim_target_free_pct = 100;
 	c->reclaim_host_psi_max = 100;
 	c->reclaim_idle_s = 30;
 	c->reclaim_sandbox_psi_max = 50;

@@ -53,6 +53,6 @@ replay: test-module guest-bins
 	case $$traces in $$share/*) gtr=/host/$${traces#$$share/} ;; *) gtr= ;; esac; \
 	if [ -z "$$gtr" ] || [ ! -d "$$traces" ]; then \
 		echo "replay: no traces at $$traces (inside $$share); using --synthetic"; gtr=; fi; \
-	$(TOP)/tests/vm/run --share $$share --mem $(REPLAY_VM_MEM) \
+	$(TOP)/tests/vm/run --tcg-threads $(BENCH_TCG_THREADS) --share $$share --mem $(REPLAY_VM_MEM) \
 		--timeout $(REPLAY_TIMEOUT) --log $(REPLAY_LOG) \
 		--cmd "replay-guest $${gtr:+--traces $$gtr} --out /host/$$rel/build/replay $(REPLAY_ARGS)"

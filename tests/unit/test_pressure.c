@@ -267,6 +267,19 @@ static void test_reclaim(void)
 	sb.current = 400 * MB;
 	CHECK(amm_reclaim_amount(&sb, L, 900 * MB, 0, &p, 5000) == 4096);
 	CHECK(amm_reclaim_amount(&sb, 0, 0, 0, &p, p.budget) == 0);
+
+	/* target 100% (the daemon's default): idle sandboxes are reclaimed
+	 * a step at a time however much is free; the gates still hold */
+	p.target_free_pct = 100;
+	p.step_pct = 5;
+	CHECK(amm_reclaim_amount(&sb, L, 100 * MB, 0, &p, p.budget) == 20 * MB);
+	/* the deficit still bounds it: 1 MB used, at most 1 MB; none used,
+	 * nothing */
+	CHECK(amm_reclaim_amount(&sb, L, MB, 0, &p, p.budget) == MB);
+	CHECK(amm_reclaim_amount(&sb, L, 0, 0, &p, p.budget) == 0);
+	CHECK(amm_reclaim_amount(&sb, L, 100 * MB, 150, &p, p.budget) == 0);
+	sb.tool_running = true;
+	CHECK(amm_reclaim_amount(&sb, L, 100 * MB, 0, &p, p.budget) == 0);
 }
 
 static void test_retry(void)
