@@ -181,42 +181,12 @@ static double rng_lognormal(struct rng *r, double mu, double sigma)
 
 /* ---- small file helpers ---- */
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
 static int read_u64(const char *path, unsigned long long *v)
 {
 	char buf[64];
-	int err = read_str(path, buf, sizeof(buf));
 
-	if (err)
-		return err;
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
 	*v = strtoull(buf, NULL, 10);
 	return 0;
 }
@@ -239,14 +209,6 @@ static unsigned long long keyed_value(const char *path, const char *key)
 	}
 	fclose(f);
 	return v;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void sleep_s(double s)
@@ -451,7 +413,7 @@ static pid_t spawn_into(int cgfd, const char *procs_path)
 	}
 	/* Older kernels: fork, then move ourselves. */
 	pid = fork();
-	if (pid == 0 && procs_path && write_str(procs_path, "0"))
+	if (pid == 0 && procs_path && write_file(procs_path, "0"))
 		_exit(4);
 	return pid;
 }
@@ -475,7 +437,7 @@ static void driver_main(int sb, int start_fd)
 
 	if (o.use_cgroup) {
 		xsnprintf(path, sizeof(path), "%s/runtime/cgroup.procs", sb_path[sb]);
-		if (write_str(path, "0")) {
+		if (write_file(path, "0")) {
 			fprintf(stderr, "%s: sandbox %d: cannot join %s: %s\n",
 				prog, sb, path, strerror(errno));
 			_exit(3);
@@ -614,7 +576,7 @@ static void mthp_read(int after)
 		mthp[i].fallback0 = f;
 		strcpy(mthp[i].enabled, "n/a");	/* shmem-only sizes have no anon switch */
 		xsnprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled", mthp[i].kb);
-		if (!read_str(path, buf, sizeof(buf))) {
+		if (!read_file(path, buf, sizeof(buf))) {
 			char *l = strchr(buf, '['), *rb = l ? strchr(l, ']') : NULL;
 
 			if (l && rb && rb - l - 1 < (long)sizeof(mthp[i].enabled)) {
@@ -650,7 +612,7 @@ static const char *thp_setting(const char *file, char *buf, size_t len)
 	char *l, *r;
 
 	xsnprintf(path, sizeof(path), THP_DIR "/%s", file);
-	if (read_str(path, raw, sizeof(raw)) || !(l = strchr(raw, '[')) ||
+	if (read_file(path, raw, sizeof(raw)) || !(l = strchr(raw, '[')) ||
 	    !(r = strchr(l, ']')) || (size_t)(r - l) > len)
 		return "";
 	memcpy(buf, l + 1, r - l - 1);
@@ -672,7 +634,7 @@ static int meminfo(struct mem_sample *m)
 {
 	char buf[4096], *p;
 
-	if (read_str("/proc/meminfo", buf, sizeof(buf)))
+	if (read_file("/proc/meminfo", buf, sizeof(buf)))
 		return -1;
 	m->total_kb = (p = strstr(buf, "MemTotal:")) ? strtoull(p + 9, NULL, 10) : 0;
 	m->avail_kb = (p = strstr(buf, "MemAvailable:")) ? strtoull(p + 13, NULL, 10) : 0;
@@ -701,7 +663,7 @@ static void cg_remove_tree(const char *path)
 	}
 	closedir(d);
 	xsnprintf(sub, sizeof(sub), "%s/cgroup.kill", path);
-	write_str(sub, "1");
+	write_file(sub, "1");
 	/* Dying tasks keep a cgroup busy for a moment. */
 	for (int t = 0; t < 300 && rmdir(path) && errno == EBUSY; t++)
 		sleep_s(0.01);
@@ -711,7 +673,6 @@ static void cg_setup(void)
 {
 	char path[PATH_MAX], up[PATH_MAX], buf[512];
 	char *slash;
-	int err;
 
 	xsnprintf(up, sizeof(up), "%s", o.cg_parent);
 	slash = strrchr(up, '/');
@@ -720,16 +681,15 @@ static void cg_setup(void)
 		    o.cg_parent);
 	*slash = 0;
 	xsnprintf(path, sizeof(path), "%s/cgroup.controllers", up);
-	if (read_str(path, buf, sizeof(buf)))
+	if (read_file(path, buf, sizeof(buf)))
 		die("%s: %s; is cgroup v2 mounted there? (use --no-cgroup for a dry run)",
 		    path, strerror(errno));
 	if (!strstr(buf, "memory"))
 		die("%s has no memory controller; enable it in the parent's "
 		    "cgroup.subtree_control or use --no-cgroup", up);
 	xsnprintf(path, sizeof(path), "%s/cgroup.subtree_control", up);
-	err = write_str(path, "+memory");
-	if (err)
-		die("enable +memory in %s: %s", path, strerror(-err));
+	if (write_file(path, "+memory"))
+		die("enable +memory in %s: %s", path, strerror(errno));
 
 	if (mkdir(o.cg_parent, 0755) == 0) {
 		cg_created_parent = 1;
@@ -750,8 +710,8 @@ static void cg_setup(void)
 		die("mkdir %s: %s", o.cg_parent, strerror(errno));
 	}
 	xsnprintf(path, sizeof(path), "%s/cgroup.subtree_control", o.cg_parent);
-	if ((err = write_str(path, "+memory")))
-		die("enable +memory in %s: %s", path, strerror(-err));
+	if (write_file(path, "+memory"))
+		die("enable +memory in %s: %s", path, strerror(errno));
 
 	for (int i = 0; i < o.sandboxes; i++) {
 		xsnprintf(sb_path[i], sizeof(sb_path[i]), "%s/sb-%d", o.cg_parent, i);
@@ -762,12 +722,12 @@ static void cg_setup(void)
 			snprintf(buf, sizeof(buf), "%llu", o.memory_max);
 		else
 			snprintf(buf, sizeof(buf), "max");
-		if ((err = write_str(path, buf)))
-			die("write %s to %s: %s", buf, path, strerror(-err));
+		if (write_file(path, buf))
+			die("write %s to %s: %s", buf, path, strerror(errno));
 		/* Children of a sandbox get their own memory accounting. */
 		xsnprintf(path, sizeof(path), "%s/cgroup.subtree_control", sb_path[i]);
-		if ((err = write_str(path, "+memory")))
-			die("enable +memory in %s: %s", path, strerror(-err));
+		if (write_file(path, "+memory"))
+			die("enable +memory in %s: %s", path, strerror(errno));
 		xsnprintf(path, sizeof(path), "%s/runtime", sb_path[i]);
 		if (mkdir(path, 0755) && errno != EEXIST)
 			die("mkdir %s: %s", path, strerror(errno));

@@ -411,29 +411,16 @@ static int read_word(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
-static int write_word(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, v, strlen(v));
-	if (close(fd) || n != (ssize_t)strlen(v))
-		return -1;
-	return 0;
-}
-
 static void restore_settings(void)
 {
 	if (knob_changed) {
-		if (write_word(knob_path, knob_saved))
+		if (write_file(knob_path, knob_saved))
 			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
 				knob_path, knob_saved, strerror(errno));
 		knob_changed = 0;
 	}
 	if (cua_saved[0]) {
-		if (write_word(CUA_PATH, cua_saved))
+		if (write_file(CUA_PATH, cua_saved))
 			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
 				CUA_PATH, cua_saved, strerror(errno));
 		cua_saved[0] = 0;
@@ -454,7 +441,7 @@ static void pin_pattern(void)
 	}
 	if (!strcmp(cur, "0"))
 		return;
-	if (write_word(CUA_PATH, "0")) {
+	if (write_file(CUA_PATH, "0")) {
 		fprintf(stderr, "%s: cannot write %s: %s; compaction may undo the pattern\n",
 			prog, CUA_PATH, strerror(errno));
 		return;
@@ -497,7 +484,7 @@ static void grab_large_blocks(void)
 		return;
 	}
 	if (strcmp(knob_saved, "always")) {
-		if (write_word(knob_path, "always")) {
+		if (write_file(knob_path, "always")) {
 			fprintf(stderr, "%s: cannot write %s: %s; large free blocks not taken\n",
 				prog, knob_path, strerror(errno));
 			return;
@@ -541,7 +528,7 @@ static void grab_large_blocks(void)
 		grab_mb += len / 1048576.0;
 	}
 	if (knob_changed) {
-		if (write_word(knob_path, knob_saved))
+		if (write_file(knob_path, knob_saved))
 			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
 				knob_path, knob_saved, strerror(errno));
 		knob_changed = 0;

@@ -125,6 +125,13 @@ static const char *get(const struct rec *r, const char *k)
 	return "";
 }
 
+/* A sandbox record that the listing shows (all, or the one named @only). */
+static bool shown_sandbox(const struct rec *r, const char *only)
+{
+	return !strcmp(r->type, "sandbox") &&
+	       (!only || !strcmp(get(r, "name"), only));
+}
+
 static bool is_number(const char *s)
 {
 	bool dot = false;
@@ -273,8 +280,7 @@ static int cmd_status(struct status *st, const char *only, bool json)
 		       st->stale ? "false" : "true");
 		for (i = 0; i < st->n; i++) {
 			r = &st->recs[i];
-			if (strcmp(r->type, "sandbox") ||
-			    (only && strcmp(get(r, "name"), only)))
+			if (!shown_sandbox(r, only))
 				continue;
 			found = true;
 			if (!first)
@@ -317,8 +323,7 @@ static int cmd_status(struct status *st, const char *only, bool json)
 		       "KILLED", "OOM");
 		for (i = 0; i < st->n; i++) {
 			r = &st->recs[i];
-			if (strcmp(r->type, "sandbox") ||
-			    (only && strcmp(get(r, "name"), only)))
+			if (!shown_sandbox(r, only))
 				continue;
 			found = true;
 			printf("%-36s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n",

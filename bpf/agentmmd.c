@@ -721,7 +721,7 @@ static void rescan(void)
 /* "a\0b\0" from the exec event -> "a b"; false when there is none. */
 static bool args_str(const struct amm_event *e, char *buf, size_t len)
 {
-	size_t n, i;
+	size_t n;
 
 	if (!e || len < 2)
 		return false;
@@ -731,13 +731,7 @@ static bool args_str(const struct amm_event *e, char *buf, size_t len)
 	if (n > len - 1)
 		n = len - 1;
 	memcpy(buf, e->args, n);
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (i = 0; i < n; i++)
-		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
-			buf[i] = ' ';
-	buf[n] = 0;
-	return n > 0;
+	return args_to_line(buf, n) > 0;
 }
 
 /*
@@ -1011,10 +1005,11 @@ static void sample_slow(struct sandbox *s)
 	if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
 	    cg_read_u64(s->path, "memory.max", &s->max))
 		s->max = UINT64_MAX;
-	snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
-	if ((s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) &&
-	    psi_some_avg10(psi, &s->psi))
-		s->psi = 0;
+	if (s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) {
+		snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
+		if (psi_some_avg10(psi, &s->psi))
+			s->psi = 0;
+	}
 	if (cg_get_priority(s->path, &s->prio))
 		s->prio = cfg.default_priority;
 	if (s->runtime && kill(s->runtime, 0) && errno == ESRCH)

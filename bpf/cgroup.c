@@ -383,10 +383,23 @@ int proc_comm(pid_t pid, char *buf, size_t len)
 	return cg_read_str(path, "comm", buf, len);
 }
 
+size_t args_to_line(char *buf, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = 0;
+	return n;
+}
+
 int proc_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
-	ssize_t n, i;
+	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
@@ -397,12 +410,7 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 	close(fd);
 	if (n <= 0)
 		return -1;
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (i = 0; i < n; i++)
-		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
-			buf[i] = ' ';
-	buf[n] = 0;
+	args_to_line(buf, (size_t)n);
 	return 0;
 }
 
