@@ -962,22 +962,16 @@ static int handle_event(void *ctx, void *data, size_t len)
 /* ---- sampling and policy -------------------------------------------- */
 
 /*
- * Every tick: memory.current of the sandbox and of its tool cgroups (one
- * pread each on kept fds). Everything else is sample_slow().
+ * memory.current of the sandbox's tool cgroups (one pread each on kept
+ * fds), and the running tool calls' peaks from them: every tick, and every
+ * interval_ms while a tool call runs even when the policy ticks at the idle
+ * pace, because a short tool's cgroup may be gone (its memory.peak with it)
+ * by the time its end is seen.
  */
-static void sample_fast(struct sandbox *s)
+static void sample_tool_peaks(struct sandbox *s)
 {
-	uint64_t v;
 	int i;
 
-	s->prev = s->current;
-	if ((s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &v) == 0) ||
-	    cg_read_u64(s->path, "memory.current", &v) == 0)
-		s->current = v;
-	else
-		s->current = 0;	/* memory controller not enabled here */
-	if (s->current > s->peak)
-		s->peak = s->current;
 	sample_tools(s);
 	for (i = 0; i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
@@ -989,6 +983,25 @@ static void sample_fast(struct sandbox *s)
 		if (c && c->cur > t->peak)
 			t->peak = c->cur;
 	}
+}
+
+/*
+ * Every tick: memory.current of the sandbox and the tool peaks above.
+ * Everything else is sample_slow().
+ */
+static void sample_fast(struct sandbox *s)
+{
+	uint64_t v;
+
+	s->prev = s->current;
+	if ((s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &v) == 0) ||
+	    cg_read_u64(s->path, "memory.current", &v) == 0)
+		s->current = v;
+	else
+		s->current = 0;	/* memory controller not enabled here */
+	if (s->current > s->peak)
+		s->peak = s->current;
+	sample_tool_peaks(s);
 }
 
 /* Every idle_interval_ms (and after a reload or a new task): the rest. */
@@ -1178,6 +1191,20 @@ static bool tool_running(const struct sandbox *s)
 		if (s->hist[i].state == TOOL_RUNNING)
 			return true;
 	return false;
+}
+
+/* Tool peaks between policy ticks (sample_tool_peaks()); true if any runs. */
+static bool sample_running_tools(void)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (sbs[i].used && tool_running(&sbs[i])) {
+			sample_tool_peaks(&sbs[i]);
+			any = true;
+		}
+	return any;
 }
 
 static void set_high(struct sandbox *s, const char *dir, uint64_t high)
@@ -1716,11 +1743,12 @@ static unsigned int idle_ms(void)
 /*
  * Busy pace while acting or just after a pressure event; the normal
  * interval while free memory is within twice the throttle line; else idle.
- * Running tool calls do not speed it up: their peaks come from memory.peak
- * (slow ticks and the tool's end), a tool start gets one tick at the
- * normal interval, and a burst that nears the line switches the pace. On a
- * host with many sandboxes some tool is nearly always running, and ticking
- * at the normal interval for that alone was most of the daemon's CPU.
+ * Running tool calls do not speed it up: their peaks are sampled apart
+ * (sample_running_tools(), every interval_ms, one pread per tool cgroup),
+ * a tool start gets one tick at the normal interval, and a burst that
+ * nears the line switches the pace. On a host with many sandboxes some
+ * tool is nearly always running, and full ticks at the normal interval for
+ * that alone were most of the daemon's CPU.
  */
 static unsigned int next_interval(uint64_t now)
 {
@@ -1814,9 +1842,9 @@ static void usage(FILE *f)
 "        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
 "        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"
 "        of free memory, tool calls or not (a tool start gets one tick at\n"
-"        interval_ms; tool peaks come from memory.peak). Rescans, PSI,\n"
-"        priorities and the status file (written only when it changed)\n"
-"        follow the idle interval.\n"
+"        interval_ms; running tools' peaks are read every interval_ms).\n"
+"        Rescans, PSI, priorities and the status file (written only when\n"
+"        it changed) follow the idle interval.\n"
 "    Runtimes get runtime_oom_score_adj (-900) and tools tool_oom_score_adj\n"
 "    (500, set when the runtime forks the tool, so its children inherit it)\n"
 "    so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
@@ -1941,7 +1969,8 @@ int main(int argc, char **argv)
 	};
 	bool check = false, restore = false, debug = false;
 	struct epoll_event ev, evs[8];
-	uint64_t next = 0, last_tick = 0;
+	uint64_t next = 0, last_tick = 0, next_peak = 0, wake;
+	bool peaks = false;	/* tool calls run: sample their peaks too */
 	char e[1024];
 	int o, ep, sfd, lock_fd, n, i;
 	sigset_t mask;
@@ -2057,7 +2086,12 @@ int main(int argc, char **argv)
 			next = now + next_interval(now);
 		}
 		now = now_ms();
-		timeout = next > now ? (int)(next - now) : 0;
+		if (peaks && now >= next_peak) {
+			peaks = sample_running_tools();
+			next_peak = now + cfg.interval_ms;
+		}
+		wake = peaks && next_peak < next ? next_peak : next;
+		timeout = wake > now ? (int)(wake - now) : 0;
 		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
 			err("epoll_wait: %s", strerror(errno));
@@ -2095,7 +2129,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (tool_started) {
-			/* its peak is sampled while it runs */
+			peaks = true;	/* its peak is sampled while it runs */
 			if (last_tick + cfg.interval_ms < next)
 				next = last_tick + cfg.interval_ms;
 			tool_started = false;
