@@ -3,7 +3,7 @@
 # injector, the in-guest bench driver and the host-side report.
 
 BENCH_DIR := $(TOP)/benchmarks
-BENCH_POLICY := $(TOP)/kmod/policy
+BENCH_POLICY := $(TOP)/policy
 # Helpers shared by the benchmark programs (also benchmarks/replay).
 BENCH_UTIL := $(BENCH_DIR)/util.c
 BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_DIR)/util.h

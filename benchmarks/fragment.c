@@ -12,7 +12,7 @@
  *      and free the rest, so no free block of the target order or larger
  *      can form. Kept pages are mlocked.
  * It stops when the unusable free index at the target order (mm/vmstat.c
- * definition, computed by kmod/policy/contig.c from /proc/buddyinfo)
+ * definition, computed by policy/contig.c from /proc/buddyinfo)
  * reaches the target, verifies the state it reached per order, reports it,
  * holds it, and releases everything on exit or signal.
  */

@@ -3,7 +3,7 @@
  * agentmmd - per-sandbox memory control for hosts running many AI agents.
  *
  * Main loop: every interval (or sooner on a BPF event) rescan cgroupfs for
- * sandboxes, sample them, ask kmod/policy/pressure.c what to do and apply
+ * sandboxes, sample them, ask policy/pressure.c what to do and apply
  * it through cgroupfs. Every change to memory.high or cgroup.freeze is first
  * recorded in <state_dir>/applied so that a restart, the guardian process
  * (which outlives a SIGKILLed daemon) or `agentmmd --restore` can undo it.

@@ -14,14 +14,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	-I$(BPF_OUT) -I$(TOP)/bpf
 
 AMMD_SRCS := $(TOP)/bpf/agentmmd.c $(TOP)/bpf/config.c $(TOP)/bpf/cgroup.c \
-	$(TOP)/kmod/policy/pressure.c
+	$(TOP)/policy/pressure.c
 AMMCTL_SRCS := $(TOP)/bpf/agentmmctl.c $(TOP)/bpf/config.c $(TOP)/bpf/cgroup.c
-AMM_HDRS := $(wildcard $(TOP)/bpf/*.h) $(TOP)/kmod/policy/pressure.h \
-	$(TOP)/kmod/policy/amm_types.h
+AMM_HDRS := $(wildcard $(TOP)/bpf/*.h) $(TOP)/policy/pressure.h \
+	$(TOP)/policy/amm_types.h
 # Paths are bounded when sandboxes are found (longer ones are skipped), so
 # gcc's worst-case snprintf truncation analysis only produces noise here.
 AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \
-	-I$(TOP)/bpf -I$(TOP)/kmod/policy
+	-I$(TOP)/bpf -I$(TOP)/policy
 
 $(BPF_OUT):
 	mkdir -p $@
@@ -62,10 +62,10 @@ $(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
-		$(TOP)/kmod/policy/pressure.c $(TOP)/kmod/policy/pressure.h \
-		$(TOP)/kmod/policy/amm_types.h | $(BUILD)/unit
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/kmod/policy -o $@ \
-		$(TOP)/tests/unit/test_pressure.c $(TOP)/kmod/policy/pressure.c
+		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
+		$(TOP)/policy/amm_types.h | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy -o $@ \
+		$(TOP)/tests/unit/test_pressure.c $(TOP)/policy/pressure.c
 
 $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 		$(TOP)/bpf/config.c $(TOP)/bpf/cgroup.c $(TOP)/bpf/config.h \

@@ -2,9 +2,9 @@
 UNIT_TESTS += $(BUILD)/unit/test_contig
 
 $(BUILD)/unit/test_contig: $(TOP)/tests/unit/test_contig.c \
-		$(TOP)/kmod/policy/contig.c $(TOP)/kmod/policy/contig.h \
+		$(TOP)/policy/contig.c $(TOP)/policy/contig.h \
 		$(TOP)/tests/unit/unit.h | $(BUILD)/unit
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/kmod/policy -I$(TOP)/tests/unit \
-		-o $@ $(TOP)/tests/unit/test_contig.c $(TOP)/kmod/policy/contig.c
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_contig.c $(TOP)/policy/contig.c
 
 -include $(filter-out $(TOP)/tests/unit/build.mk,$(wildcard $(TOP)/tests/unit/*.mk))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for kmod/policy/contig.c, the arithmetic the module uses
+ * Host unit tests for policy/contig.c, the arithmetic the module uses
  * to turn zone free lists into per-size availability.
  */
 #include <stdio.h>

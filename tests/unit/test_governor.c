@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests for the adaptive mTHP governor (kmod/policy/governor.c).
+ * Host unit tests for the adaptive mTHP governor (policy/governor.c).
  *
  * A small simulator stands in for the kernel: free memory is described as
  * "blocks free at every order up to TOP" and turned into avail_pages with

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Host unit tests for kmod/policy/pressure.c (built with ASan/UBSan). */
+/* Host unit tests for policy/pressure.c (built with ASan/UBSan). */
 #include <stdio.h>
 #include <string.h>
 #include "pressure.h"
