@@ -49,6 +49,9 @@ static int unit_case_failed;
 		}							\
 	} while (0)
 
+/* Same as EXPECT_TRUE: for tests written as a list of checks. */
+#define CHECK(cond) EXPECT_TRUE(cond)
+
 static inline int unit_main(void)
 {
 	int passed = 0, failed = 0;
