@@ -8,42 +8,28 @@
  * counters the way mm/memory.c's alloc_anon_folio() does. Scenarios are
  * tables of ticks with the expected ceiling and transition counts.
  *
- * Prints one line per failed check (file:line) and, last, "N passed,
- * N failed" counting test cases. Exits 1 if any case failed.
+ * Uses the one harness tests/unit/unit.h: prints one line per failed check
+ * (file:line) and, last, "N passed, N failed" counting test cases.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "contig.h"
 #include "governor.h"
+#include "unit.h"
 
-static int case_failed;
+/* Names the table row (scenario) a failed check belongs to. */
 static const char *case_name;
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("%s:%d: [%s] check failed: %s\n", __FILE__,	\
-		       __LINE__, case_name, #cond);			\
-		case_failed = 1;					\
-	}								\
-} while (0)
+#define CHECK_EQ(a, b)	EXPECT_EQ(a, b)
 
-#define CHECK_EQ(a, b) do {						\
-	long long a_ = (long long)(a), b_ = (long long)(b);		\
-	if (a_ != b_) {							\
-		printf("%s:%d: [%s] %s == %lld, expected %s == %lld\n",	\
-		       __FILE__, __LINE__, case_name, #a, a_, #b, b_);	\
-		case_failed = 1;					\
-	}								\
-} while (0)
-
-/* Like CHECK_EQ, naming the scenario tick that failed. */
+/* Like EXPECT_EQ, naming the scenario tick that failed. */
 #define CHECK_TICK(a, b, tick) do {					\
 	long long a_ = (long long)(a), b_ = (long long)(b);		\
 	if (a_ != b_) {							\
-		printf("%s:%d: [%s] tick row %d: %s == %lld, expected %lld\n",\
+		printf("  %s:%d: [%s] tick row %d: %s == %lld, expected %lld\n",\
 		       __FILE__, __LINE__, case_name, (tick), #a, a_, b_);\
-		case_failed = 1;					\
+		unit_case_failed = 1;					\
 	}								\
 } while (0)
 
@@ -478,7 +464,7 @@ static void run_bad_cfg(const struct bad_cfg *b)
 	CHECK_EQ(st.ceiling, 8);
 }
 
-static void test_config_ok(void)
+static void case_config_ok(void)
 {
 	struct amm_gov_config c;
 
@@ -505,7 +491,7 @@ static void test_config_ok(void)
 /* Flapping input */
 
 /* Memory alternating plentiful / exhausted every tick never flaps back. */
-static void test_flap_memory(void)
+static void case_flap_memory(void)
 {
 	struct sim s;
 	int i;
@@ -526,7 +512,7 @@ static void test_flap_memory(void)
 }
 
 /* Avail alternating at / below avail_up_blocks: never steps up. */
-static void test_flap_threshold(void)
+static void case_flap_threshold(void)
 {
 	struct sim s;
 	int i;
@@ -554,7 +540,7 @@ static void test_flap_threshold(void)
  * looks fine, allocations fail): the governor probes upward, but ever more
  * rarely, and never twice within the dwell time.
  */
-static void test_flap_fallback(void)
+static void case_flap_fallback(void)
 {
 	u64 last_up = 0, gap = 0;
 	u64 ups_before;
@@ -639,7 +625,7 @@ static void run_ctr_case(const struct ctr_case *c)
 /* ------------------------------------------------------------------ */
 /* Compaction requests */
 
-static void test_compact_budget(void)
+static void case_compact_budget(void)
 {
 	struct sim s;
 	int i;
@@ -681,7 +667,7 @@ static void test_compact_budget(void)
  * that doubles with every further futile one; a gain, or headroom coming
  * back, ends the back-off. A request is judged only after it had time.
  */
-static void test_compact_futile(void)
+static void case_compact_futile(void)
 {
 	struct sim s;
 	u64 t0;
@@ -751,7 +737,7 @@ static void test_compact_futile(void)
 	CHECK_EQ(s.d.compact_mask, BIT(9));
 }
 
-static void test_compact_headroom(void)
+static void case_compact_headroom(void)
 {
 	struct sim s;
 
@@ -808,7 +794,7 @@ static void test_compact_headroom(void)
 /* ------------------------------------------------------------------ */
 /* Reasons, presence, runtime config changes, the clock, top orders */
 
-static void test_reasons(void)
+static void case_reasons(void)
 {
 	struct sim s;
 	int o;
@@ -864,7 +850,7 @@ static void test_reasons(void)
 	CHECK(strcmp(amm_gov_reason_name(AMM_REASON_DWELL), "dwell") == 0);
 }
 
-static void test_not_present(void)
+static void case_not_present(void)
 {
 	struct sim s;
 
@@ -882,7 +868,7 @@ static void test_not_present(void)
 	CHECK_EQ(s.st.transitions_down, 0);
 }
 
-static void test_config_change(void)
+static void case_config_change(void)
 {
 	struct sim s;
 
@@ -903,7 +889,7 @@ static void test_config_change(void)
 	CHECK_EQ(s.d.reason[8], AMM_REASON_RECOVERING);
 }
 
-static void test_clock_backwards(void)
+static void case_clock_backwards(void)
 {
 	struct sim s;
 
@@ -921,7 +907,7 @@ static void test_clock_backwards(void)
 }
 
 /* Order AMM_MAX_ORDERS - 1 with saturating page counts. */
-static void test_top_order(void)
+static void case_top_order(void)
 {
 	struct sim s;
 	int o;
@@ -950,55 +936,51 @@ static void test_top_order(void)
 
 /* ------------------------------------------------------------------ */
 
-static int passed, failed;
+/* Runs every row of a table; a failed row is named after its checks. */
+#define RUN_TABLE(table, run) do {					\
+	unsigned int i_;						\
+	int before_;							\
+									\
+	for (i_ = 0; i_ < ARRAY_SIZE(table); i_++) {			\
+		before_ = unit_case_failed;				\
+		unit_case_failed = 0;					\
+		case_name = (table)[i_].name;				\
+		run(&(table)[i_]);					\
+		if (unit_case_failed)					\
+			printf("  ^ in row \"%s\"\n", case_name);	\
+		unit_case_failed |= before_;				\
+	}								\
+} while (0)
 
-static void finish_case(void)
+TEST(scenarios)
 {
-	if (case_failed)
-		failed++;
-	else
-		passed++;
-	case_failed = 0;
+	RUN_TABLE(scenarios, run_scenario);
 }
 
-#define RUN(fn) do {							\
-	case_name = #fn;						\
-	fn();								\
-	finish_case();							\
-} while (0)
+TEST(bad_configs)
+{
+	RUN_TABLE(bad_cfgs, run_bad_cfg);
+}
+
+TEST(counters)
+{
+	RUN_TABLE(ctr_cases, run_ctr_case);
+}
+
+TEST(config_ok) { case_config_ok(); }
+TEST(flap_memory) { case_flap_memory(); }
+TEST(flap_threshold) { case_flap_threshold(); }
+TEST(flap_fallback) { case_flap_fallback(); }
+TEST(compact_budget) { case_compact_budget(); }
+TEST(compact_headroom) { case_compact_headroom(); }
+TEST(compact_futile) { case_compact_futile(); }
+TEST(reasons) { case_reasons(); }
+TEST(not_present) { case_not_present(); }
+TEST(config_change) { case_config_change(); }
+TEST(clock_backwards) { case_clock_backwards(); }
+TEST(top_order) { case_top_order(); }
 
 int main(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
-		case_name = scenarios[i].name;
-		run_scenario(&scenarios[i]);
-		finish_case();
-	}
-	for (i = 0; i < ARRAY_SIZE(bad_cfgs); i++) {
-		case_name = bad_cfgs[i].name;
-		run_bad_cfg(&bad_cfgs[i]);
-		finish_case();
-	}
-	for (i = 0; i < ARRAY_SIZE(ctr_cases); i++) {
-		case_name = ctr_cases[i].name;
-		run_ctr_case(&ctr_cases[i]);
-		finish_case();
-	}
-	RUN(test_config_ok);
-	RUN(test_flap_memory);
-	RUN(test_flap_threshold);
-	RUN(test_flap_fallback);
-	RUN(test_compact_budget);
-	RUN(test_compact_headroom);
-	RUN(test_compact_futile);
-	RUN(test_reasons);
-	RUN(test_not_present);
-	RUN(test_config_change);
-	RUN(test_clock_backwards);
-	RUN(test_top_order);
-
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_main();
 }
