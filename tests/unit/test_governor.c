@@ -123,6 +123,7 @@ static void sim_faults(struct sim *s, u64 faults, unsigned int fb_pm,
 static void sim_step(struct sim *s, u64 dt_ms)
 {
 	u64 before = s->st.transitions_up + s->st.transitions_down;
+	u64 mem_before = s->st.memory_downs;
 	int rc, o;
 
 	s->in.now_ms += dt_ms;
@@ -131,7 +132,8 @@ static void sim_step(struct sim *s, u64 dt_ms)
 	if (s->st.transitions_up + s->st.transitions_down != before) {
 		CHECK_EQ(s->st.transitions_up + s->st.transitions_down,
 			 before + 1);
-		if (s->transitioned)
+		/* only a drop for free memory may skip the dwell time */
+		if (s->transitioned && s->st.memory_downs == mem_before)
 			CHECK(s->in.now_ms - s->last_transition_ms >=
 			      s->cfg.dwell_ms);
 		s->transitioned = true;
@@ -412,6 +414,15 @@ MUT(bad_fup_gt_fdown, c->fallback_up_permille = 900)
 MUT(bad_min_faults0, c->min_faults = 0)
 MUT(bad_updwell_lt_dwell, c->up_dwell_ms = c->dwell_ms - 1)
 MUT(bad_window0, c->compact_window_ms = 0)
+MUT(bad_plenty_gt1000, c->mem_plenty_permille = 1001)
+MUT(bad_low_eq_plenty, c->mem_low_permille = c->mem_plenty_permille)
+MUT(bad_hyst_gt1000, c->mem_hyst_permille = 1001)
+MUT(bad_pdown_gt1000, c->partial_down_permille = 1001)
+MUT(bad_pup_eq_pdown, c->partial_up_permille = c->partial_down_permille)
+MUT(bad_fpdown_gt1000, c->footprint_down_permille = 1001)
+MUT(bad_fpup_eq_fpdown,
+    c->footprint_up_permille = c->footprint_down_permille)
+MUT(bad_min_folios0, c->min_folios = 0)
 
 static const struct bad_cfg bad_cfgs[] = {
 	{ "reject: candidate order 16 (beyond AMM_MAX_ORDERS)", bad_order16 },
@@ -426,6 +437,15 @@ static const struct bad_cfg bad_cfgs[] = {
 	{ "reject: min_faults 0", bad_min_faults0 },
 	{ "reject: up_dwell_ms < dwell_ms", bad_updwell_lt_dwell },
 	{ "reject: budget without a window", bad_window0 },
+	{ "reject: mem_plenty_permille > 1000", bad_plenty_gt1000 },
+	{ "reject: mem_low_permille == mem_plenty_permille",
+	  bad_low_eq_plenty },
+	{ "reject: mem_hyst_permille > 1000", bad_hyst_gt1000 },
+	{ "reject: partial_down_permille > 1000", bad_pdown_gt1000 },
+	{ "reject: partial_up == partial_down", bad_pup_eq_pdown },
+	{ "reject: footprint_down_permille > 1000", bad_fpdown_gt1000 },
+	{ "reject: footprint_up == footprint_down", bad_fpup_eq_fpdown },
+	{ "reject: min_folios 0", bad_min_folios0 },
 };
 
 static void run_bad_cfg(const struct bad_cfg *b)
@@ -934,6 +954,336 @@ static void case_top_order(void)
 	CHECK_EQ(s.d.ceiling, 2);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Free memory, partially mapped folios and footprint (table-driven) */
+
+/*
+ * Memory model for these tables: 1,000,000 pages, high watermarks 10,000,
+ * so headroom = free - 10,000. Defaults: low edge 2% (20,000), plenty 10%
+ * (100,000), hysteresis 1% (10,000). With the default candidates 16K, 32K
+ * and 64K (orders 2..4) the bands of headroom are: <= 20,000 none;
+ * up to 46,666 16K; up to 73,333 32K; above that (k = 3) no cap.
+ */
+#define M_TOTAL		1000000ULL
+#define M_HIGH		10000ULL
+#define HR(h)		(M_HIGH + (h))	/* free pages for headroom h */
+#define NOCAP		AMM_GOV_NO_CAP
+
+struct mrow {
+	int repeat;		/* ticks with these inputs; 0 ends the table */
+	u64 dt_ms;		/* 0 = 1000 */
+	u64 free;		/* in.mem.free_pages */
+	int order;		/* order whose folio stats this row sets */
+	u64 nr_anon;		/* its stats/nr_anon */
+	u64 partial;		/* its stats/nr_anon_partially_mapped */
+	u64 allocs;		/* new folios of that order per tick */
+	u64 deferred;		/* of them queued for deferred split per tick */
+	int ceiling;		/* W(expected) after the last repeat */
+	int cap;		/* W(expected decision.mem_cap) */
+	int ups, downs, memdowns;	/* W(expected counts so far) */
+	int why_order;		/* with why: W(order) whose reason to check */
+	int why;		/* W(expected reason) */
+};
+
+struct mem_scenario {
+	const char *name;
+	void (*tune)(struct amm_gov_config *cfg);
+	u64 free;		/* at init */
+	int ceiling;		/* expected at init */
+	struct mrow rows[10];
+};
+
+static void tune_default_cand(struct amm_gov_config *cfg)
+{
+	cfg->candidates = 0x1c;
+}
+
+static void tune_mem_off(struct amm_gov_config *cfg)
+{
+	cfg->candidates = 0x1c;
+	cfg->mem_low_permille = 0;
+	cfg->mem_plenty_permille = 0;
+}
+
+static void tune_sparse_mem(struct amm_gov_config *cfg)
+{
+	cfg->candidates = BIT(2) | BIT(9);	/* two sizes, two bands */
+}
+
+static const struct mem_scenario mem_scenarios[] = {
+	{ "plenty of free memory: the largest sizes", tune_default_cand,
+	  HR(500000), 4, {
+		{ 20, .free = HR(80000), .ceiling = W(4), .cap = W(NOCAP),
+		  .downs = W(0) },
+	} },
+	{ "falling free memory: one size per band, at once (no dwell)",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .dt_ms = 10, .free = HR(73000), .ceiling = W(3),
+		  .cap = W(3), .memdowns = W(1), .why_order = W(4),
+		  .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 1, .dt_ms = 10, .free = HR(46000), .ceiling = W(2),
+		  .cap = W(2), .memdowns = W(2) },
+		{ 1, .dt_ms = 10, .free = HR(20000), .ceiling = W(OFF),
+		  .cap = W(OFF), .downs = W(3), .memdowns = W(3),
+		  .why_order = W(2), .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 20, .free = HR(0), .ceiling = W(OFF), .ups = W(0) },
+		{ 5, .free = M_HIGH / 2, .ceiling = W(OFF), .cap = W(OFF) },
+	} },
+	{ "a burst to the watermarks: straight off in one transition",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .dt_ms = 1, .free = M_HIGH, .ceiling = W(OFF),
+		  .downs = W(1), .memdowns = W(1) },
+	} },
+	{ "recovery: each size needs its band plus hysteresis, then up-dwell",
+	  tune_default_cand, HR(0), OFF, {
+		/* in the 16K band, but not by the hysteresis margin */
+		{ 30, .free = HR(25000), .ceiling = W(OFF), .cap = W(2),
+		  .ups = W(0), .why_order = W(2),
+		  .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 10, .free = HR(30001), .ceiling = W(OFF), .ups = W(0) },
+		{ 1, .free = HR(30001), .ceiling = W(2), .ups = W(1) },
+		/* plenty now; one size per up-dwell */
+		{ 11, .free = HR(500000), .ceiling = W(3), .ups = W(2) },
+		{ 11, .free = HR(500000), .ceiling = W(4), .ups = W(3),
+		  .downs = W(0) },
+	} },
+	{ "oscillating at a band edge: one drop, no flapping",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .free = HR(73000), .ceiling = W(3), .downs = W(1) },
+		{ 20, .free = HR(46667), .ceiling = W(3), .cap = W(3) },
+		{ 1, .free = HR(46666), .ceiling = W(2), .downs = W(2) },
+		{ 1, .free = HR(46667), .ceiling = W(2) },
+		{ 1, .free = HR(46666), .ceiling = W(2) },
+		{ 1, .free = HR(46667), .ceiling = W(2) },
+		{ 30, .free = HR(46667), .ceiling = W(2), .ups = W(0),
+		  .downs = W(2) },
+	} },
+	{ "memory sampled as 0 (e.g. total unknown): not weighed",
+	  tune_default_cand, 0, 4, {
+		{ 5, .free = 0, .ceiling = W(4), .cap = W(NOCAP) },
+	} },
+	{ "mem_plenty_permille 0: memory not weighed", tune_mem_off, HR(0),
+	  4, {
+		{ 5, .free = 0, .ceiling = W(4), .cap = W(NOCAP),
+		  .downs = W(0) },
+	} },
+	{ "bands follow the candidate count (16K and 2M: two bands)",
+	  tune_sparse_mem, HR(500000), 9, {
+		{ 1, .free = HR(60001), .ceiling = W(9), .cap = W(NOCAP) },
+		{ 1, .free = HR(60000), .ceiling = W(2), .cap = W(2),
+		  .memdowns = W(1) },
+		{ 1, .free = HR(20000), .ceiling = W(OFF), .cap = W(OFF) },
+	} },
+	{ "start with free memory near the watermarks: off",
+	  tune_default_cand, HR(10000), OFF, {
+		{ 1, .free = HR(10000), .ceiling = W(OFF) },
+	} },
+	{ "start in the 32K band: 32K", tune_default_cand, HR(60000), 3, {
+		{ 1, .free = HR(60000), .ceiling = W(3), .cap = W(3) },
+	} },
+	{ "partially mapped ceiling steps down after dwell",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 251, .ceiling = W(3), .downs = W(1),
+		  .memdowns = W(0), .why_order = W(4),
+		  .why = W(AMM_REASON_PARTIAL) },
+		/* still wasteful: 64K stays off */
+		{ 30, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 101, .ceiling = W(3), .ups = W(0),
+		  .why_order = W(4), .why = W(AMM_REASON_PARTIAL) },
+		/* the waste is gone: back after the up-dwell */
+		{ 11, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 100, .ceiling = W(4), .ups = W(1) },
+	} },
+	{ "partially mapped share below min_folios is ignored",
+	  tune_default_cand, HR(500000), 4, {
+		{ 10, .free = HR(500000), .order = 4, .nr_anon = 63,
+		  .partial = 63, .ceiling = W(4), .downs = W(0) },
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 64,
+		  .partial = 64, .ceiling = W(3), .downs = W(1) },
+	} },
+	{ "deferred splits per new folio step the ceiling down",
+	  tune_default_cand, HR(500000), 4, {
+		{ 5, .free = HR(500000), .order = 4, .allocs = 1000,
+		  .deferred = 250, .ceiling = W(4), .downs = W(0) },
+		{ 1, .free = HR(500000), .order = 4, .allocs = 1000,
+		  .deferred = 400, .ceiling = W(3), .downs = W(1),
+		  .why_order = W(4), .why = W(AMM_REASON_PARTIAL) },
+		/* 31 new folios: too few to judge the rate */
+		{ 11, .free = HR(500000), .order = 4, .allocs = 31,
+		  .deferred = 31, .ceiling = W(4), .ups = W(1) },
+	} },
+	{ "a size holding too much memory steps down; back below 20%",
+	  tune_default_cand, HR(500000), 4, {
+		/* 18,813 64K folios = 301,008 pages: 301 per mille */
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 18813,
+		  .ceiling = W(3), .downs = W(1), .why_order = W(4),
+		  .why = W(AMM_REASON_FOOTPRINT) },
+		{ 20, .free = HR(500000), .order = 4, .nr_anon = 12563,
+		  .ceiling = W(3), .ups = W(0), .why_order = W(4),
+		  .why = W(AMM_REASON_FOOTPRINT) },
+		{ 11, .free = HR(500000), .order = 4, .nr_anon = 12500,
+		  .ceiling = W(4), .ups = W(1) },
+	} },
+};
+
+static void mem_apply(struct sim *s, const struct mrow *m)
+{
+	struct amm_gov_order_input *oi;
+
+	s->in.mem.total_pages = m->free || s->in.mem.total_pages ?
+				M_TOTAL : 0;
+	s->in.mem.free_pages = m->free;
+	s->in.mem.wmark_high_pages = M_HIGH;
+	if (!m->order)
+		return;
+	oi = &s->in.order[m->order];
+	oi->nr_anon = m->nr_anon;
+	oi->nr_anon_partially_mapped = m->partial;
+	oi->fault_alloc += m->allocs;
+	oi->split_deferred += m->deferred;
+}
+
+static void run_mem_scenario(const struct mem_scenario *sc)
+{
+	struct mrow first = { .free = sc->free };
+	struct sim s;
+	unsigned int i;
+	int r;
+
+	sim_init(&s, PLENTY);
+	if (sc->tune)
+		sc->tune(&s.cfg);
+	mem_apply(&s, &first);
+	if (!sc->free)
+		s.in.mem.total_pages = 0;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, sc->ceiling);
+
+	for (i = 0; i < ARRAY_SIZE(sc->rows) && sc->rows[i].repeat; i++) {
+		const struct mrow *m = &sc->rows[i];
+
+		for (r = 0; r < m->repeat; r++) {
+			mem_apply(&s, m);
+			if (!sc->free)
+				s.in.mem.total_pages = 0;
+			sim_step(&s, m->dt_ms ? m->dt_ms : 1000);
+			/* never above what free memory allows */
+			if (s.d.mem_cap != NOCAP)
+				CHECK(s.d.ceiling <= s.d.mem_cap);
+		}
+		if (WANTED(m->ceiling))
+			CHECK_TICK(s.st.ceiling, VAL(m->ceiling), (int)i);
+		if (WANTED(m->cap))
+			CHECK_TICK(s.d.mem_cap, VAL(m->cap), (int)i);
+		if (WANTED(m->ups))
+			CHECK_TICK(s.st.transitions_up, VAL(m->ups), (int)i);
+		if (WANTED(m->downs))
+			CHECK_TICK(s.st.transitions_down, VAL(m->downs),
+				   (int)i);
+		if (WANTED(m->memdowns))
+			CHECK_TICK(s.st.memory_downs, VAL(m->memdowns),
+				   (int)i);
+		if (WANTED(m->why_order) && WANTED(m->why))
+			CHECK_TICK(s.d.reason[VAL(m->why_order)], VAL(m->why),
+				   (int)i);
+	}
+}
+
+/* Headroom to memory cap, band by band (default candidates 16K..64K). */
+static const struct {
+	u64 headroom;
+	int cap;
+	unsigned int permille;
+} mem_caps[] = {
+	{ 0, OFF, 0 },
+	{ 20000, OFF, 20 },
+	{ 20001, 2, 20 },
+	{ 46666, 2, 46 },
+	{ 46667, 3, 46 },
+	{ 73333, 3, 73 },
+	{ 73334, NOCAP, 73 },
+	{ 100000, NOCAP, 100 },
+	{ 990000, NOCAP, 990 },
+};
+
+static void case_mem_cap_bands(void)
+{
+	struct sim s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mem_caps); i++) {
+		sim_init(&s, PLENTY);
+		s.cfg.candidates = 0x1c;
+		s.in.mem = (struct amm_gov_mem){ M_TOTAL,
+			HR(mem_caps[i].headroom), M_HIGH };
+		CHECK_EQ(sim_start(&s), 0);
+		CHECK_TICK(s.d.mem_cap, mem_caps[i].cap, (int)i);
+		CHECK_TICK(s.d.headroom_permille, mem_caps[i].permille,
+			   (int)i);
+	}
+	/* free below the high watermarks: headroom 0, not a wrapped huge */
+	sim_init(&s, PLENTY);
+	s.in.mem = (struct amm_gov_mem){ M_TOTAL, 5, M_HIGH };
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.headroom_permille, 0);
+	CHECK_EQ(s.d.ceiling, OFF);
+}
+
+/* Extreme inputs neither overflow nor trap (UBSan) and stay in range. */
+static void case_mem_extremes(void)
+{
+	static const u64 v[] = { 0, 1, 1000, AMM_U64_MAX / 1000 + 1,
+				 AMM_U64_MAX - 1, AMM_U64_MAX };
+	unsigned int a, b, c;
+	struct sim s;
+
+	for (a = 0; a < ARRAY_SIZE(v); a++)
+		for (b = 0; b < ARRAY_SIZE(v); b++)
+			for (c = 0; c < ARRAY_SIZE(v); c++) {
+				sim_init(&s, PLENTY);
+				s.in.mem = (struct amm_gov_mem){ v[a], v[b],
+								 v[c] };
+				s.in.order[4].nr_anon = v[b];
+				s.in.order[4].nr_anon_partially_mapped = v[c];
+				s.in.order[4].split_deferred = v[a];
+				CHECK_EQ(sim_start(&s), 0);
+				s.in.order[4].fault_alloc = v[c];
+				s.in.order[4].split_deferred = v[b];
+				sim_step(&s, 1000);
+				CHECK(s.d.headroom_permille <= 1000 ||
+				      s.d.headroom_permille == AMM_GOV_UNRATED);
+				CHECK(s.d.waste_permille[4] <= 1000 ||
+				      s.d.waste_permille[4] == AMM_GOV_UNRATED);
+				CHECK(s.d.footprint_permille[4] <= 1000 ||
+				      s.d.footprint_permille[4] ==
+				      AMM_GOV_UNRATED);
+			}
+}
+
+/* Compaction cannot make free memory: no request while memory says no. */
+static void case_mem_no_compaction(void)
+{
+	struct sim s;
+	int i;
+
+	sim_init(&s, MEM(3, 10));	/* every size below headroom */
+	s.cfg.candidates = 0x1c;
+	s.in.mem = (struct amm_gov_mem){ M_TOTAL, HR(0), M_HIGH };
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, OFF);
+	for (i = 0; i < 30; i++) {
+		sim_step(&s, 1000);
+		CHECK_EQ(s.d.compact_mask, 0);
+	}
+	CHECK_EQ(s.st.compact_requested, 0);
+	/* with free memory back, recovery's first size is compacted for */
+	s.in.mem.free_pages = HR(500000);
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.compact_mask, BIT(2));
+}
+
 /* ------------------------------------------------------------------ */
 
 /* Runs every row of a table; a failed row is named after its checks. */
@@ -961,6 +1311,15 @@ TEST(bad_configs)
 {
 	RUN_TABLE(bad_cfgs, run_bad_cfg);
 }
+
+TEST(memory)
+{
+	RUN_TABLE(mem_scenarios, run_mem_scenario);
+}
+
+TEST(mem_cap_bands) { case_mem_cap_bands(); }
+TEST(mem_extremes) { case_mem_extremes(); }
+TEST(mem_no_compaction) { case_mem_no_compaction(); }
 
 TEST(counters)
 {
