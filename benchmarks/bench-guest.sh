@@ -334,6 +334,7 @@ arm_setup() {
 			say "  agentmm.ko not loaded ($out_ins); governor: $gov_cmd"
 			sh -c "exec $gov_cmd" >"$out/runs/$name.gov" 2>&1 &
 			gov_pid=$!
+			gov_t0=$(awk '{ print $1 }' /proc/uptime)
 			sleep 2	# let it take the knobs before the workload starts
 			if kill -0 $gov_pid 2>/dev/null; then
 				return 0
@@ -361,7 +362,8 @@ stop_governor() {
 			[ -r /proc/$p/stat ] || continue
 			t=$((t + $(sed 's/.*) //' /proc/$p/stat | awk '{ print $12 + $13 }')))
 		done
-		echo "governor_cpu_ticks $t clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)" >>"$out/runs/$name.gov"
+		echo "governor_cpu_ticks $t clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)" \
+			"wall_s $(awk -v t0="$gov_t0" '{ printf "%.2f", $1 - t0 }' /proc/uptime)" >>"$out/runs/$name.gov"
 	fi
 	kill -TERM $gov_pid 2>/dev/null
 	w=0

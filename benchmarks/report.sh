@@ -266,6 +266,15 @@ END {
 	}
 }' "$out/plots/mthp.dat" | tee -a "$out/report.txt"
 
+# The user-space governor's CPU (bench-guest --governor-cmd): its
+# utime+stime over its wall time, per run, as % of one core.
+govs=$(cat "$out"/runs/*.gov 2>/dev/null | awk '/^governor_cpu_ticks/ && $6 > 0 { print 100 * $2 / $4 / $6 }' | sort -g)
+if [ -n "$govs" ]; then
+	echo "$govs" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%-30s %.3f%% of one core [%.3f-%.3f] n=%d  (utime+stime over its wall time, per run)\n", "user-space governor CPU", m, v[1], v[NR], NR }' |
+		tee -a "$out/report.txt"
+fi
+
 skipped=$(awk -F '\t' 'NR > 1 && $4 != "ok" { print $2 "/" $3 " rep " $1 ": " $4 }' "$tsv")
 [ -z "$skipped" ] || { echo "not run:"; echo "$skipped" | sed 's/^/  /'; } | tee -a "$out/report.txt"
 
