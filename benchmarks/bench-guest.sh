@@ -394,7 +394,14 @@ stop_fragment() {
 	frag_pid=
 }
 
+load_pid=
 cleanup() {
+	# agentload removes its sandboxes and children on SIGTERM
+	if [ -n "$load_pid" ]; then
+		kill -TERM "$load_pid" 2>/dev/null
+		wait "$load_pid" 2>/dev/null
+		load_pid=
+	fi
 	stop_fragment
 	[ $agentmm_loaded_here = 1 ] && rmmod agentmm 2>/dev/null
 	agentmm_loaded_here=0
@@ -477,10 +484,15 @@ run_one() {
 		return
 	fi
 	# shellcheck disable=SC2086
+	# In the background: a shell runs its traps only once a foreground
+	# command ends, and SIGINT/SIGTERM must restore the host now.
 	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args \
 		--label "$arm/$state" --json "$out/runs/$name.json" \
-		>"$out/runs/$name.txt" 2>&1
+		>"$out/runs/$name.txt" 2>&1 &
+	load_pid=$!
+	wait $load_pid
 	rc=$?
+	load_pid=
 	if [ $agentmm_loaded_here = 1 ]; then
 		{
 			cat /sys/kernel/agentmm/summary
