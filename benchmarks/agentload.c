@@ -864,6 +864,50 @@ static void cpu_stat(unsigned long long *busy, unsigned long long *total)
 	*busy = *total - v[3] - v[4];	/* minus idle and iowait */
 }
 
+/*
+ * Anonymous memory of the sandboxes' processes right now, in kB: the sum
+ * of statm (resident - shared) over every process whose process group is
+ * one of the sandboxes' (each driver leads its own group; runtimes and
+ * tools stay in it). Unlike MemTotal - MemAvailable this does not move
+ * with other work on the host.
+ */
+static unsigned long long sandbox_anon_kb(void)
+{
+	static long page_kb;
+	unsigned long long sum = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!page_kb)
+		page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[64], buf[512], *rp;
+		unsigned long long res, shr;
+		int pgrp, ours = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) || !(rp = strrchr(buf, ')')) ||
+		    sscanf(rp + 2, "%*c %*d %d", &pgrp) != 1)
+			continue;
+		for (int i = 0; i < o.sandboxes && !ours; i++)
+			ours = drivers[i] > 0 && pgrp == drivers[i];
+		if (!ours)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/statm", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) ||
+		    sscanf(buf, "%*u %llu %llu", &res, &shr) != 2)
+			continue;
+		if (res > shr)
+			sum += (res - shr) * page_kb;
+	}
+	closedir(d);
+	return sum;
+}
+
 /* --tools real: fresh workspaces for this run (tools/prepare.sh), before
  * the timer starts. */
 static void real_prepare(void)
@@ -1033,6 +1077,10 @@ static void usage(FILE *f)
 "                          sampled every --sample-ms; also its rise over\n"
 "                          the value at start\n"
 "    memcg peak sum        sum of the sandboxes' memory.peak\n"
+"    sandboxes' anon peak  max over samples (every 2nd) of the sum of\n"
+"                          resident - shared (statm) of every process in\n"
+"                          the sandboxes' process groups: their own memory,\n"
+"                          whatever else the host runs\n"
 "    page faults           minflt/majflt of all reaped descendants, and\n"
 "                          the /proc/vmstat pgfault delta\n"
 "    page tables peak      max of PageTables in /proc/meminfo\n"
@@ -1228,6 +1276,7 @@ int main(int argc, char **argv)
 	int runtimes_killed = 0;
 	long minflt = 0, majflt = 0;
 	unsigned long long cpu_busy0, cpu_total0, cpu_busy1 = 0, cpu_total1 = 0;
+	unsigned long long sb_anon_peak_kb = 0, nsamples = 0;
 	double cpu_user = 0, cpu_sys = 0, cpu_util;
 	struct sigaction sa;
 	struct rusage ru;
@@ -1321,6 +1370,13 @@ int main(int argc, char **argv)
 					t_end = sbres[i].end_s;
 				alive--;
 			}
+		}
+		/* every other sample: a walk of /proc costs more */
+		if (!(nsamples++ & 1)) {
+			unsigned long long a = sandbox_anon_kb();
+
+			if (a > sb_anon_peak_kb)
+				sb_anon_peak_kb = a;
 		}
 		if (!meminfo(&m)) {
 			if (m.total_kb - m.avail_kb > peak_used_kb)
@@ -1418,6 +1474,7 @@ int main(int argc, char **argv)
 		printf("  %-28s %10.1f MB (+%.1f MB over start)\n", "host peak memory",
 		       peak_used_kb / 1024.0, (peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
 		printf("  %-28s %10.1f MB\n", "sum of memory.peak", memcg_sum / MB);
+		printf("  %-28s %10.1f MB\n", "sandboxes' anon peak", sb_anon_peak_kb / 1024.0);
 		printf("  %-28s %10ld minor, %ld major (vmstat pgfault +%llu)\n", "page faults",
 		       minflt, majflt, vm1[0] - vm0[0]);
 		printf("  %-28s %10.1f MB\n", "page tables peak", pt_peak_kb / 1024.0);
@@ -1465,6 +1522,7 @@ int main(int argc, char **argv)
 		fprintf(jf, "  \"host_peak_rise_mb\": %.1f,\n",
 			(peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
 		fprintf(jf, "  \"memcg_peak_sum_mb\": %.1f,\n", memcg_sum / MB);
+		fprintf(jf, "  \"sandbox_anon_peak_mb\": %.1f,\n", sb_anon_peak_kb / 1024.0);
 		fprintf(jf, "  \"page_tables_peak_kb\": %llu,\n", pt_peak_kb);
 		fprintf(jf, "  \"tools\": \"%s\",\n", o.real ? "real" : "synthetic");
 		fprintf(jf, "  \"host_cpu_util_pct\": %.2f,\n", cpu_util);

@@ -76,7 +76,8 @@ while IFS="$tab" read -r rep arm state status seed json fidx freached fusable hm
 		"${hmin:-NA} ${hmax:-NA} ${hpmd:-NA}" \
 		"$(jget "$j" host_cpu_util_pct | grep . || echo NA) $(jget "$j" minflt)" \
 		"$(jget "$j" cpu_sys_s | grep . || echo NA) $(jget "$j" latency_p50_ms)" \
-		"$(jget "$j" latency_p95_ms) $(jget "$j" cpu_user_s | grep . || echo NA)" >>"$data"
+		"$(jget "$j" latency_p95_ms) $(jget "$j" cpu_user_s | grep . || echo NA)" \
+		"$(jget "$j" sandbox_anon_peak_mb | grep . || echo NA)" >>"$data"
 	# per-size mTHP faults, summed per arm/state
 	sed -n 's/.*"size_kb": \([0-9]*\), "enabled": "\([^"]*\)", "anon_fault_alloc": \([0-9]*\), "anon_fault_fallback": \([0-9]*\).*/\1 \2 \3 \4/p' "$j" |
 		sed "s|^|$arm $state |" >>"$out/plots/mthp.dat"
@@ -169,6 +170,8 @@ END {
 	row("completion time fragmented", "fragmented", 4, "s", "-")
 	row("host peak memory", "healthy", 5, "MB", "-21.60% (41.15 -> 32.26 GB)")
 	row("sum of memory.peak", "healthy", 9, "MB", "-")
+	row("sandboxes' anon peak", "healthy", 19, "MB", "their own memory only")
+	row("sandboxes' anon peak frag.", "fragmented", 19, "MB", "-")
 	row("p50 healthy", "healthy", 16, "ms", "-")
 	row("p95 healthy", "healthy", 17, "ms", "-")
 	row("p99 healthy", "healthy", 6, "ms", "equal on healthy memory")
