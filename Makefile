@@ -48,6 +48,7 @@ help:
 	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
 	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'
 	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'
+	@echo '  make bench-host the same natively on the running kernel (root; restores every knob)'
 	@echo '  make rpm        build the agentmm, kmod-agentmm and agentmm-dkms RPMs'
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
@@ -96,6 +97,7 @@ unit-and-vm:
 demo: deps
 	$(MAKE) test-module guest-bins
 	$(TOP)/tests/vm/run --demo --timeout 1200
+	$(MAKE) --no-print-directory demo-host
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
