@@ -83,6 +83,8 @@ struct agentmm_zone {
  * @nr_sizes: entries in @sizes
  * @sizes: mTHP sizes found at load, ascending
  * @nr_probes: tracepoints the sensor is attached to
+ * @mem: free memory against the high watermarks over the zones user
+ *	memory may use (see struct amm_gov_mem for the definition)
  */
 struct agentmm_sensor {
 	struct mutex lock;
@@ -95,6 +97,7 @@ struct agentmm_sensor {
 	unsigned int nr_sizes;
 	struct agentmm_size sizes[AMM_MAX_ORDERS];
 	unsigned int nr_probes;
+	struct amm_gov_mem mem;
 };
 
 #define AGENTMM_KNOB_LEN	16
@@ -103,13 +106,17 @@ enum {
 	AGENTMM_STAT_ALLOC,
 	AGENTMM_STAT_FALLBACK,
 	AGENTMM_STAT_CHARGE,
+	AGENTMM_STAT_NR_ANON,
+	AGENTMM_STAT_PARTIAL,
+	AGENTMM_STAT_DEFERRED,
 	AGENTMM_NR_STATS
 };
 
 /**
  * struct agentmm_knob - one mTHP size's controls, as the governor sees them
  * @enabled: hugepages-<kb>kB/enabled, open for writing while enforcing
- * @stats: its anon fault counters, open while the governor runs
+ * @stats: its anon fault and footprint counters, open while the governor
+ *	runs (NULL where the kernel lacks the file)
  * @original: the admin's value, recorded when enforce started
  * @written: what agentmm last wrote ("" before the first write)
  * @external: someone else changed it; agentmm no longer touches it

@@ -40,6 +40,9 @@ static const char * const agentmm_stat_names[AGENTMM_NR_STATS] = {
 	[AGENTMM_STAT_ALLOC] = "stats/anon_fault_alloc",
 	[AGENTMM_STAT_FALLBACK] = "stats/anon_fault_fallback",
 	[AGENTMM_STAT_CHARGE] = "stats/anon_fault_fallback_charge",
+	[AGENTMM_STAT_NR_ANON] = "stats/nr_anon",
+	[AGENTMM_STAT_PARTIAL] = "stats/nr_anon_partially_mapped",
+	[AGENTMM_STAT_DEFERRED] = "stats/split_deferred",
 };
 
 static void agentmm_compact_workfn(struct work_struct *work);
@@ -143,6 +146,22 @@ AGENTMM_GOV_PARAM(headroom_blocks,
 		  "free blocks each enabled size should keep; fewer triggers compaction");
 AGENTMM_GOV_PARAM(compact_budget, "compaction requests per window");
 AGENTMM_GOV_PARAM(compact_window_ms, "compaction budget window");
+AGENTMM_GOV_PARAM(mem_low_permille,
+		  "free memory above the high watermarks (per mille of memory) at or below which every size is off");
+AGENTMM_GOV_PARAM(mem_plenty_permille,
+		  "free memory above the high watermarks (per mille) from which memory limits no size; 0: not weighed");
+AGENTMM_GOV_PARAM(mem_hyst_permille,
+		  "extra free memory (per mille) a size needs to come back");
+AGENTMM_GOV_PARAM(partial_down_permille,
+		  "partially mapped / deferred-split share (per mille) that steps a size down");
+AGENTMM_GOV_PARAM(partial_up_permille,
+		  "partially mapped / deferred-split share (per mille) below which sizes may step up");
+AGENTMM_GOV_PARAM(min_folios,
+		  "live folios of a size below which its partially mapped share is ignored");
+AGENTMM_GOV_PARAM(footprint_down_permille,
+		  "share of memory (per mille) in one size's folios that steps it down");
+AGENTMM_GOV_PARAM(footprint_up_permille,
+		  "share of memory (per mille) in a size's folios below which it may come back");
 
 /* candidates: a comma-separated list of sizes in kB, e.g. 16,32,64,2048. */
 static int agentmm_candidates_set(const char *val,
@@ -324,6 +343,7 @@ void agentmm_gov_tick(void)
 		return;
 	memset(in, 0, sizeof(*in));
 	in->now_ms = div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+	in->mem = s->mem;
 	for (i = 0; i < s->nr_sizes; i++) {
 		struct agentmm_knob *k = &g->knobs[i];
 		struct amm_gov_order_input *o = &in->order[s->sizes[i].order];
@@ -337,6 +357,11 @@ void agentmm_gov_tick(void)
 			agentmm_read_stat(k->stats[AGENTMM_STAT_FALLBACK]);
 		o->fault_fallback_charge =
 			agentmm_read_stat(k->stats[AGENTMM_STAT_CHARGE]);
+		o->nr_anon = agentmm_read_stat(k->stats[AGENTMM_STAT_NR_ANON]);
+		o->nr_anon_partially_mapped =
+			agentmm_read_stat(k->stats[AGENTMM_STAT_PARTIAL]);
+		o->split_deferred =
+			agentmm_read_stat(k->stats[AGENTMM_STAT_DEFERRED]);
 	}
 	if (!g->initialised) {
 		err = amm_gov_init(&g->st, &g->cfg, in, &g->dec);

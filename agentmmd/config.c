@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * agentmmd configuration file: "key = value" lines, '#' comments. Every
- * key and default is documented in bpf/agentmmd.conf; keep them in sync.
+ * key and default is documented in agentmmd/agentmmd.conf; keep them in sync.
  */
 #include <ctype.h>
 #include <errno.h>
