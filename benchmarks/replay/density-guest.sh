@@ -106,6 +106,7 @@ CONF=$OUT/agentmmd.conf
 {
 	echo "memory_limit_mb = $LIMIT"
 	echo "sandbox_patterns = agent.slice/*"
+	echo "pool_cgroup = agent.slice"
 	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
 } >"$CONF" || exit 1
 agentmmd -c "$CONF" --check-config >/dev/null || exit 1

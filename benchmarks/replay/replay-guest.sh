@@ -14,7 +14,8 @@ Runs 'replay' RUNS times per arm, rotating which arm goes first. By
 default two arms:
   stock     no daemon: the kernel's memcg OOM killer acts at the limit;
   agentmmd  agentmmd running with memory_limit_mb = the limit and
-            sandbox_patterns = agent.slice/* (everything else default).
+            sandbox_patterns = agent.slice/*, pool_cgroup = agent.slice
+            (everything else default).
 Run i of every arm uses seed SEED+i-1: the same traces, offsets and scale.
 Then prints, per arm, median [min-max] over the runs, and the paired
 ratios of every other arm to the first (by default agentmmd/stock).
@@ -139,6 +140,7 @@ CONF=$OUT/agentmmd.conf
 {
 	echo "memory_limit_mb = $LIMIT"
 	echo "sandbox_patterns = agent.slice/*"
+	echo "pool_cgroup = agent.slice"
 	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
 } >"$CONF" || exit 1
 agentmmd -c "$CONF" --check-config >/dev/null || exit 1
