@@ -23,6 +23,9 @@ struct amm_config {
 	unsigned int throttle_free_pct, freeze_free_pct, kill_free_pct;
 	unsigned int hysteresis_pct;
 	unsigned int kill_after_ms;
+	unsigned int forecast_throttle_ms, forecast_freeze_ms, forecast_kill_ms;
+	char pool_cgroup[256];		/* "" = no pool backstop */
+	unsigned int pool_high_free_pct;
 	uint64_t floor_mb;
 	uint64_t kill_min_mb;
 	unsigned int default_priority;

@@ -116,6 +116,13 @@ struct daemon {
 	enum amm_level level;
 	uint64_t kill_since_ms;
 	uint64_t last_reclaim_ms;
+	/* forecast: usage and time at the last tick, time left then */
+	uint64_t fc_used, fc_ms, time_left_ms;
+	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)
+	 * and what was there before, for the journal */
+	char pool_dir[AMM_PATH_MAX];
+	char pool_high_orig[32];
+	uint64_t pool_high;
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */
