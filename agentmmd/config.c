@@ -57,6 +57,15 @@ void amm_config_defaults(struct amm_config *c)
 	c->retry_repeats = 3;
 }
 
+static const char *const governor_names[] = {
+	"auto", "kernel", "daemon", "off",	/* order of enum ugov_mode */
+};
+
+const char *amm_governor_name(int g)
+{
+	return g >= 0 && g < 4 ? governor_names[g] : "?";
+}
+
 static char *trim(char *s)
 {
 	char *e;
@@ -257,6 +266,19 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(reclaim_budget_mb_per_s, 1ULL << 30);
 	} else if (!strcmp(key, "retry_repeats")) {
 		U(retry_repeats, 100);
+	} else if (!strcmp(key, "governor")) {
+		int g;
+
+		for (g = 0; g < 4; g++)
+			if (!strcmp(val, governor_names[g]))
+				break;
+		if (g == 4) {
+			snprintf(why, whylen,
+				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off)",
+				 val);
+			return -1;
+		}
+		c->governor = g;
 	} else {
 		snprintf(why, whylen, "unknown key '%s'", key);
 		return -1;
@@ -354,7 +376,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
-		"debug = %d\n",
+		"debug = %d\ngovernor = %s\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
 		c->idle_interval_ms, c->memory_limit_mb,
 		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
@@ -368,5 +390,6 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_host_psi_max / 100, c->reclaim_host_psi_max % 100,
 		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
-		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug);
+		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
+		amm_governor_name(c->governor));
 }

@@ -38,6 +38,7 @@ struct amm_config {
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
+	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off */
 	bool debug;
 };
 
@@ -49,6 +50,8 @@ void amm_config_defaults(struct amm_config *c);
  */
 int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
 		    char *err, size_t errlen);
+/* "auto", "kernel", "daemon" or "off" for amm_config.governor */
+const char *amm_governor_name(int g);
 void amm_config_print(const struct amm_config *c, FILE *f);
 
 #endif

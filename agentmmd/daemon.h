@@ -17,6 +17,7 @@
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
  *   status.c   the status file agentmmctl reads
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
+ *   governor.c the mTHP governor in user space (govparse.c: its parsers)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H
@@ -34,6 +35,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "pressure.h"
+#include "usergov.h"
 
 #define AMMD_VERSION	"0.1"
 #define MB		((uint64_t)1 << 20)
@@ -134,6 +136,10 @@ struct daemon {
 	uint64_t start_ms, last_slow_ms, busy_until_ms;
 	unsigned int slow_count;
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
+
+	/* the mTHP governor in user space (governor.c); NULL when off */
+	struct ugov *gov;
+	bool gov_only;		/* no cgroup v2 memory controller: governor only */
 
 	/* the status file as last written, without its uptime (status.c) */
 	char status_last[1 << 20];

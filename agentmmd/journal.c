@@ -46,6 +46,8 @@ int applied_save(struct daemon *d)
 	if (d->pool_high && off < sizeof(buf))
 		off += snprintf(buf + off, sizeof(buf) - off, "high %s %s\n",
 				d->pool_dir, d->pool_high_orig);
+	if (off < sizeof(buf))
+		off += gov_journal(d, buf + off, sizeof(buf) - off);
 	if (off >= sizeof(buf)) {
 		err("%s: too many entries to record; not applying more changes",
 		    d->applied_path);
@@ -72,6 +74,10 @@ int restore_file(const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		char dir[AMM_PATH_MAX], orig[32];
 
+		if (!strncmp(line, "thp ", 4)) {	/* governor.c's knobs */
+			n += gov_restore_line(line) > 0;
+			continue;
+		}
 		if (sscanf(line, "freeze %4095s", dir) == 1) {
 			if (cg_write(dir, "cgroup.freeze", "0") && errno != ENOENT)
 				err("cannot thaw %s: %s", dir, strerror(errno));
