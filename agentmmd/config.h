@@ -36,6 +36,11 @@ struct amm_config {
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
 	bool debug;
+	/* operations (agentmmd(8)) */
+	bool dry_run;			/* decide and log, change nothing */
+	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
+	unsigned int metrics_interval_s;
+	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 
 void amm_config_defaults(struct amm_config *c);

@@ -121,6 +121,7 @@ static void adopt(struct daemon *d, const char *rel)
 				     rel);
 		}
 	}
+	s->exempt = control_is_exempt(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);
 	info("adopted sandbox %s (cgroup id %" PRIu64 ", priority %u)", rel,
