@@ -204,6 +204,14 @@ static void request(struct daemon *d, char *req, char *out, size_t len)
 		log_action(5, AMM_ACT_EXEMPT, s->rel, NULL, 0,
 			   "sandbox %s is exempt: never throttled, frozen, killed or reclaimed", s->rel);
 	}
+	if (!strcmp(req, "thaw") && !s->frozen) {
+		snprintf(out, len, "ok %.600s is not frozen by agentmmd; nothing to do", s->rel);
+		return;
+	}
+	if (!strcmp(req, "release") && !s->high_dir[0]) {
+		snprintf(out, len, "ok %.600s has no throttle from agentmmd; nothing to do", s->rel);
+		return;
+	}
 	/* exempt releases as well; thaw and release are one-shot */
 	if (!strcmp(req, "thaw") || !strcmp(req, "exempt")) {
 		if (s->frozen)
