@@ -55,6 +55,8 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_step_pct = 5;
 	c->reclaim_budget_mb_per_s = 64;
 	c->retry_repeats = 3;
+	c->metrics_interval_s = 15;
+	c->events_max_kb = 1024;
 }
 
 static const char *const governor_names[] = {
@@ -279,6 +281,25 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 			return -1;
 		}
 		c->governor = g;
+	} else if (!strcmp(key, "dry_run")) {
+		if (parse_bool(val, &c->dry_run))
+			goto bad_value;
+	} else if (!strcmp(key, "metrics_textfile")) {
+		size_t l = strlen(val);
+
+		/* node_exporter reads only *.prom files */
+		if (l && (val[0] != '/' || l >= sizeof(c->metrics_textfile) - 16 ||
+			  l < 6 || strcmp(val + l - 5, ".prom")))
+			goto bad_value;
+		strcpy(c->metrics_textfile, val);
+	} else if (!strcmp(key, "metrics_interval_s")) {
+		U(metrics_interval_s, 3600);
+		if (!c->metrics_interval_s)
+			goto bad_value;
+	} else if (!strcmp(key, "events_max_kb")) {
+		U(events_max_kb, 1U << 20);
+		if (c->events_max_kb < 16)
+			goto bad_value;
 	} else {
 		snprintf(why, whylen, "unknown key '%s'", key);
 		return -1;
@@ -376,7 +397,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
-		"debug = %d\ngovernor = %s\n",
+		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
+		"metrics_interval_s = %u\nevents_max_kb = %u\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
 		c->idle_interval_ms, c->memory_limit_mb,
 		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
@@ -391,5 +413,6 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
 		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
-		amm_governor_name(c->governor));
+		amm_governor_name(c->governor), c->dry_run,
+		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
 }

@@ -40,6 +40,11 @@ struct amm_config {
 	unsigned int retry_repeats;
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off */
 	bool debug;
+	/* operations (agentmmd(8)) */
+	bool dry_run;			/* decide and log, change nothing */
+	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
+	unsigned int metrics_interval_s;
+	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 
 void amm_config_defaults(struct amm_config *c);

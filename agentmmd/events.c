@@ -135,8 +135,9 @@ int handle_event(void *ctx, void *data, size_t len)
 			 comm, (int)e->tgid, s->rel,
 			 s->max == UINT64_MAX ? "host, " : "memory.max ",
 			 s->max == UINT64_MAX ? d->host_limit / MB : s->max / MB);
-		info("sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
-		     s->rel, comm, (int)e->tgid);
+		log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
+			   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
+			   s->rel, comm, (int)e->tgid);
 		notify(d, s, (pid_t)e->tgid, msg);
 		t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
 		if (t)

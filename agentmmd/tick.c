@@ -109,8 +109,12 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	/* the throttled tool cgroup may be gone with its tool call */
 	if (s->high_dir[0] && strcmp(s->high_dir, s->path) &&
 	    access(s->high_dir, F_OK) && errno == ENOENT) {
-		info("released throttle on %s (tool cgroup removed)",
-		     s->high_dir);
+		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
+			   "released throttle on %s (tool cgroup removed)",
+			   s->high_dir);
+		if (s->throttle_since_ms)
+			s->throttled_ms_total += now_ms() - s->throttle_since_ms;
+		s->throttle_since_ms = 0;
 		s->high_dir[0] = 0;
 		s->high = 0;
 		applied_save(d);
@@ -213,6 +217,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (slow)
 			sample_slow(d, s);
 		sum += s->current;
+		if (s->exempt)
+			continue;	/* agentmmctl exempt: counted, never acted on */
 		applied |= s->frozen || s->high_dir[0];
 		map[n] = i;
 		a[n] = (struct amm_sb){
@@ -353,6 +359,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (cg_write(s->path, "memory.reclaim", buf) && errno != EAGAIN)
 			dbg("memory.reclaim on %s: %s", s->rel,
 			    strerror(errno));
+		else {
+			uint64_t after;
+
+			/* what it freed, as far as memory.current tells */
+			if (s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &after) == 0 &&
+			    after < s->current)
+				s->reclaimed_bytes += s->current - after;
+		}
 		budget -= amt;
 		dbg("reclaimed up to %" PRIu64 " KB from idle %s", amt / 1024,
 		    s->rel);
