@@ -409,7 +409,7 @@ cleanup() {
 	restore_settings
 	verify_restored
 }
-trap 'trap - EXIT; cleanup; exit 130' INT TERM HUP
+trap 'trap - EXIT; say "interrupted: stopping the run, restoring the settings"; cleanup; exit 130' INT TERM HUP
 trap 'rc=$?; trap - EXIT; cleanup || rc=3; exit $rc' EXIT
 
 # ---- the runs ----
