@@ -53,6 +53,7 @@ help:
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
+	@echo '  make density    largest sustainable overcommit per arm (density-smoke: quick)'
 	@echo '  make clean      remove build products'
 	@echo 'Variables: KDIR=<kernel build tree>, AGENTMM_CACHE=<dir> ($(AGENTMM_CACHE)),'
 	@echo '           VM_MEM=<MiB>, VM_CPUS=<n>, VM_TIMEOUT=<s>, T="<test> ..."'

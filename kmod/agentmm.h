@@ -83,6 +83,8 @@ struct agentmm_zone {
  * @nr_sizes: entries in @sizes
  * @sizes: mTHP sizes found at load, ascending
  * @nr_probes: tracepoints the sensor is attached to
+ * @mem: free memory against the high watermarks over the zones user
+ *	memory may use (see struct amm_gov_mem for the definition)
  */
 struct agentmm_sensor {
 	struct mutex lock;
@@ -95,31 +97,59 @@ struct agentmm_sensor {
 	unsigned int nr_sizes;
 	struct agentmm_size sizes[AMM_MAX_ORDERS];
 	unsigned int nr_probes;
+	struct amm_gov_mem mem;
 };
 
 #define AGENTMM_KNOB_LEN	16
+
+/**
+ * enum agentmm_external - why agentmm let go of a knob
+ * @AGENTMM_EXT_NONE: it did not; the knob is agentmm's while enforcing
+ * @AGENTMM_EXT_BEFORE: found changed before agentmm's next write
+ * @AGENTMM_EXT_DURING: changed while agentmm wrote it (seen on the
+ *	read-back right after the write)
+ * @AGENTMM_EXT_RESTORE: changed when agentmm was about to restore it, or
+ *	while it did
+ */
+enum agentmm_external {
+	AGENTMM_EXT_NONE,
+	AGENTMM_EXT_BEFORE,
+	AGENTMM_EXT_DURING,
+	AGENTMM_EXT_RESTORE,
+};
 
 enum {
 	AGENTMM_STAT_ALLOC,
 	AGENTMM_STAT_FALLBACK,
 	AGENTMM_STAT_CHARGE,
+	AGENTMM_STAT_NR_ANON,
+	AGENTMM_STAT_PARTIAL,
+	AGENTMM_STAT_DEFERRED,
 	AGENTMM_NR_STATS
 };
 
 /**
  * struct agentmm_knob - one mTHP size's controls, as the governor sees them
  * @enabled: hugepages-<kb>kB/enabled, open for writing while enforcing
- * @stats: its anon fault counters, open while the governor runs
+ * @stats: its anon fault and footprint counters, open while the governor
+ *	runs (NULL where the kernel lacks the file)
  * @original: the admin's value, recorded when enforce started
+ * @on: what agentmm writes to enable the size: @original unless that is
+ *	"never", else the enable_mode parameter
  * @written: what agentmm last wrote ("" before the first write)
  * @external: someone else changed it; agentmm no longer touches it
+ * @why: when agentmm saw that (AGENTMM_EXT_NONE if not @external)
+ * @seen: the value it saw then
  */
 struct agentmm_knob {
 	struct file *enabled;
 	struct file *stats[AGENTMM_NR_STATS];
 	char original[AGENTMM_KNOB_LEN];
+	char on[AGENTMM_KNOB_LEN];
 	char written[AGENTMM_KNOB_LEN];
 	bool external;
+	enum agentmm_external why;
+	char seen[AGENTMM_KNOB_LEN];
 };
 
 /**
@@ -139,6 +169,7 @@ struct agentmm_knob {
  * @writes: knob writes
  * @write_errors: failed knob reads or writes
  * @external_changes: knobs found changed by someone else
+ * @external_races: those of them changed while agentmm wrote them
  * @compact_runs: order-targeted compaction requests carried out
  * @compact_blocks: blocks those requests allocated and freed as headroom
  * @compact_misses: requests that ended on a failed allocation
@@ -158,6 +189,7 @@ struct agentmm_governor {
 	u64 writes;
 	u64 write_errors;
 	u64 external_changes;
+	u64 external_races;
 	u64 compact_runs;
 	u64 compact_blocks;
 	u64 compact_misses;

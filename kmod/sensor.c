@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/tracepoint.h>
+#include <linux/mm.h>
 #include <linux/workqueue.h>
 #include "agentmm.h"
 #include "agentmm_trace.h"
@@ -41,6 +42,24 @@ static unsigned long agentmm_sensor_flags;
 static struct delayed_work agentmm_sample_work;
 static struct irq_work agentmm_kick_work;
 
+/*
+ * Adds @zone to @mem as struct amm_gov_mem defines it: free pages above
+ * what the zone protects from user memory, its high watermark (with any
+ * boost, as kswapd sees it) and its managed pages. Racy like /proc/zoneinfo.
+ */
+static void agentmm_sample_mem(struct amm_gov_mem *mem, struct zone *zone)
+{
+	unsigned long free = zone_page_state(zone, NR_FREE_PAGES);
+	unsigned long reserve = zone->lowmem_reserve[AGENTMM_USER_ZONE];
+
+	mem->total_pages = amm_add_sat(mem->total_pages,
+				       zone_managed_pages(zone));
+	mem->free_pages = amm_add_sat(mem->free_pages,
+				      free > reserve ? free - reserve : 0);
+	mem->wmark_high_pages = amm_add_sat(mem->wmark_high_pages,
+					    high_wmark_pages(zone));
+}
+
 static void agentmm_sample(bool from_event)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
@@ -49,6 +68,7 @@ static void agentmm_sample(bool from_event)
 	unsigned int i, j, order;
 
 	mutex_lock(&s->lock);
+	s->mem = (struct amm_gov_mem){ 0 };
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
 	for (i = 0; i < s->nr_sizes; i++)
 		s->sizes[i].servable_pages = 0;
@@ -74,6 +94,7 @@ static void agentmm_sample(bool from_event)
 		 */
 		az->reserved = low_wmark_pages(zone) +
 			       zone->lowmem_reserve[AGENTMM_USER_ZONE];
+		agentmm_sample_mem(&s->mem, zone);
 		for (j = 0; j < s->nr_sizes; j++) {
 			struct agentmm_size *sz = &s->sizes[j];
 

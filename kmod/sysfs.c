@@ -58,6 +58,26 @@ static unsigned long agentmm_ceiling_kb(void)
 	return (PAGE_SIZE / 1024) << agentmm_gov.dec.ceiling;
 }
 
+/* Largest size free memory allows: "-" no limit, 0 none; lock held. */
+static int agentmm_emit_mem_cap(char *buf, int at)
+{
+	int cap = agentmm_gov.dec.mem_cap;
+
+	if (!agentmm_gov.initialised || cap == AMM_GOV_NO_CAP)
+		return sysfs_emit_at(buf, at, "-");
+	if (cap < 0)
+		return sysfs_emit_at(buf, at, "0");
+	return sysfs_emit_at(buf, at, "%lu", (PAGE_SIZE / 1024) << cap);
+}
+
+/* A per mille value, "-" if unrated. */
+static int agentmm_emit_permille(char *buf, int at, unsigned int v)
+{
+	if (v == AMM_GOV_UNRATED)
+		return sysfs_emit_at(buf, at, "-");
+	return sysfs_emit_at(buf, at, "%u", v);
+}
+
 /* --- top level --- */
 
 static ssize_t mode_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -109,6 +129,17 @@ static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    agentmm_gov.st.compact_futile,
 			    div_u64(agentmm_gov.compact_ns, NSEC_PER_USEC),
 			    agentmm_gov.writes, agentmm_gov.external_changes);
+	at += sysfs_emit_at(buf, at,
+			    "memory total_pages=%llu free_pages=%llu wmark_high_pages=%llu headroom_permille=",
+			    s->mem.total_pages, s->mem.free_pages,
+			    s->mem.wmark_high_pages);
+	at += agentmm_emit_permille(buf, at, agentmm_gov.initialised ?
+				    agentmm_gov.dec.headroom_permille :
+				    AMM_GOV_UNRATED);
+	at += sysfs_emit_at(buf, at, " mem_cap_kb=");
+	at += agentmm_emit_mem_cap(buf, at);
+	at += sysfs_emit_at(buf, at, " memory_downs=%llu\n",
+			    agentmm_gov.st.memory_downs);
 	for (i = 0; i < s->nr_sizes; i++)
 		at += sysfs_emit_at(buf, at,
 				    "size kb=%u order=%u available_pages=%llu servable_pages=%llu unusable_index=%u decision=%s reason=%s knob=%s\n",
@@ -206,6 +237,35 @@ AGENTMM_SENSOR_U64_ATTR(compact_us, div_u64(agentmm_gov.compact_ns,
 AGENTMM_SENSOR_U64_ATTR(knob_writes, agentmm_gov.writes);
 AGENTMM_SENSOR_U64_ATTR(knob_write_errors, agentmm_gov.write_errors);
 AGENTMM_SENSOR_U64_ATTR(external_changes, agentmm_gov.external_changes);
+AGENTMM_SENSOR_U64_ATTR(external_races, agentmm_gov.external_races);
+AGENTMM_SENSOR_U64_ATTR(memory_downs, agentmm_gov.st.memory_downs);
+
+static ssize_t mem_cap_kb_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	int at;
+
+	mutex_lock(&agentmm_sensor.lock);
+	at = agentmm_emit_mem_cap(buf, 0);
+	mutex_unlock(&agentmm_sensor.lock);
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+static struct kobj_attribute mem_cap_kb_attr = __ATTR_RO(mem_cap_kb);
+
+static ssize_t headroom_permille_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	int at;
+
+	mutex_lock(&agentmm_sensor.lock);
+	at = agentmm_emit_permille(buf, 0, agentmm_gov.initialised ?
+				   agentmm_gov.dec.headroom_permille :
+				   AMM_GOV_UNRATED);
+	mutex_unlock(&agentmm_sensor.lock);
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+static struct kobj_attribute headroom_permille_attr =
+	__ATTR_RO(headroom_permille);
 
 static ssize_t enabled_sizes_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
@@ -241,6 +301,10 @@ static struct attribute *agentmm_governor_attrs[] = {
 	&knob_writes_attr.attr,
 	&knob_write_errors_attr.attr,
 	&external_changes_attr.attr,
+	&external_races_attr.attr,
+	&memory_downs_attr.attr,
+	&mem_cap_kb_attr.attr,
+	&headroom_permille_attr.attr,
 	NULL,
 };
 
@@ -325,6 +389,35 @@ AGENTMM_SIZE_STR_ATTR(reason, agentmm_reason_of(idx));
 AGENTMM_SIZE_STR_ATTR(knob, agentmm_knob_state(idx));
 AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].enabled ?
 		      agentmm_gov.knobs[idx].original : "-");
+AGENTMM_SIZE_STR_ATTR(enable_as, agentmm_gov.knobs[idx].enabled ?
+		      agentmm_gov.knobs[idx].on : "-");
+
+static const char * const agentmm_ext_names[] = {
+	[AGENTMM_EXT_NONE] = "-",
+	[AGENTMM_EXT_BEFORE] = "changed",
+	[AGENTMM_EXT_DURING] = "raced",
+	[AGENTMM_EXT_RESTORE] = "restore",
+};
+
+/* "<when> <value seen>" for a released knob, "-" otherwise. */
+static ssize_t size_external_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	const struct agentmm_knob *k =
+		&agentmm_gov.knobs[agentmm_item_idx(kobj)];
+	ssize_t ret;
+
+	mutex_lock(&agentmm_sensor.lock);
+	if (k->external)
+		ret = sysfs_emit(buf, "%s %s\n", agentmm_ext_names[k->why],
+				 k->seen);
+	else
+		ret = sysfs_emit(buf, "-\n");
+	mutex_unlock(&agentmm_sensor.lock);
+	return ret;
+}
+static struct kobj_attribute size_external_attr =
+	__ATTR(external, 0444, size_external_show, NULL);
 
 static ssize_t size_fallback_permille_show(struct kobject *kobj,
 					   struct kobj_attribute *attr,
@@ -344,6 +437,27 @@ static ssize_t size_fallback_permille_show(struct kobject *kobj,
 static struct kobj_attribute size_fallback_permille_attr =
 	__ATTR(fallback_permille, 0444, size_fallback_permille_show, NULL);
 
+#define AGENTMM_SIZE_PERMILLE_ATTR(_name)				\
+static ssize_t size_##_name##_show(struct kobject *kobj,		\
+				   struct kobj_attribute *attr, char *buf) \
+{									\
+	unsigned int idx = agentmm_item_idx(kobj);			\
+	unsigned int order = agentmm_sensor.sizes[idx].order;		\
+	int at;								\
+									\
+	mutex_lock(&agentmm_sensor.lock);				\
+	at = agentmm_emit_permille(buf, 0, agentmm_gov.initialised ?	\
+				   agentmm_gov.dec._name[order] :	\
+				   AMM_GOV_UNRATED);			\
+	mutex_unlock(&agentmm_sensor.lock);				\
+	return at + sysfs_emit_at(buf, at, "\n");			\
+}									\
+static struct kobj_attribute size_##_name##_attr =			\
+	__ATTR(_name, 0444, size_##_name##_show, NULL)
+
+AGENTMM_SIZE_PERMILLE_ATTR(waste_permille);
+AGENTMM_SIZE_PERMILLE_ATTR(footprint_permille);
+
 static struct attribute *agentmm_size_attrs[] = {
 	&size_order_attr.attr,
 	&size_available_pages_attr.attr,
@@ -352,8 +466,12 @@ static struct attribute *agentmm_size_attrs[] = {
 	&size_decision_attr.attr,
 	&size_reason_attr.attr,
 	&size_fallback_permille_attr.attr,
+	&size_waste_permille_attr.attr,
+	&size_footprint_permille_attr.attr,
 	&size_knob_attr.attr,
 	&size_original_attr.attr,
+	&size_enable_as_attr.attr,
+	&size_external_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(agentmm_size);

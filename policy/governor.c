@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Adaptive mTHP governor, shared by agentmm.ko and the host unit tests.
+ * Adaptive mTHP governor, shared by agentmm.ko, agentmmd and the host unit
+ * tests.
  *
  * The kernel's anonymous fault path tries every enabled mTHP size highest
  * first, and each size that fails costs a full allocation attempt. The
  * governor keeps enabled only a short run of sizes (the window) below a
  * ceiling that memory can actually serve. The ceiling moves one candidate
  * size at a time: down as soon as it is unservable (few free blocks of its
- * size or many fault fallbacks), up only after the next size has been
+ * size, many fault fallbacks, too many of its folios partially mapped, or
+ * too much memory in its folios), up only after the next size has been
  * comfortably servable for a sustained time, and never twice within the
- * dwell time. Integer arithmetic only; every sum and shift saturates.
+ * dwell time. Free memory caps the ceiling too: the closer free memory is
+ * to the reclaim watermarks, the fewer sizes are allowed, one per band;
+ * falling into a lower band drops the ceiling at once, however many sizes
+ * that is, because every larger folio then costs reclaim.
+ * Integer arithmetic only; every sum and shift saturates.
  */
 #include "governor.h"
 
@@ -29,12 +35,22 @@ static const char * const amm_reason_names[AMM_REASON_COUNT] = {
 	[AMM_REASON_BELOW_WINDOW]	= "below_window",
 	[AMM_REASON_NOT_CANDIDATE]	= "not_candidate",
 	[AMM_REASON_NOT_PRESENT]	= "not_present",
+	[AMM_REASON_LOW_MEMORY]		= "low_memory",
+	[AMM_REASON_PARTIAL]		= "partial",
+	[AMM_REASON_FOOTPRINT]		= "footprint",
 };
 
-/* Per-order fallback shares of the last tick. */
+/* What a tick's sample says, per order and about free memory. */
 struct amm_gov_rates {
 	bool rated[AMM_MAX_ORDERS];	/* enough attempts to judge */
-	unsigned int permille[AMM_MAX_ORDERS];
+	unsigned int permille[AMM_MAX_ORDERS];	/* fallback share */
+	bool waste_rated[AMM_MAX_ORDERS];
+	unsigned int waste[AMM_MAX_ORDERS];	/* per mille */
+	bool mem_rated;			/* memory was sampled */
+	unsigned int footprint[AMM_MAX_ORDERS];	/* per mille of total */
+	unsigned int headroom;		/* per mille of total */
+	int cap_down;	/* largest order free memory allows now */
+	int cap_up;	/* ...and allows a step up to (hysteresis) */
 };
 
 /* @blocks << @order, saturating. */
@@ -51,16 +67,103 @@ static u64 amm_gov_delta(u64 now, u64 prev)
 	return now >= prev ? now - prev : now;
 }
 
-/* @part / @whole in per-mille; @part <= @whole, 0 if @whole is 0. */
+/* @part / @whole in per-mille, at most 1000; 0 if @whole is 0. */
 static unsigned int amm_gov_permille(u64 part, u64 whole)
 {
 	if (!whole)
 		return 0;
+	if (part >= whole)
+		return AMM_PERMILLE;
 	while (part > AMM_U64_MAX / AMM_PERMILLE) {
 		part >>= 1;
 		whole >>= 1;
 	}
+	if (!whole)
+		return AMM_PERMILLE;
 	return (unsigned int)amm_div64(part * AMM_PERMILLE, whole);
+}
+
+/* @permille per mille of @total, rounded down, without overflow. */
+static u64 amm_gov_share(u64 total, unsigned int permille)
+{
+	if (total > AMM_U64_MAX / AMM_PERMILLE)
+		return amm_div64(total, AMM_PERMILLE) * permille;
+	return amm_div64(total * permille, AMM_PERMILLE);
+}
+
+static unsigned int amm_gov_popcount(u32 mask)
+{
+	unsigned int n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
+/* The @k-th lowest order in @mask (k >= 1), or AMM_GOV_OFF if k is 0. */
+static int amm_gov_nth(u32 mask, unsigned int k)
+{
+	int o;
+
+	for (o = 0; o < AMM_MAX_ORDERS && k; o++)
+		if ((mask & ((u32)1 << o)) && !--k)
+			return o;
+	return AMM_GOV_OFF;
+}
+
+/*
+ * The largest order @headroom pages above the high watermarks allow, of
+ * the @cand sizes: none at or below the low edge, all at or above the
+ * plenty edge, and in between one more size per equal band.
+ */
+static int amm_gov_mem_cap(const struct amm_gov_config *cfg,
+			   const struct amm_gov_mem *mem, u32 cand,
+			   u64 headroom)
+{
+	u64 lo = amm_gov_share(mem->total_pages, cfg->mem_low_permille);
+	u64 hi = amm_gov_share(mem->total_pages, cfg->mem_plenty_permille);
+	unsigned int n = amm_gov_popcount(cand);
+	u64 k;
+
+	if (headroom >= hi)
+		return AMM_GOV_NO_CAP;
+	if (headroom <= lo)
+		return AMM_GOV_OFF;
+	/* ceil((headroom - lo) * n / (hi - lo)): 1..n, n <= AMM_MAX_ORDERS */
+	k = headroom - lo;
+	if (k > AMM_U64_MAX / AMM_MAX_ORDERS)
+		return AMM_GOV_NO_CAP;
+	k = amm_div64(k * n + (hi - lo) - 1, hi - lo);
+	return k >= n ? AMM_GOV_NO_CAP : amm_gov_nth(cand, (unsigned int)k);
+}
+
+/* Free memory and footprint verdicts of @in into @r. */
+static void amm_gov_weigh_memory(const struct amm_gov_config *cfg,
+				 const struct amm_gov_input *in, u32 cand,
+				 struct amm_gov_rates *r)
+{
+	const struct amm_gov_mem *mem = &in->mem;
+	u64 headroom, hyst;
+	unsigned int o;
+
+	r->cap_down = AMM_GOV_NO_CAP;
+	r->cap_up = AMM_GOV_NO_CAP;
+	r->mem_rated = mem->total_pages != 0;
+	if (!r->mem_rated)
+		return;
+	for (o = 0; o < AMM_MAX_ORDERS; o++)
+		r->footprint[o] = amm_gov_permille(
+			amm_gov_pages(in->order[o].nr_anon, o),
+			mem->total_pages);
+	headroom = mem->free_pages > mem->wmark_high_pages ?
+		   mem->free_pages - mem->wmark_high_pages : 0;
+	r->headroom = amm_gov_permille(headroom, mem->total_pages);
+	if (!cfg->mem_plenty_permille)
+		return;
+	hyst = amm_gov_share(mem->total_pages, cfg->mem_hyst_permille);
+	r->cap_down = amm_gov_mem_cap(cfg, mem, cand, headroom);
+	r->cap_up = amm_gov_mem_cap(cfg, mem, cand,
+				    headroom > hyst ? headroom - hyst : 0);
 }
 
 /* Governed orders the kernel offers. */
@@ -100,10 +203,16 @@ static enum amm_gov_reason amm_gov_down_cause(const struct amm_gov_config *cfg,
 					      const struct amm_gov_rates *r,
 					      unsigned int o)
 {
+	if ((int)o > r->cap_down)
+		return AMM_REASON_LOW_MEMORY;
 	if (in->order[o].avail_pages < amm_gov_pages(cfg->min_avail_blocks, o))
 		return AMM_REASON_LOW_AVAIL;
 	if (r->rated[o] && r->permille[o] > cfg->fallback_down_permille)
 		return AMM_REASON_HIGH_FALLBACK;
+	if (r->waste_rated[o] && r->waste[o] > cfg->partial_down_permille)
+		return AMM_REASON_PARTIAL;
+	if (r->mem_rated && r->footprint[o] > cfg->footprint_down_permille)
+		return AMM_REASON_FOOTPRINT;
 	return AMM_REASON_PLENTIFUL;
 }
 
@@ -113,6 +222,8 @@ static enum amm_gov_reason amm_gov_up_cause(const struct amm_gov_config *cfg,
 					    const struct amm_gov_rates *r,
 					    int ceiling, unsigned int o)
 {
+	if ((int)o > r->cap_up)
+		return AMM_REASON_LOW_MEMORY;
 	if (in->order[o].avail_pages < amm_gov_pages(cfg->avail_up_blocks, o))
 		return AMM_REASON_LOW_AVAIL;
 	if (r->rated[o] && r->permille[o] > cfg->fallback_up_permille)
@@ -121,10 +232,18 @@ static enum amm_gov_reason amm_gov_up_cause(const struct amm_gov_config *cfg,
 	if (ceiling != AMM_GOV_OFF && r->rated[ceiling] &&
 	    r->permille[ceiling] > cfg->fallback_up_permille)
 		return AMM_REASON_HIGH_FALLBACK;
+	/* Likewise, partial unmaps at the ceiling waste more one size up. */
+	if (r->waste_rated[o] && r->waste[o] > cfg->partial_up_permille)
+		return AMM_REASON_PARTIAL;
+	if (ceiling != AMM_GOV_OFF && r->waste_rated[ceiling] &&
+	    r->waste[ceiling] > cfg->partial_up_permille)
+		return AMM_REASON_PARTIAL;
+	if (r->mem_rated && r->footprint[o] > cfg->footprint_up_permille)
+		return AMM_REASON_FOOTPRINT;
 	return AMM_REASON_PLENTIFUL;
 }
 
-/* Fault deltas since the last sample into @r; remembers the sample. */
+/* Deltas and shares since the last sample into @r; remembers the sample. */
 static void amm_gov_sample(struct amm_gov_state *st,
 			   const struct amm_gov_config *cfg,
 			   const struct amm_gov_input *in,
@@ -132,6 +251,7 @@ static void amm_gov_sample(struct amm_gov_state *st,
 {
 	unsigned int o;
 
+	amm_gov_weigh_memory(cfg, in, amm_gov_cand(cfg, in), r);
 	for (o = 0; o < AMM_MAX_ORDERS; o++) {
 		const struct amm_gov_order_input *oi = &in->order[o];
 		u64 alloc = amm_gov_delta(oi->fault_alloc, st->prev_alloc[o]);
@@ -139,15 +259,36 @@ static void amm_gov_sample(struct amm_gov_state *st,
 				       st->prev_fallback[o]);
 		u64 charge = amm_gov_delta(oi->fault_fallback_charge,
 					   st->prev_charge[o]);
+		u64 deferred = amm_gov_delta(oi->split_deferred,
+					     st->prev_deferred[o]);
 		u64 tries;
 
 		fb = fb > charge ? fb - charge : 0;
 		tries = amm_add_sat(alloc, fb);
 		r->rated[o] = tries >= cfg->min_faults;
 		r->permille[o] = amm_gov_permille(fb, tries);
+		/*
+		 * Waste: folios partly unmapped hold their whole size until
+		 * the deferred split shrinker runs, which is under pressure.
+		 */
+		r->waste_rated[o] = false;
+		r->waste[o] = 0;
+		if (oi->nr_anon >= cfg->min_folios) {
+			r->waste_rated[o] = true;
+			r->waste[o] = amm_gov_permille(
+				oi->nr_anon_partially_mapped, oi->nr_anon);
+		}
+		if (alloc >= cfg->min_faults) {
+			unsigned int pm = amm_gov_permille(deferred, alloc);
+
+			r->waste_rated[o] = true;
+			if (pm > r->waste[o])
+				r->waste[o] = pm;
+		}
 		st->prev_alloc[o] = oi->fault_alloc;
 		st->prev_fallback[o] = oi->fault_fallback;
 		st->prev_charge[o] = oi->fault_fallback_charge;
+		st->prev_deferred[o] = oi->split_deferred;
 	}
 }
 
@@ -237,15 +378,27 @@ static void amm_gov_finish(struct amm_gov_state *st,
 						   held, next, o);
 		out->fallback_permille[o] = r->rated[o] ? r->permille[o] :
 					    AMM_GOV_UNRATED;
+		out->waste_permille[o] = r->waste_rated[o] ? r->waste[o] :
+					 AMM_GOV_UNRATED;
+		out->footprint_permille[o] = in->mem.total_pages ?
+					     r->footprint[o] : AMM_GOV_UNRATED;
 	}
+	out->mem_cap = r->cap_down;
+	out->headroom_permille = in->mem.total_pages ? r->headroom :
+				 AMM_GOV_UNRATED;
 
 	out->changed = enabled != st->enabled;
 	out->enabled = enabled;
 	out->ceiling = st->ceiling;
 	st->enabled = enabled;
 
-	/* Compaction: what is enabled, or what recovery would enable first. */
-	targets = enabled ? enabled : (next != AMM_GOV_OFF ? AMM_BIT(next) : 0);
+	/*
+	 * Compaction: what is enabled, or what recovery would enable first,
+	 * unless free memory is what keeps it off (compaction cannot help).
+	 */
+	targets = enabled;
+	if (!enabled && next != AMM_GOV_OFF && next <= r->cap_up)
+		targets = AMM_BIT(next);
 	out->below_headroom = 0;
 	out->compact_mask = 0;
 	for (o = 0; o < AMM_MAX_ORDERS && cfg->headroom_blocks; o++)
@@ -301,6 +454,14 @@ void amm_gov_config_default(struct amm_gov_config *cfg)
 		.headroom_blocks	= 128,
 		.compact_budget		= 4,
 		.compact_window_ms	= 10000,
+		.mem_low_permille	= 20,
+		.mem_plenty_permille	= 100,
+		.mem_hyst_permille	= 10,
+		.partial_down_permille	= 250,
+		.partial_up_permille	= 100,
+		.min_folios		= 64,
+		.footprint_down_permille = 300,
+		.footprint_up_permille	= 200,
 	};
 }
 
@@ -324,6 +485,20 @@ int amm_gov_config_validate(const struct amm_gov_config *cfg)
 	if (!cfg->min_faults || cfg->up_dwell_ms < cfg->dwell_ms)
 		return -AMM_EINVAL;
 	if (cfg->compact_budget && !cfg->compact_window_ms)
+		return -AMM_EINVAL;
+	if (cfg->mem_plenty_permille > AMM_PERMILLE ||
+	    cfg->mem_hyst_permille > AMM_PERMILLE)
+		return -AMM_EINVAL;
+	if (cfg->mem_plenty_permille &&
+	    cfg->mem_low_permille >= cfg->mem_plenty_permille)
+		return -AMM_EINVAL;
+	if (cfg->partial_down_permille > AMM_PERMILLE ||
+	    cfg->partial_up_permille >= cfg->partial_down_permille)
+		return -AMM_EINVAL;
+	if (cfg->footprint_down_permille > AMM_PERMILLE ||
+	    cfg->footprint_up_permille >= cfg->footprint_down_permille)
+		return -AMM_EINVAL;
+	if (!cfg->min_folios)
 		return -AMM_EINVAL;
 	return 0;
 }
@@ -359,8 +534,16 @@ int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 		.compact_order	 = AMM_GOV_OFF,
 	};
 	amm_gov_sample(st, cfg, first, &r);	/* baseline counters */
-	for (o = 0; o < AMM_MAX_ORDERS; o++)
-		r.rated[o] = false;		/* no deltas yet */
+	for (o = 0; o < AMM_MAX_ORDERS; o++) {
+		/* no deltas yet; the partially mapped share is a level */
+		r.rated[o] = false;
+		r.waste_rated[o] = first->order[o].nr_anon >= cfg->min_folios;
+		r.waste[o] = 0;
+		if (r.waste_rated[o])
+			r.waste[o] = amm_gov_permille(
+				first->order[o].nr_anon_partially_mapped,
+				first->order[o].nr_anon);
+	}
 	/*
 	 * Start where a step up would have taken us: the largest size that
 	 * is comfortably servable. Only if none is, the largest that is
@@ -394,7 +577,8 @@ int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
  * and the dwell time has passed since the last transition, up if the next
  * candidate has been comfortably servable for the (backed-off) up-dwell
  * time. A candidate mask or presence change moves the ceiling to the next
- * allowed size at once.
+ * allowed size at once, and so does free memory falling into a band that
+ * allows fewer sizes (without waiting for the dwell time).
  *
  * Return: 0, or -AMM_EINVAL if @cfg is invalid (@st and @out untouched).
  */
@@ -425,6 +609,20 @@ int amm_gov_step(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 	since = now - st->last_change_ms;
 	if (st->last_dir > 0 && since >= cfg->up_dwell_ms)
 		st->backoff = 0;	/* the last step up held */
+
+	/* Free memory near the watermarks: drop at once, no dwell. */
+	if (st->ceiling != AMM_GOV_OFF && st->ceiling > r.cap_down) {
+		st->up_pending = false;
+		if (st->last_dir > 0 && since < cfg->up_dwell_ms &&
+		    st->backoff < AMM_GOV_MAX_BACKOFF)
+			st->backoff++;
+		st->ceiling = amm_gov_below(cand, r.cap_down + 1);
+		st->last_dir = -1;
+		st->last_change_ms = now;
+		st->transitions_down = amm_add_sat(st->transitions_down, 1);
+		st->memory_downs = amm_add_sat(st->memory_downs, 1);
+		goto out;
+	}
 
 	if (st->ceiling != AMM_GOV_OFF &&
 	    amm_gov_down_cause(cfg, in, &r, st->ceiling) !=

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Adaptive mTHP governor: from per-order contiguity and fault counters to
- * the set of anonymous mTHP sizes to enable and the orders to compact for.
- * Plain C, shared by agentmm.ko and the host unit tests; see
- * docs/governor.md for the policy and the reasoning behind the defaults.
+ * Adaptive mTHP governor: from free memory, per-order contiguity, fault
+ * counters and per-size footprint to the set of anonymous mTHP sizes to
+ * enable and the orders to compact for. Plain C with plain-number inputs,
+ * shared by agentmm.ko, agentmmd (which fills the same input from
+ * /proc/zoneinfo, /proc/buddyinfo and hugepages-<N>kB/stats/) and the host
+ * unit tests; see docs/governor.md for the policy and the defaults.
  */
 #ifndef _AGENTMM_POLICY_GOVERNOR_H
 #define _AGENTMM_POLICY_GOVERNOR_H
@@ -30,8 +32,11 @@
 #define AMM_GOV_COMPACT_SETTLE_MS	200
 #define AMM_GOV_FUTILE_TRIES		2
 
-/* amm_gov_decision.fallback_permille when a tick had too few attempts */
+/* amm_gov_decision.*_permille when there was too little to judge by */
 #define AMM_GOV_UNRATED		(~0u)
+
+/* amm_gov_decision.mem_cap when free memory limits no size */
+#define AMM_GOV_NO_CAP		AMM_MAX_ORDERS
 
 /**
  * struct amm_gov_config - governor tunables
@@ -56,6 +61,27 @@
  *		for compaction (0: never)
  * @compact_budget: compaction requests allowed per window
  * @compact_window_ms: length of the budget window (>= 1 if a budget is set)
+ * @mem_low_permille: free memory above the high watermarks (headroom, as a
+ *		share of total memory) at or below which every governed size
+ *		is off
+ * @mem_plenty_permille: headroom at or above which free memory limits no
+ *		size; between the two, one more candidate size is allowed per
+ *		equal band (0: memory is not weighed; else above
+ *		@mem_low_permille and at most 1000)
+ * @mem_hyst_permille: a size a band allowed comes back only when headroom
+ *		is this much above that band's lower edge (hysteresis)
+ * @partial_down_permille: the ceiling steps down when more than this share
+ *		of its folios is partially mapped, or more than this many per
+ *		mille of its new folios were queued for deferred split
+ * @partial_up_permille: stepping up needs that waste share of the next
+ *		size (and of the ceiling) at or below this; below
+ *		@partial_down_permille
+ * @min_folios:	live folios of a size below which its partially mapped
+ *		share is ignored (>= 1)
+ * @footprint_down_permille: the ceiling steps down when its own folios
+ *		hold more than this share of total memory (1000: never)
+ * @footprint_up_permille: stepping up needs the next size's footprint at
+ *		or below this; below @footprint_down_permille
  */
 struct amm_gov_config {
 	u32 candidates;
@@ -70,11 +96,20 @@ struct amm_gov_config {
 	u64 headroom_blocks;
 	unsigned int compact_budget;
 	u64 compact_window_ms;
+	unsigned int mem_low_permille;
+	unsigned int mem_plenty_permille;
+	unsigned int mem_hyst_permille;
+	unsigned int partial_down_permille;
+	unsigned int partial_up_permille;
+	u64 min_folios;
+	unsigned int footprint_down_permille;
+	unsigned int footprint_up_permille;
 };
 
 /**
- * struct amm_gov_order_input - what the module sampled for one order
- * @present:	the kernel offers this mTHP size (hugepages-<size>kB exists)
+ * struct amm_gov_order_input - one order's sample
+ * @present:	the kernel offers this mTHP size (hugepages-<size>kB exists
+ *		and has stats/anon_fault_alloc)
  * @avail_pages: pages in free blocks of this order or larger that a user
  *		fault could get (amm_servable_pages() summed over zones)
  * @fault_alloc: cumulative stats/anon_fault_alloc
@@ -82,6 +117,12 @@ struct amm_gov_config {
  * @fault_fallback_charge: cumulative stats/anon_fault_fallback_charge; these
  *		memcg charge failures are also counted in @fault_fallback and
  *		are subtracted from it, as they say nothing about contiguity
+ * @nr_anon:	stats/nr_anon now: anonymous folios of this size in use
+ *		(0 where the kernel lacks the file: footprint is not judged)
+ * @nr_anon_partially_mapped: stats/nr_anon_partially_mapped now: those of
+ *		them partly unmapped, waiting on the deferred split queue
+ * @split_deferred: cumulative stats/split_deferred: folios of this size
+ *		ever queued for deferred split
  */
 struct amm_gov_order_input {
 	bool present;
@@ -89,15 +130,43 @@ struct amm_gov_order_input {
 	u64 fault_alloc;
 	u64 fault_fallback;
 	u64 fault_fallback_charge;
+	u64 nr_anon;
+	u64 nr_anon_partially_mapped;
+	u64 split_deferred;
+};
+
+/**
+ * struct amm_gov_mem - free memory against the reclaim watermarks
+ *
+ * Sums over every populated zone user memory may come from (all zones up
+ * to the one gfp_zone(GFP_HIGHUSER_MOVABLE) names; in /proc/zoneinfo every
+ * zone with "managed" > 0). Per zone z, with reserve_z its lowmem_reserve
+ * against that zone (the /proc/zoneinfo "protection:" entry at that zone's
+ * index):
+ *
+ * @total_pages: sum of managed_z; 0 means memory was not sampled and is
+ *		not weighed
+ * @free_pages:	sum of max(0, free_z - reserve_z) (free_z: NR_FREE_PAGES,
+ *		zoneinfo "pages free")
+ * @wmark_high_pages: sum of high_wmark_pages(z) (zoneinfo "high", which
+ *		includes any watermark boost): kswapd reclaims a zone until
+ *		its free pages are back above this
+ */
+struct amm_gov_mem {
+	u64 total_pages;
+	u64 free_pages;
+	u64 wmark_high_pages;
 };
 
 /**
  * struct amm_gov_input - one tick's sample
  * @now_ms:	monotonic time in milliseconds
+ * @mem:	free memory against the watermarks
  * @order:	per-order sample, indexed by order
  */
 struct amm_gov_input {
 	u64 now_ms;
+	struct amm_gov_mem mem;
 	struct amm_gov_order_input order[AMM_MAX_ORDERS];
 };
 
@@ -116,6 +185,12 @@ struct amm_gov_input {
  *	ceiling would add failed attempts per fault
  * @AMM_REASON_NOT_CANDIDATE: not governed (not in the candidate mask)
  * @AMM_REASON_NOT_PRESENT: the kernel does not offer this size
+ * @AMM_REASON_LOW_MEMORY: disabled; free memory is too close to the
+ *	reclaim watermarks for a size this large
+ * @AMM_REASON_PARTIAL: disabled; too many of this size's (or the
+ *	ceiling's) folios are partially mapped or queued for deferred split
+ * @AMM_REASON_FOOTPRINT: disabled; this size's folios hold too large a
+ *	share of memory
  * @AMM_REASON_COUNT: number of reasons
  */
 enum amm_gov_reason {
@@ -128,6 +203,9 @@ enum amm_gov_reason {
 	AMM_REASON_BELOW_WINDOW,
 	AMM_REASON_NOT_CANDIDATE,
 	AMM_REASON_NOT_PRESENT,
+	AMM_REASON_LOW_MEMORY,
+	AMM_REASON_PARTIAL,
+	AMM_REASON_FOOTPRINT,
 	AMM_REASON_COUNT
 };
 
@@ -145,6 +223,16 @@ enum amm_gov_reason {
  * @fallback_permille: per-order share of the last tick's fault attempts
  *		that fell back for lack of memory (charge failures excluded),
  *		or AMM_GOV_UNRATED if there were fewer than min_faults
+ * @mem_cap:	largest order free memory allows now, AMM_GOV_OFF if none,
+ *		AMM_GOV_NO_CAP if memory limits no size (or is not weighed)
+ * @headroom_permille: free pages above the high watermarks as a share of
+ *		total memory, or AMM_GOV_UNRATED if memory was not sampled
+ * @waste_permille: per-order larger of the partially mapped share of live
+ *		folios (if at least min_folios) and the deferred splits per
+ *		new folio over the last tick (if at least min_faults new
+ *		folios), or AMM_GOV_UNRATED if neither could be judged
+ * @footprint_permille: per-order share of total memory in folios of that
+ *		size, or AMM_GOV_UNRATED if memory was not sampled
  */
 struct amm_gov_decision {
 	u32 enabled;
@@ -154,6 +242,10 @@ struct amm_gov_decision {
 	u32 compact_mask;
 	enum amm_gov_reason reason[AMM_MAX_ORDERS];
 	unsigned int fallback_permille[AMM_MAX_ORDERS];
+	int mem_cap;
+	unsigned int headroom_permille;
+	unsigned int waste_permille[AMM_MAX_ORDERS];
+	unsigned int footprint_permille[AMM_MAX_ORDERS];
 };
 
 /**
@@ -169,10 +261,13 @@ struct amm_gov_decision {
  * @prev_alloc:	last fault_alloc per order
  * @prev_fallback: last fault_fallback per order
  * @prev_charge: last fault_fallback_charge per order
+ * @prev_deferred: last split_deferred per order
  * @window_start_ms: start of the current compaction budget window
  * @window_used: compaction requests issued in the current window
  * @transitions_up: step-ups so far
- * @transitions_down: step-downs so far
+ * @transitions_down: step-downs so far (a drop of several sizes at once
+ *		for free memory counts once)
+ * @memory_downs: those of them caused by free memory
  * @compact_order: order of the request still to be judged, or AMM_GOV_OFF
  * @compact_ms:	time of that request
  * @compact_before: the order's available pages at that request
@@ -195,10 +290,12 @@ struct amm_gov_state {
 	u64 prev_alloc[AMM_MAX_ORDERS];
 	u64 prev_fallback[AMM_MAX_ORDERS];
 	u64 prev_charge[AMM_MAX_ORDERS];
+	u64 prev_deferred[AMM_MAX_ORDERS];
 	u64 window_start_ms;
 	unsigned int window_used;
 	u64 transitions_up;
 	u64 transitions_down;
+	u64 memory_downs;
 	int compact_order;
 	u64 compact_ms;
 	u64 compact_before;

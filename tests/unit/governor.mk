@@ -8,11 +8,12 @@ GOVERNOR_TEST_SRCS := $(TOP)/tests/unit/test_governor.c \
 		      $(TOP)/policy/contig.c
 GOVERNOR_TEST_HDRS := $(TOP)/policy/governor.h \
 		      $(TOP)/policy/contig.h \
-		      $(TOP)/policy/amm_types.h
+		      $(TOP)/policy/amm_types.h \
+		      $(TOP)/tests/unit/unit.h
 
 $(BUILD)/unit/test_governor: $(GOVERNOR_TEST_SRCS) $(GOVERNOR_TEST_HDRS) \
 			     | $(BUILD)/unit
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy \
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy -I$(TOP)/tests/unit \
 		-o $@ $(GOVERNOR_TEST_SRCS)
 
 UNIT_TESTS += $(BUILD)/unit/test_governor

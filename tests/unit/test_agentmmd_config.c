@@ -8,7 +8,7 @@
 #include "cgroup.h"
 #include "config.h"
 
-#include "check.h"
+#include "unit.h"
 
 static char path[64];
 
@@ -27,7 +27,7 @@ static int load(struct amm_config *c, const char *text, char *err,
 	return amm_config_load(c, path, false, err, len);
 }
 
-static void test_config(void)
+TEST(config)
 {
 	struct amm_config c;
 	char err[1024], want[128];
@@ -76,7 +76,7 @@ static void test_config(void)
 	CHECK(strstr(err, "/nonexistent/x.conf: cannot open") != NULL);
 }
 
-static void test_glob(void)
+TEST(glob)
 {
 	CHECK(amm_glob_match("agent.slice/*", "agent.slice/sb1"));
 	CHECK(!amm_glob_match("agent.slice/*", "agent.slice"));
@@ -98,11 +98,11 @@ static void test_glob(void)
 
 int main(void)
 {
+	int rc;
+
 	snprintf(path, sizeof(path), "/tmp/amm-config-test-%d.conf",
 		 (int)getpid());
-	test_config();
-	test_glob();
+	rc = unit_main();
 	unlink(path);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return rc;
 }

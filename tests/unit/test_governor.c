@@ -8,42 +8,28 @@
  * counters the way mm/memory.c's alloc_anon_folio() does. Scenarios are
  * tables of ticks with the expected ceiling and transition counts.
  *
- * Prints one line per failed check (file:line) and, last, "N passed,
- * N failed" counting test cases. Exits 1 if any case failed.
+ * Uses the one harness tests/unit/unit.h: prints one line per failed check
+ * (file:line) and, last, "N passed, N failed" counting test cases.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "contig.h"
 #include "governor.h"
+#include "unit.h"
 
-static int case_failed;
+/* Names the table row (scenario) a failed check belongs to. */
 static const char *case_name;
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("%s:%d: [%s] check failed: %s\n", __FILE__,	\
-		       __LINE__, case_name, #cond);			\
-		case_failed = 1;					\
-	}								\
-} while (0)
+#define CHECK_EQ(a, b)	EXPECT_EQ(a, b)
 
-#define CHECK_EQ(a, b) do {						\
-	long long a_ = (long long)(a), b_ = (long long)(b);		\
-	if (a_ != b_) {							\
-		printf("%s:%d: [%s] %s == %lld, expected %s == %lld\n",	\
-		       __FILE__, __LINE__, case_name, #a, a_, #b, b_);	\
-		case_failed = 1;					\
-	}								\
-} while (0)
-
-/* Like CHECK_EQ, naming the scenario tick that failed. */
+/* Like EXPECT_EQ, naming the scenario tick that failed. */
 #define CHECK_TICK(a, b, tick) do {					\
 	long long a_ = (long long)(a), b_ = (long long)(b);		\
 	if (a_ != b_) {							\
-		printf("%s:%d: [%s] tick row %d: %s == %lld, expected %lld\n",\
+		printf("  %s:%d: [%s] tick row %d: %s == %lld, expected %lld\n",\
 		       __FILE__, __LINE__, case_name, (tick), #a, a_, b_);\
-		case_failed = 1;					\
+		unit_case_failed = 1;					\
 	}								\
 } while (0)
 
@@ -137,6 +123,7 @@ static void sim_faults(struct sim *s, u64 faults, unsigned int fb_pm,
 static void sim_step(struct sim *s, u64 dt_ms)
 {
 	u64 before = s->st.transitions_up + s->st.transitions_down;
+	u64 mem_before = s->st.memory_downs;
 	int rc, o;
 
 	s->in.now_ms += dt_ms;
@@ -145,7 +132,8 @@ static void sim_step(struct sim *s, u64 dt_ms)
 	if (s->st.transitions_up + s->st.transitions_down != before) {
 		CHECK_EQ(s->st.transitions_up + s->st.transitions_down,
 			 before + 1);
-		if (s->transitioned)
+		/* only a drop for free memory may skip the dwell time */
+		if (s->transitioned && s->st.memory_downs == mem_before)
 			CHECK(s->in.now_ms - s->last_transition_ms >=
 			      s->cfg.dwell_ms);
 		s->transitioned = true;
@@ -426,6 +414,15 @@ MUT(bad_fup_gt_fdown, c->fallback_up_permille = 900)
 MUT(bad_min_faults0, c->min_faults = 0)
 MUT(bad_updwell_lt_dwell, c->up_dwell_ms = c->dwell_ms - 1)
 MUT(bad_window0, c->compact_window_ms = 0)
+MUT(bad_plenty_gt1000, c->mem_plenty_permille = 1001)
+MUT(bad_low_eq_plenty, c->mem_low_permille = c->mem_plenty_permille)
+MUT(bad_hyst_gt1000, c->mem_hyst_permille = 1001)
+MUT(bad_pdown_gt1000, c->partial_down_permille = 1001)
+MUT(bad_pup_eq_pdown, c->partial_up_permille = c->partial_down_permille)
+MUT(bad_fpdown_gt1000, c->footprint_down_permille = 1001)
+MUT(bad_fpup_eq_fpdown,
+    c->footprint_up_permille = c->footprint_down_permille)
+MUT(bad_min_folios0, c->min_folios = 0)
 
 static const struct bad_cfg bad_cfgs[] = {
 	{ "reject: candidate order 16 (beyond AMM_MAX_ORDERS)", bad_order16 },
@@ -440,6 +437,15 @@ static const struct bad_cfg bad_cfgs[] = {
 	{ "reject: min_faults 0", bad_min_faults0 },
 	{ "reject: up_dwell_ms < dwell_ms", bad_updwell_lt_dwell },
 	{ "reject: budget without a window", bad_window0 },
+	{ "reject: mem_plenty_permille > 1000", bad_plenty_gt1000 },
+	{ "reject: mem_low_permille == mem_plenty_permille",
+	  bad_low_eq_plenty },
+	{ "reject: mem_hyst_permille > 1000", bad_hyst_gt1000 },
+	{ "reject: partial_down_permille > 1000", bad_pdown_gt1000 },
+	{ "reject: partial_up == partial_down", bad_pup_eq_pdown },
+	{ "reject: footprint_down_permille > 1000", bad_fpdown_gt1000 },
+	{ "reject: footprint_up == footprint_down", bad_fpup_eq_fpdown },
+	{ "reject: min_folios 0", bad_min_folios0 },
 };
 
 static void run_bad_cfg(const struct bad_cfg *b)
@@ -478,7 +484,7 @@ static void run_bad_cfg(const struct bad_cfg *b)
 	CHECK_EQ(st.ceiling, 8);
 }
 
-static void test_config_ok(void)
+static void case_config_ok(void)
 {
 	struct amm_gov_config c;
 
@@ -505,7 +511,7 @@ static void test_config_ok(void)
 /* Flapping input */
 
 /* Memory alternating plentiful / exhausted every tick never flaps back. */
-static void test_flap_memory(void)
+static void case_flap_memory(void)
 {
 	struct sim s;
 	int i;
@@ -526,7 +532,7 @@ static void test_flap_memory(void)
 }
 
 /* Avail alternating at / below avail_up_blocks: never steps up. */
-static void test_flap_threshold(void)
+static void case_flap_threshold(void)
 {
 	struct sim s;
 	int i;
@@ -554,7 +560,7 @@ static void test_flap_threshold(void)
  * looks fine, allocations fail): the governor probes upward, but ever more
  * rarely, and never twice within the dwell time.
  */
-static void test_flap_fallback(void)
+static void case_flap_fallback(void)
 {
 	u64 last_up = 0, gap = 0;
 	u64 ups_before;
@@ -639,7 +645,7 @@ static void run_ctr_case(const struct ctr_case *c)
 /* ------------------------------------------------------------------ */
 /* Compaction requests */
 
-static void test_compact_budget(void)
+static void case_compact_budget(void)
 {
 	struct sim s;
 	int i;
@@ -681,7 +687,7 @@ static void test_compact_budget(void)
  * that doubles with every further futile one; a gain, or headroom coming
  * back, ends the back-off. A request is judged only after it had time.
  */
-static void test_compact_futile(void)
+static void case_compact_futile(void)
 {
 	struct sim s;
 	u64 t0;
@@ -751,7 +757,7 @@ static void test_compact_futile(void)
 	CHECK_EQ(s.d.compact_mask, BIT(9));
 }
 
-static void test_compact_headroom(void)
+static void case_compact_headroom(void)
 {
 	struct sim s;
 
@@ -808,7 +814,7 @@ static void test_compact_headroom(void)
 /* ------------------------------------------------------------------ */
 /* Reasons, presence, runtime config changes, the clock, top orders */
 
-static void test_reasons(void)
+static void case_reasons(void)
 {
 	struct sim s;
 	int o;
@@ -864,7 +870,7 @@ static void test_reasons(void)
 	CHECK(strcmp(amm_gov_reason_name(AMM_REASON_DWELL), "dwell") == 0);
 }
 
-static void test_not_present(void)
+static void case_not_present(void)
 {
 	struct sim s;
 
@@ -882,7 +888,7 @@ static void test_not_present(void)
 	CHECK_EQ(s.st.transitions_down, 0);
 }
 
-static void test_config_change(void)
+static void case_config_change(void)
 {
 	struct sim s;
 
@@ -903,7 +909,7 @@ static void test_config_change(void)
 	CHECK_EQ(s.d.reason[8], AMM_REASON_RECOVERING);
 }
 
-static void test_clock_backwards(void)
+static void case_clock_backwards(void)
 {
 	struct sim s;
 
@@ -921,7 +927,7 @@ static void test_clock_backwards(void)
 }
 
 /* Order AMM_MAX_ORDERS - 1 with saturating page counts. */
-static void test_top_order(void)
+static void case_top_order(void)
 {
 	struct sim s;
 	int o;
@@ -948,57 +954,392 @@ static void test_top_order(void)
 	CHECK_EQ(s.d.ceiling, 2);
 }
 
+
 /* ------------------------------------------------------------------ */
+/* Free memory, partially mapped folios and footprint (table-driven) */
 
-static int passed, failed;
+/*
+ * Memory model for these tables: 1,000,000 pages, high watermarks 10,000,
+ * so headroom = free - 10,000. Defaults: low edge 2% (20,000), plenty 10%
+ * (100,000), hysteresis 1% (10,000). With the default candidates 16K, 32K
+ * and 64K (orders 2..4) the bands of headroom are: <= 20,000 none;
+ * up to 46,666 16K; up to 73,333 32K; above that (k = 3) no cap.
+ */
+#define M_TOTAL		1000000ULL
+#define M_HIGH		10000ULL
+#define HR(h)		(M_HIGH + (h))	/* free pages for headroom h */
+#define NOCAP		AMM_GOV_NO_CAP
 
-static void finish_case(void)
+struct mrow {
+	int repeat;		/* ticks with these inputs; 0 ends the table */
+	u64 dt_ms;		/* 0 = 1000 */
+	u64 free;		/* in.mem.free_pages */
+	int order;		/* order whose folio stats this row sets */
+	u64 nr_anon;		/* its stats/nr_anon */
+	u64 partial;		/* its stats/nr_anon_partially_mapped */
+	u64 allocs;		/* new folios of that order per tick */
+	u64 deferred;		/* of them queued for deferred split per tick */
+	int ceiling;		/* W(expected) after the last repeat */
+	int cap;		/* W(expected decision.mem_cap) */
+	int ups, downs, memdowns;	/* W(expected counts so far) */
+	int why_order;		/* with why: W(order) whose reason to check */
+	int why;		/* W(expected reason) */
+};
+
+struct mem_scenario {
+	const char *name;
+	void (*tune)(struct amm_gov_config *cfg);
+	u64 free;		/* at init */
+	int ceiling;		/* expected at init */
+	struct mrow rows[10];
+};
+
+static void tune_default_cand(struct amm_gov_config *cfg)
 {
-	if (case_failed)
-		failed++;
-	else
-		passed++;
-	case_failed = 0;
+	cfg->candidates = 0x1c;
 }
 
-#define RUN(fn) do {							\
-	case_name = #fn;						\
-	fn();								\
-	finish_case();							\
+static void tune_mem_off(struct amm_gov_config *cfg)
+{
+	cfg->candidates = 0x1c;
+	cfg->mem_low_permille = 0;
+	cfg->mem_plenty_permille = 0;
+}
+
+static void tune_sparse_mem(struct amm_gov_config *cfg)
+{
+	cfg->candidates = BIT(2) | BIT(9);	/* two sizes, two bands */
+}
+
+static const struct mem_scenario mem_scenarios[] = {
+	{ "plenty of free memory: the largest sizes", tune_default_cand,
+	  HR(500000), 4, {
+		{ 20, .free = HR(80000), .ceiling = W(4), .cap = W(NOCAP),
+		  .downs = W(0) },
+	} },
+	{ "falling free memory: one size per band, at once (no dwell)",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .dt_ms = 10, .free = HR(73000), .ceiling = W(3),
+		  .cap = W(3), .memdowns = W(1), .why_order = W(4),
+		  .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 1, .dt_ms = 10, .free = HR(46000), .ceiling = W(2),
+		  .cap = W(2), .memdowns = W(2) },
+		{ 1, .dt_ms = 10, .free = HR(20000), .ceiling = W(OFF),
+		  .cap = W(OFF), .downs = W(3), .memdowns = W(3),
+		  .why_order = W(2), .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 20, .free = HR(0), .ceiling = W(OFF), .ups = W(0) },
+		{ 5, .free = M_HIGH / 2, .ceiling = W(OFF), .cap = W(OFF) },
+	} },
+	{ "a burst to the watermarks: straight off in one transition",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .dt_ms = 1, .free = M_HIGH, .ceiling = W(OFF),
+		  .downs = W(1), .memdowns = W(1) },
+	} },
+	{ "recovery: each size needs its band plus hysteresis, then up-dwell",
+	  tune_default_cand, HR(0), OFF, {
+		/* in the 16K band, but not by the hysteresis margin */
+		{ 30, .free = HR(25000), .ceiling = W(OFF), .cap = W(2),
+		  .ups = W(0), .why_order = W(2),
+		  .why = W(AMM_REASON_LOW_MEMORY) },
+		{ 10, .free = HR(30001), .ceiling = W(OFF), .ups = W(0) },
+		{ 1, .free = HR(30001), .ceiling = W(2), .ups = W(1) },
+		/* plenty now; one size per up-dwell */
+		{ 11, .free = HR(500000), .ceiling = W(3), .ups = W(2) },
+		{ 11, .free = HR(500000), .ceiling = W(4), .ups = W(3),
+		  .downs = W(0) },
+	} },
+	{ "oscillating at a band edge: one drop, no flapping",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .free = HR(73000), .ceiling = W(3), .downs = W(1) },
+		{ 20, .free = HR(46667), .ceiling = W(3), .cap = W(3) },
+		{ 1, .free = HR(46666), .ceiling = W(2), .downs = W(2) },
+		{ 1, .free = HR(46667), .ceiling = W(2) },
+		{ 1, .free = HR(46666), .ceiling = W(2) },
+		{ 1, .free = HR(46667), .ceiling = W(2) },
+		{ 30, .free = HR(46667), .ceiling = W(2), .ups = W(0),
+		  .downs = W(2) },
+	} },
+	{ "memory sampled as 0 (e.g. total unknown): not weighed",
+	  tune_default_cand, 0, 4, {
+		{ 5, .free = 0, .ceiling = W(4), .cap = W(NOCAP) },
+	} },
+	{ "mem_plenty_permille 0: memory not weighed", tune_mem_off, HR(0),
+	  4, {
+		{ 5, .free = 0, .ceiling = W(4), .cap = W(NOCAP),
+		  .downs = W(0) },
+	} },
+	{ "bands follow the candidate count (16K and 2M: two bands)",
+	  tune_sparse_mem, HR(500000), 9, {
+		{ 1, .free = HR(60001), .ceiling = W(9), .cap = W(NOCAP) },
+		{ 1, .free = HR(60000), .ceiling = W(2), .cap = W(2),
+		  .memdowns = W(1) },
+		{ 1, .free = HR(20000), .ceiling = W(OFF), .cap = W(OFF) },
+	} },
+	{ "start with free memory near the watermarks: off",
+	  tune_default_cand, HR(10000), OFF, {
+		{ 1, .free = HR(10000), .ceiling = W(OFF) },
+	} },
+	{ "start in the 32K band: 32K", tune_default_cand, HR(60000), 3, {
+		{ 1, .free = HR(60000), .ceiling = W(3), .cap = W(3) },
+	} },
+	{ "partially mapped ceiling steps down after dwell",
+	  tune_default_cand, HR(500000), 4, {
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 251, .ceiling = W(3), .downs = W(1),
+		  .memdowns = W(0), .why_order = W(4),
+		  .why = W(AMM_REASON_PARTIAL) },
+		/* still wasteful: 64K stays off */
+		{ 30, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 101, .ceiling = W(3), .ups = W(0),
+		  .why_order = W(4), .why = W(AMM_REASON_PARTIAL) },
+		/* the waste is gone: back after the up-dwell */
+		{ 11, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 100, .ceiling = W(4), .ups = W(1) },
+	} },
+	{ "partially mapped share below min_folios is ignored",
+	  tune_default_cand, HR(500000), 4, {
+		{ 10, .free = HR(500000), .order = 4, .nr_anon = 63,
+		  .partial = 63, .ceiling = W(4), .downs = W(0) },
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 64,
+		  .partial = 64, .ceiling = W(3), .downs = W(1) },
+	} },
+	{ "deferred splits per new folio step the ceiling down",
+	  tune_default_cand, HR(500000), 4, {
+		{ 5, .free = HR(500000), .order = 4, .allocs = 1000,
+		  .deferred = 250, .ceiling = W(4), .downs = W(0) },
+		{ 1, .free = HR(500000), .order = 4, .allocs = 1000,
+		  .deferred = 400, .ceiling = W(3), .downs = W(1),
+		  .why_order = W(4), .why = W(AMM_REASON_PARTIAL) },
+		/* 31 new folios: too few to judge the rate */
+		{ 11, .free = HR(500000), .order = 4, .allocs = 31,
+		  .deferred = 31, .ceiling = W(4), .ups = W(1) },
+	} },
+	{ "a size holding too much memory steps down; back below 20%",
+	  tune_default_cand, HR(500000), 4, {
+		/* 18,813 64K folios = 301,008 pages: 301 per mille */
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 18813,
+		  .ceiling = W(3), .downs = W(1), .why_order = W(4),
+		  .why = W(AMM_REASON_FOOTPRINT) },
+		{ 20, .free = HR(500000), .order = 4, .nr_anon = 12563,
+		  .ceiling = W(3), .ups = W(0), .why_order = W(4),
+		  .why = W(AMM_REASON_FOOTPRINT) },
+		{ 11, .free = HR(500000), .order = 4, .nr_anon = 12500,
+		  .ceiling = W(4), .ups = W(1) },
+	} },
+};
+
+static void mem_apply(struct sim *s, const struct mrow *m)
+{
+	struct amm_gov_order_input *oi;
+
+	s->in.mem.total_pages = m->free || s->in.mem.total_pages ?
+				M_TOTAL : 0;
+	s->in.mem.free_pages = m->free;
+	s->in.mem.wmark_high_pages = M_HIGH;
+	if (!m->order)
+		return;
+	oi = &s->in.order[m->order];
+	oi->nr_anon = m->nr_anon;
+	oi->nr_anon_partially_mapped = m->partial;
+	oi->fault_alloc += m->allocs;
+	oi->split_deferred += m->deferred;
+}
+
+static void run_mem_scenario(const struct mem_scenario *sc)
+{
+	struct mrow first = { .free = sc->free };
+	struct sim s;
+	unsigned int i;
+	int r;
+
+	sim_init(&s, PLENTY);
+	if (sc->tune)
+		sc->tune(&s.cfg);
+	mem_apply(&s, &first);
+	if (!sc->free)
+		s.in.mem.total_pages = 0;
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, sc->ceiling);
+
+	for (i = 0; i < ARRAY_SIZE(sc->rows) && sc->rows[i].repeat; i++) {
+		const struct mrow *m = &sc->rows[i];
+
+		for (r = 0; r < m->repeat; r++) {
+			mem_apply(&s, m);
+			if (!sc->free)
+				s.in.mem.total_pages = 0;
+			sim_step(&s, m->dt_ms ? m->dt_ms : 1000);
+			/* never above what free memory allows */
+			if (s.d.mem_cap != NOCAP)
+				CHECK(s.d.ceiling <= s.d.mem_cap);
+		}
+		if (WANTED(m->ceiling))
+			CHECK_TICK(s.st.ceiling, VAL(m->ceiling), (int)i);
+		if (WANTED(m->cap))
+			CHECK_TICK(s.d.mem_cap, VAL(m->cap), (int)i);
+		if (WANTED(m->ups))
+			CHECK_TICK(s.st.transitions_up, VAL(m->ups), (int)i);
+		if (WANTED(m->downs))
+			CHECK_TICK(s.st.transitions_down, VAL(m->downs),
+				   (int)i);
+		if (WANTED(m->memdowns))
+			CHECK_TICK(s.st.memory_downs, VAL(m->memdowns),
+				   (int)i);
+		if (WANTED(m->why_order) && WANTED(m->why))
+			CHECK_TICK(s.d.reason[VAL(m->why_order)], VAL(m->why),
+				   (int)i);
+	}
+}
+
+/* Headroom to memory cap, band by band (default candidates 16K..64K). */
+static const struct {
+	u64 headroom;
+	int cap;
+	unsigned int permille;
+} mem_caps[] = {
+	{ 0, OFF, 0 },
+	{ 20000, OFF, 20 },
+	{ 20001, 2, 20 },
+	{ 46666, 2, 46 },
+	{ 46667, 3, 46 },
+	{ 73333, 3, 73 },
+	{ 73334, NOCAP, 73 },
+	{ 100000, NOCAP, 100 },
+	{ 990000, NOCAP, 990 },
+};
+
+static void case_mem_cap_bands(void)
+{
+	struct sim s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mem_caps); i++) {
+		sim_init(&s, PLENTY);
+		s.cfg.candidates = 0x1c;
+		s.in.mem = (struct amm_gov_mem){ M_TOTAL,
+			HR(mem_caps[i].headroom), M_HIGH };
+		CHECK_EQ(sim_start(&s), 0);
+		CHECK_TICK(s.d.mem_cap, mem_caps[i].cap, (int)i);
+		CHECK_TICK(s.d.headroom_permille, mem_caps[i].permille,
+			   (int)i);
+	}
+	/* free below the high watermarks: headroom 0, not a wrapped huge */
+	sim_init(&s, PLENTY);
+	s.in.mem = (struct amm_gov_mem){ M_TOTAL, 5, M_HIGH };
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.headroom_permille, 0);
+	CHECK_EQ(s.d.ceiling, OFF);
+}
+
+/* Extreme inputs neither overflow nor trap (UBSan) and stay in range. */
+static void case_mem_extremes(void)
+{
+	static const u64 v[] = { 0, 1, 1000, AMM_U64_MAX / 1000 + 1,
+				 AMM_U64_MAX - 1, AMM_U64_MAX };
+	unsigned int a, b, c;
+	struct sim s;
+
+	for (a = 0; a < ARRAY_SIZE(v); a++)
+		for (b = 0; b < ARRAY_SIZE(v); b++)
+			for (c = 0; c < ARRAY_SIZE(v); c++) {
+				sim_init(&s, PLENTY);
+				s.in.mem = (struct amm_gov_mem){ v[a], v[b],
+								 v[c] };
+				s.in.order[4].nr_anon = v[b];
+				s.in.order[4].nr_anon_partially_mapped = v[c];
+				s.in.order[4].split_deferred = v[a];
+				CHECK_EQ(sim_start(&s), 0);
+				s.in.order[4].fault_alloc = v[c];
+				s.in.order[4].split_deferred = v[b];
+				sim_step(&s, 1000);
+				CHECK(s.d.headroom_permille <= 1000 ||
+				      s.d.headroom_permille == AMM_GOV_UNRATED);
+				CHECK(s.d.waste_permille[4] <= 1000 ||
+				      s.d.waste_permille[4] == AMM_GOV_UNRATED);
+				CHECK(s.d.footprint_permille[4] <= 1000 ||
+				      s.d.footprint_permille[4] ==
+				      AMM_GOV_UNRATED);
+			}
+}
+
+/* Compaction cannot make free memory: no request while memory says no. */
+static void case_mem_no_compaction(void)
+{
+	struct sim s;
+	int i;
+
+	sim_init(&s, MEM(3, 10));	/* every size below headroom */
+	s.cfg.candidates = 0x1c;
+	s.in.mem = (struct amm_gov_mem){ M_TOTAL, HR(0), M_HIGH };
+	CHECK_EQ(sim_start(&s), 0);
+	CHECK_EQ(s.d.ceiling, OFF);
+	for (i = 0; i < 30; i++) {
+		sim_step(&s, 1000);
+		CHECK_EQ(s.d.compact_mask, 0);
+	}
+	CHECK_EQ(s.st.compact_requested, 0);
+	/* with free memory back, recovery's first size is compacted for */
+	s.in.mem.free_pages = HR(500000);
+	sim_step(&s, 1000);
+	CHECK_EQ(s.d.compact_mask, BIT(2));
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Runs every row of a table; a failed row is named after its checks. */
+#define RUN_TABLE(table, run) do {					\
+	unsigned int i_;						\
+	int before_;							\
+									\
+	for (i_ = 0; i_ < ARRAY_SIZE(table); i_++) {			\
+		before_ = unit_case_failed;				\
+		unit_case_failed = 0;					\
+		case_name = (table)[i_].name;				\
+		run(&(table)[i_]);					\
+		if (unit_case_failed)					\
+			printf("  ^ in row \"%s\"\n", case_name);	\
+		unit_case_failed |= before_;				\
+	}								\
 } while (0)
+
+TEST(scenarios)
+{
+	RUN_TABLE(scenarios, run_scenario);
+}
+
+TEST(bad_configs)
+{
+	RUN_TABLE(bad_cfgs, run_bad_cfg);
+}
+
+TEST(memory)
+{
+	RUN_TABLE(mem_scenarios, run_mem_scenario);
+}
+
+TEST(mem_cap_bands) { case_mem_cap_bands(); }
+TEST(mem_extremes) { case_mem_extremes(); }
+TEST(mem_no_compaction) { case_mem_no_compaction(); }
+
+TEST(counters)
+{
+	RUN_TABLE(ctr_cases, run_ctr_case);
+}
+
+TEST(config_ok) { case_config_ok(); }
+TEST(flap_memory) { case_flap_memory(); }
+TEST(flap_threshold) { case_flap_threshold(); }
+TEST(flap_fallback) { case_flap_fallback(); }
+TEST(compact_budget) { case_compact_budget(); }
+TEST(compact_headroom) { case_compact_headroom(); }
+TEST(compact_futile) { case_compact_futile(); }
+TEST(reasons) { case_reasons(); }
+TEST(not_present) { case_not_present(); }
+TEST(config_change) { case_config_change(); }
+TEST(clock_backwards) { case_clock_backwards(); }
+TEST(top_order) { case_top_order(); }
 
 int main(void)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
-		case_name = scenarios[i].name;
-		run_scenario(&scenarios[i]);
-		finish_case();
-	}
-	for (i = 0; i < ARRAY_SIZE(bad_cfgs); i++) {
-		case_name = bad_cfgs[i].name;
-		run_bad_cfg(&bad_cfgs[i]);
-		finish_case();
-	}
-	for (i = 0; i < ARRAY_SIZE(ctr_cases); i++) {
-		case_name = ctr_cases[i].name;
-		run_ctr_case(&ctr_cases[i]);
-		finish_case();
-	}
-	RUN(test_config_ok);
-	RUN(test_flap_memory);
-	RUN(test_flap_threshold);
-	RUN(test_flap_fallback);
-	RUN(test_compact_budget);
-	RUN(test_compact_headroom);
-	RUN(test_compact_futile);
-	RUN(test_reasons);
-	RUN(test_not_present);
-	RUN(test_config_change);
-	RUN(test_clock_backwards);
-	RUN(test_top_order);
-
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_main();
 }

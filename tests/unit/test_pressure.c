@@ -4,7 +4,7 @@
 #include <string.h>
 #include "pressure.h"
 
-#include "check.h"
+#include "unit.h"
 
 #define MB (1024ULL * 1024)
 
@@ -12,7 +12,7 @@ static const struct amm_thresholds T = {
 	.throttle_pct = 15, .freeze_pct = 8, .kill_pct = 3, .hysteresis_pct = 5,
 };
 
-static void test_level(void)
+TEST(level)
 {
 	u64 L = 1000 * MB;
 
@@ -33,7 +33,7 @@ static void test_level(void)
 	CHECK(amm_level(AMM_U64_MAX, AMM_U64_MAX, &T) == AMM_LEVEL_KILL);
 }
 
-static void test_thresholds_valid(void)
+TEST(thresholds_valid)
 {
 	struct amm_thresholds t = T;
 
@@ -47,7 +47,7 @@ static void test_thresholds_valid(void)
 	CHECK(!amm_thresholds_valid(&t));
 }
 
-static void test_offender(void)
+TEST(offender)
 {
 	struct amm_sb sb[3] = {
 		{ .current = 300 * MB, .prev = 300 * MB, .floor = 64 * MB },
@@ -65,7 +65,7 @@ static void test_offender(void)
 	CHECK(amm_pick_offender(sb, 3) == -1);
 }
 
-static void test_throttle_high(void)
+TEST(throttle_high)
 {
 	struct amm_sb sb = { .current = 300 * MB, .floor = 64 * MB };
 	u64 L = 1000 * MB;
@@ -79,7 +79,7 @@ static void test_throttle_high(void)
 	CHECK(amm_throttle_high(&sb, L, 999 * MB, &T) == 64 * MB);
 }
 
-static void test_freeze(void)
+TEST(freeze)
 {
 	struct amm_sb sb[3] = {
 		{ .current = 100 * MB, .prev = 100 * MB, .priority = 100,
@@ -110,7 +110,7 @@ static void test_freeze(void)
 	CHECK(amm_pick_freeze(sb, 0, -1, MB) == -1);
 }
 
-static void test_freeze_equal(void)
+TEST(freeze_equal)
 {
 	/* equal priority: the fastest-growing sandbox, never a static one */
 	struct amm_sb sb[3] = {
@@ -154,7 +154,7 @@ static void test_freeze_equal(void)
 	CHECK(amm_pick_freeze(sb, 3, -1, MB) == 0);
 }
 
-static void test_thaw(void)
+TEST(thaw)
 {
 	struct amm_sb sb[3] = {
 		{ .current = 300 * MB, .priority = 100, .frozen = true },
@@ -186,7 +186,7 @@ static void test_thaw(void)
 	CHECK(amm_pick_thaw(sb, 0, AMM_LEVEL_RELAXED, MB) == -1);
 }
 
-static void test_throttle_tool(void)
+TEST(throttle_tool)
 {
 	struct amm_tool t[4] = {
 		{ .current = 400 * MB, .prev = 400 * MB },	/* big, static */
@@ -204,7 +204,7 @@ static void test_throttle_tool(void)
 	CHECK(amm_pick_throttle_tool(t, 0, 64 * MB) == -1);
 }
 
-static void test_kill(void)
+TEST(kill)
 {
 	u64 L = 1000 * MB;
 	struct amm_tool t[4] = {
@@ -234,7 +234,7 @@ static void test_kill(void)
 	CHECK(amm_pick_kill(t, 0, 0) == -1);
 }
 
-static void test_reclaim(void)
+TEST(reclaim)
 {
 	struct amm_reclaim_params p = {
 		.target_free_pct = 20, .host_psi_max = 100, .idle_ms = 30000,
@@ -282,7 +282,7 @@ static void test_reclaim(void)
 	CHECK(amm_reclaim_amount(&sb, L, 100 * MB, 0, &p, p.budget) == 0);
 }
 
-static void test_retry(void)
+TEST(retry)
 {
 	u64 h[4] = { 0 };
 
@@ -299,17 +299,86 @@ static void test_retry(void)
 
 int main(void)
 {
-	test_level();
-	test_thresholds_valid();
-	test_offender();
-	test_throttle_high();
-	test_freeze();
-	test_freeze_equal();
-	test_thaw();
-	test_throttle_tool();
-	test_kill();
-	test_reclaim();
-	test_retry();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_main();
+}
+
+/* ---- forecast: act on the time left before the limit ---------------- */
+
+TEST(time_to_limit)
+{
+	u64 L = 1000 * MB;
+
+	/* 100 MB free, growing 50 MB per 100 ms: 200 ms left */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, 50 * MB, 100), 200);
+	/* at or over the limit: no time left */
+	EXPECT_EQ(amm_time_to_limit_ms(L, L, 1, 100), 0);
+	EXPECT_EQ(amm_time_to_limit_ms(L, 2 * L, 0, 100), 0);
+	/* not growing, or no interval: unknown, never */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, 0, 100), AMM_U64_MAX);
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, MB, 0), AMM_U64_MAX);
+	/* huge numbers do not overflow: the answer stays in range */
+	EXPECT_TRUE(amm_time_to_limit_ms(AMM_U64_MAX, 0, 1, 1000) ==
+		    AMM_U64_MAX);
+	EXPECT_EQ(amm_time_to_limit_ms(AMM_U64_MAX, 0, AMM_U64_MAX, 1), 1);
+	/* slow growth: far away */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 500 * MB, MB, 1000), 500000);
+}
+
+TEST(level_forecast)
+{
+	const struct amm_horizons h = {
+		.throttle_ms = 4000, .freeze_ms = 2000, .kill_ms = 1000,
+	};
+	const struct amm_horizons off = { 0 };
+
+	/* far from the limit in time: the level free memory gives */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_RELAXED, 10000, &h),
+		  AMM_LEVEL_RELAXED);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, AMM_U64_MAX, &h),
+		  AMM_LEVEL_FREEZE);
+	/* one step up when the step's horizon is crossed */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_RELAXED, 3999, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 3000, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 1999, &h),
+		  AMM_LEVEL_FREEZE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 999, &h),
+		  AMM_LEVEL_KILL);
+	/* ...but never more than one: a fast burst far below the limit is
+	 * throttled, not frozen or killed */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 0, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 0, &h),
+		  AMM_LEVEL_FREEZE);
+	/* exactly at a horizon is not within it */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 2000, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 1000, &h),
+		  AMM_LEVEL_FREEZE);
+	/* never lowered; KILL stays */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_KILL, AMM_U64_MAX, &h),
+		  AMM_LEVEL_KILL);
+	/* horizons of 0 switch the forecast off */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 0, &off), AMM_LEVEL_OK);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 0, &off),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 0, &off),
+		  AMM_LEVEL_FREEZE);
+}
+
+TEST(pool_high)
+{
+	u64 L = 1024 * MB;
+
+	/* 2% of 1 GiB stays free above memory.high, page-aligned */
+	EXPECT_EQ(amm_pool_high(L, 2), (L - L * 2 / 100) & ~4095ULL);
+	EXPECT_TRUE(amm_pool_high(L, 2) < L);
+	EXPECT_EQ(amm_pool_high(L, 2) % 4096, 0);
+	/* off, or nonsense: no backstop */
+	EXPECT_EQ(amm_pool_high(L, 0), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(L, 100), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(0, 2), AMM_U64_MAX);
+	/* huge limits do not overflow */
+	EXPECT_TRUE(amm_pool_high(AMM_U64_MAX, 1) < AMM_U64_MAX);
 }

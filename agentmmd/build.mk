@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# agentmmd, agentmmctl, their unit tests and test helpers. The BPF skeleton
+# comes from bpf/build.mk; the plain-C policy from policy/.
+
+AMMD_DIR := $(TOP)/agentmmd
+# bpf/build.mk (included after this file) builds the skeleton here.
+BPF_OUT := $(BUILD)/bpf
+AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c log.c journal.c loader.c \
+	sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
+	config.c cgroup.c governor.c govparse.c escape.c history.c metrics.c \
+	control.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
+	$(TOP)/policy/contig.c
+AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/config.c \
+	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c
+# One version for everything: the top-level VERSION file when there is one.
+AMM_VERSION ?= $(shell cat $(TOP)/VERSION 2>/dev/null || echo 0.1.0)
+AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
+	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
+	$(TOP)/policy/governor.h $(TOP)/policy/contig.h
+# Paths are bounded when sandboxes are found (longer ones are skipped), so
+# gcc's worst-case snprintf truncation analysis only produces noise here.
+AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \
+	-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy \
+	-DAMM_VERSION='"$(AMM_VERSION)"'
+
+$(BUILD)/tools/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
+		| $(BUILD)/tools
+	$(CC) $(AMM_USER_CFLAGS) -o $@ $(AMMD_SRCS) -lbpf -lelf -lz -pthread
+
+$(BUILD)/guest/bin/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
+		| $(BUILD)/guest/bin
+	$(CC) $(AMM_USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(AMMD_SRCS) \
+		-lbpf -lelf -lz -lzstd -pthread
+
+$(BUILD)/tools/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/tools
+	$(CC) $(AMM_USER_CFLAGS) -o $@ $(AMMCTL_SRCS)
+
+$(BUILD)/guest/bin/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/guest/bin
+	$(CC) $(AMM_USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(AMMCTL_SRCS)
+
+# Test helpers for the in-guest daemon tests.
+$(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+$(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
+		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
+		$(TOP)/policy/amm_types.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_pressure.c $(TOP)/policy/pressure.c
+
+$(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
+		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c $(AMMD_DIR)/config.h \
+		$(AMMD_DIR)/cgroup.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(AMMD_DIR) -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_agentmmd_config.c \
+		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c
+
+TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
+GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
+	$(BUILD)/guest/bin/memhog
+UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgroupfs and procfs helpers shared by agentmmd and agentmmctl. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+
+int cg_read_str(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[4400];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	return 0;
+}
+
+int cg_read_u64(const char *dir, const char *file, uint64_t *v)
+{
+	char buf[64], *end;
+
+	if (cg_read_str(dir, file, buf, sizeof(buf)))
+		return -1;
+	if (!strcmp(buf, "max")) {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	return 0;
+}
+
+/* Re-read a cgroupfs number through an fd kept open: one pread. */
+int fd_read_u64(int fd, uint64_t *v)
+{
+	char buf[64], *end;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	if (!strncmp(buf, "max", 3)) {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	return 0;
+}
+
+bool amm_dry_run;
+
+int cg_write(const char *dir, const char *file, const char *s)
+{
+	char path[4400];
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (amm_dry_run)	/* the file must exist; nothing is written */
+		return access(path, F_OK);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, len);
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int cg_read_key(const char *dir, const char *file, const char *key,
+		uint64_t *v)
+{
+	char buf[4096], *line, *save = NULL;
+	size_t kl = strlen(key);
+
+	if (cg_read_str(dir, file, buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			*v = strtoull(line + kl + 1, NULL, 10);
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* "some avg10=1.23 ..." as 123 */
+static int psi_parse_some(const char *buf, unsigned int *x100)
+{
+	const char *p = strstr(buf, "some avg10=");
+	unsigned int whole, frac;
+
+	if (!p || sscanf(p, "some avg10=%u.%2u", &whole, &frac) != 2)
+		return -1;
+	*x100 = whole * 100 + frac;
+	return 0;
+}
+
+int psi_some_avg10(const char *path, unsigned int *x100)
+{
+	char buf[512];
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return psi_parse_some(buf, x100);
+}
+
+int fd_psi_some_avg10(int fd, unsigned int *x100)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return psi_parse_some(buf, x100);
+}
+
+uint64_t cg_id(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+int cg_get_priority(const char *dir, unsigned int *prio)
+{
+	char buf[32], *end;
+	ssize_t n = getxattr(dir, AMM_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	unsigned long v;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	v = strtoul(buf, &end, 10);
+	if (end == buf || v > 1000000)
+		return -1;
+	*prio = (unsigned int)v;
+	return 0;
+}
+
+int cg_set_priority(const char *dir, unsigned int prio)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", prio);
+	return setxattr(dir, AMM_PRIORITY_XATTR, buf, strlen(buf), 0);
+}
+
+static int pids_rec(const char *dir, pid_t *pids, int n, int max, int depth)
+{
+	char path[4400], buf[16];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (f) {
+		while (n < max && fgets(buf, sizeof(buf), f))
+			pids[n++] = (pid_t)atoi(buf);
+		fclose(f);
+	}
+	if (depth > 16)
+		return n;
+	d = opendir(dir);
+	if (!d)
+		return n;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = pids_rec(path, pids, n, max, depth + 1);
+	}
+	closedir(d);
+	return n;
+}
+
+int cg_pids(const char *dir, pid_t *pids, int max)
+{
+	return pids_rec(dir, pids, 0, max, 0);
+}
+
+/* Component-wise glob: fnmatch per path component; "**" = any depth. */
+static bool glob_rec(const char *pat, const char *path)
+{
+	const char *ps = strchr(pat, '/'), *qs;
+	size_t pl = ps ? (size_t)(ps - pat) : strlen(pat);
+	char pc[256], qc[256];
+	size_t ql;
+
+	if (pl == 2 && !strncmp(pat, "**", 2)) {
+		const char *rest = ps ? ps + 1 : "";
+
+		if (!*rest)
+			return true;
+		for (;;) {	/* try matching rest at every depth */
+			if (glob_rec(rest, path))
+				return true;
+			qs = strchr(path, '/');
+			if (!qs)
+				return false;
+			path = qs + 1;
+		}
+	}
+	qs = strchr(path, '/');
+	ql = qs ? (size_t)(qs - path) : strlen(path);
+	if (pl >= sizeof(pc) || ql >= sizeof(qc) || !*path)
+		return false;
+	memcpy(pc, pat, pl);
+	pc[pl] = 0;
+	memcpy(qc, path, ql);
+	qc[ql] = 0;
+	if (fnmatch(pc, qc, 0))
+		return false;
+	if (!ps && !qs)
+		return true;
+	if (!ps || !qs)
+		return false;
+	return glob_rec(ps + 1, qs + 1);
+}
+
+bool amm_glob_match(const char *pattern, const char *path)
+{
+	return glob_rec(pattern, path);
+}
+
+int meminfo(uint64_t *total, uint64_t *available)
+{
+	char line[256];
+	unsigned long long v;
+	int got = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemTotal: %llu kB", &v) == 1) {
+			*total = v * 1024;
+			got |= 1;
+		} else if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
+			*available = v * 1024;
+			got |= 2;
+		}
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
+int proc_rss(pid_t pid, uint64_t *bytes)
+{
+	char path[64];
+	unsigned long long size, res;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu %llu", &size, &res) == 2;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*bytes = res * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+/*
+ * Memory only this process maps (USS: Private_Clean + Private_Dirty from
+ * smaps_rollup) - what killing it frees. Copy-on-write pages a freshly
+ * forked child still shares with its parent are not counted (RSS counts
+ * them in full, PSS half). Falls back to RSS without smaps_rollup (< 4.14).
+ */
+int proc_own_anon(pid_t pid, uint64_t *bytes)
+{
+	char path[64], line[256];
+	unsigned long long kb, sum = 0;
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return proc_rss(pid, bytes);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Private_Clean: %llu kB", &kb) == 1 ||
+		    sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) {
+			sum += kb;
+			found++;
+		}
+	fclose(f);
+	if (found != 2)
+		return proc_rss(pid, bytes);
+	*bytes = (uint64_t)sum * 1024;
+	return 0;
+}
+
+/*
+ * 1 when @a and @b share one address space (a vfork child before exec),
+ * 0 when not or when kcmp(2) cannot tell: it needs CONFIG_KCMP, and some
+ * sandboxes stub it to always answer "equal", which is checked once
+ * against pid 1 (never our address space).
+ */
+int proc_same_vm(pid_t a, pid_t b)
+{
+	static int works = -1;	/* unknown */
+	long r;
+
+	if (works < 0)
+		works = getpid() != 1 &&
+			syscall(SYS_kcmp, getpid(), 1, 0 /* KCMP_VM */, 0, 0) > 0;
+	if (!works)
+		return 0;
+	r = syscall(SYS_kcmp, a, b, 0 /* KCMP_VM */, 0, 0);
+	return r == 0 ? 1 : 0;
+}
+
+int proc_starttime(pid_t pid, uint64_t *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st;
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may contain spaces */
+	if (!p)
+		return -1;
+	/* field 3 starts after ") "; starttime is field 22 */
+	for (i = 2; i < 22 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &st) != 1)
+		return -1;
+	*ticks = st;
+	return 0;
+}
+
+int proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return cg_read_str(path, "comm", buf, len);
+}
+
+size_t args_to_line(char *buf, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = 0;
+	return n;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	args_to_line(buf, (size_t)n);
+	return 0;
+}
+
+int proc_get_oom_adj(pid_t pid, int *adj)
+{
+	char path[64], buf[16];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (cg_read_str(path, "oom_score_adj", buf, sizeof(buf)))
+		return -1;
+	*adj = atoi(buf);
+	return 0;
+}
+
+int proc_set_oom_adj(pid_t pid, int adj)
+{
+	char path[64], buf[16];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	snprintf(buf, sizeof(buf), "%d", adj);
+	return cg_write(path, "oom_score_adj", buf);
+}
+
+int write_atomic(const char *path, const char *buf, size_t len)
+{
+	char tmp[4400];
+	ssize_t n;
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	n = write(fd, buf, len);
+	err = errno;
+	if (n != (ssize_t)len || fsync(fd)) {
+		close(fd);
+		unlink(tmp);
+		errno = n < 0 ? err : EIO;
+		return -1;
+	}
+	close(fd);
+	return rename(tmp, path);
+}

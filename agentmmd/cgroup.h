@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* cgroupfs and procfs helpers shared by agentmmd and agentmmctl. */
+#ifndef _AGENTMM_CGROUP_H
+#define _AGENTMM_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define AMM_PRIORITY_XATTR	"user.agentmm.priority"
+
+/*
+ * agentmmd --dry-run: cg_write() (every cgroupfs and /proc write the
+ * daemon makes: memory.high, cgroup.freeze, cgroup.kill, memory.reclaim,
+ * memory.oom.group, oom_score_adj) writes nothing and succeeds if the file
+ * exists.
+ */
+extern bool amm_dry_run;
+
+int cg_read_str(const char *dir, const char *file, char *buf, size_t len);
+/* "max" reads as UINT64_MAX. */
+int cg_read_u64(const char *dir, const char *file, uint64_t *v);
+int cg_write(const char *dir, const char *file, const char *s);
+int fd_read_u64(int fd, uint64_t *v);
+/* Value of @key in a flat-keyed file such as memory.events. */
+int cg_read_key(const char *dir, const char *file, const char *key,
+		uint64_t *v);
+/* "some avg10=" of a PSI file (absolute path) in hundredths. */
+int psi_some_avg10(const char *path, unsigned int *x100);
+/* the same from an open memory.pressure (or /proc/pressure) file */
+int fd_psi_some_avg10(int fd, unsigned int *x100);
+/* cgroup id of a cgroup directory (its inode number on cgroup2). */
+uint64_t cg_id(const char *dir);
+int cg_get_priority(const char *dir, unsigned int *prio);
+int cg_set_priority(const char *dir, unsigned int prio);
+/* Pids of @dir and all its descendants; returns count, -1 on error. */
+int cg_pids(const char *dir, pid_t *pids, int max);
+
+bool amm_glob_match(const char *pattern, const char *path);
+
+int meminfo(uint64_t *total, uint64_t *available);
+int proc_rss(pid_t pid, uint64_t *bytes);
+int proc_own_anon(pid_t pid, uint64_t *bytes);
+int proc_same_vm(pid_t a, pid_t b);
+int proc_starttime(pid_t pid, uint64_t *ticks);
+int proc_comm(pid_t pid, char *buf, size_t len);
+int proc_cmdline(pid_t pid, char *buf, size_t len);
+/*
+ * NUL-separated arguments (@n bytes in @buf, which has room for n + 1) to
+ * one line: trailing NULs dropped, NUL/newline/tab as spaces, terminated.
+ * Returns the line's length.
+ */
+size_t args_to_line(char *buf, size_t n);
+int proc_get_oom_adj(pid_t pid, int *adj);
+int proc_set_oom_adj(pid_t pid, int adj);
+
+/* Write all of @buf to @path via a temporary file and rename(). */
+int write_atomic(const char *path, const char *buf, size_t len);
+
+#endif

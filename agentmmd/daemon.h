@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * agentmmd's state and the functions its source files share.
+ *
+ * One struct daemon holds everything the daemon knows; every function that
+ * needs it takes it as its first argument. Per-sandbox state lives in
+ * struct sandbox. Files, by concern:
+ *   main.c     arguments, the event loop, reload
+ *   log.c      logging
+ *   journal.c  the restore journal and the guardian
+ *   loader.c   BPF skeleton load/attach and the maps
+ *   sandbox.c  discovery, identity, adopt/forget
+ *   runtime.c  which process is the agent runtime
+ *   tools.c    tool calls and tool cgroups
+ *   events.c   BPF ring-buffer events
+ *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
+ *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
+ *   status.c   the status file agentmmctl reads
+ *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
+ *   history.c  the event history on disk (STATE_DIR/events)
+ *   control.c  the root-only control socket (thaw, release, exempt)
+ *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
+ *   governor.c the mTHP governor in user space (govparse.c: its parsers)
+ */
+#ifndef _AGENTMMD_DAEMON_H
+#define _AGENTMMD_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+
+#include "agentmm.h"
+#include "cgroup.h"
+#include "config.h"
+#include "pressure.h"
+#include "usergov.h"
+
+#ifndef AMM_VERSION
+#define AMM_VERSION	"0.1.0"
+#endif
+#define AMMD_VERSION	AMM_VERSION
+#define MB		((uint64_t)1 << 20)
+
+#define AMM_MAX_SANDBOXES	512
+#define AMM_HIST		32
+
+enum tool_state { TOOL_NONE, TOOL_RUNNING, TOOL_DONE, TOOL_KILLED, TOOL_OOM };
+
+struct tool_call {
+	pid_t tgid;
+	char cmd[200];
+	char cgroup[128];	/* tool cgroup name below the sandbox, or "" */
+	uint64_t start_ms, end_ms, peak;
+	enum tool_state state;
+	int exit_code;
+	int err_fd;		/* dup of the tool's stderr, -1 if none */
+	uint64_t hash;
+	bool retry;
+	bool notified;
+};
+
+#define AMM_TOOL_CGS	32
+
+/* A tool cgroup (tool_cgroup_prefix child) as last sampled. */
+struct tool_cg {
+	char name[128];
+	uint64_t cur, prev;
+	int fd;			/* its memory.current */
+	bool seen;		/* by the last directory scan */
+};
+
+struct sandbox {
+	bool used, seen;
+	char rel[512];
+	char path[AMM_PATH_MAX];
+	uint64_t cgid;
+	pid_t runtime;
+	unsigned int prio;
+	uint64_t current, prev, peak, max;
+	unsigned int psi;
+	bool frozen;		/* frozen by us */
+	char high_dir[AMM_PATH_MAX];	/* where we set memory.high, "" if not */
+	uint64_t high;
+	uint64_t adopted_ms, last_tool_end_ms;
+	uint64_t tool_calls, retries, tools_killed, oom_victims;
+	struct tool_call hist[AMM_HIST];
+	unsigned int hist_next;
+	int dir_fd, cur_fd;	/* the cgroup dir, its memory.current; -1 */
+	/* kept open for the slow tick (pread, no path walk); -1 if not */
+	int peak_fd, max_fd, psi_fd;
+	struct tool_cg tcg[AMM_TOOL_CGS];
+	unsigned int n_tcg;
+	uint64_t tool_current;	/* sum of tcg[].cur */
+	uint64_t frozen_ms;	/* when we froze it */
+	bool swept;		/* oom_score_adj set on all its processes */
+	char high_orig[32];	/* high_dir's memory.high before we set it */
+	/* for metrics (metrics.c) and manual controls (control.c) */
+	uint64_t throttle_since_ms;	/* when the current throttle began */
+	uint64_t throttled_ms_total, frozen_ms_total;	/* ended spells */
+	uint64_t reclaimed_bytes;	/* memory.current drops after reclaim */
+	bool exempt;		/* agentmmctl exempt: never acted on */
+};
+
+struct agentmm_bpf;
+struct ring_buffer;
+
+struct daemon {
+	struct amm_config cfg;
+	const char *cfg_path;
+	bool cfg_path_given;
+	bool dry_run_arg;	/* --dry-run */
+	char applied_path[AMM_PATH_MAX + 16];	/* the restore journal */
+	struct sandbox sbs[AMM_MAX_SANDBOXES];
+
+	/* BPF (loader.c); skel is NULL when running from cgroupfs only */
+	struct agentmm_bpf *skel;
+	struct ring_buffer *rb;
+	int n_attached, n_progs;
+	const char *struct_ops_state;
+
+	/* the last policy tick */
+	uint64_t host_limit, host_used;
+	unsigned int host_psi;
+	uint64_t mem_total, mem_avail;	/* /proc/meminfo, bytes */
+	enum amm_level level;
+	uint64_t kill_since_ms;
+	uint64_t last_reclaim_ms;
+	/* forecast: usage and time at the last tick, time left then */
+	uint64_t fc_used, fc_ms, time_left_ms;
+	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)
+	 * and what was there before, for the journal */
+	char pool_dir[AMM_PATH_MAX];
+	char pool_high_orig[32];
+	uint64_t pool_high;
+
+	/* requests from event handlers to the main loop */
+	bool wake_policy;	/* a pressure event: sample at busy pace */
+	bool tool_started;	/* sample at least every interval_ms now */
+	bool status_force;	/* something changed that status must show */
+	bool slow_due;		/* rescan + full sample on the next tick */
+
+	/* pacing */
+	uint64_t start_ms, last_slow_ms, busy_until_ms;
+	unsigned int slow_count;
+	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
+
+	/* the mTHP governor in user space (governor.c); NULL when off */
+	struct ugov *gov;
+	bool gov_only;		/* no cgroup v2 memory controller: governor only */
+	/* metrics.c, control.c */
+	uint64_t last_metrics_ms;
+	int ctl_fd;		/* the control socket, -1 if none */
+
+	/* the status file as last written, without its uptime (status.c) */
+	char status_last[1 << 20];
+	size_t status_last_len;
+};
+
+/* log.c: syslog priorities (3 err, 4 warning, 5 notice, 6 info, 7 debug) */
+enum amm_action {
+	AMM_ACT_NONE,
+	/* actions on sandboxes: "dry-run" prefixed when nothing is changed */
+	AMM_ACT_THROTTLE, AMM_ACT_RELEASE, AMM_ACT_FREEZE, AMM_ACT_THAW,
+	AMM_ACT_KILL, AMM_ACT_OOM_KILL, AMM_ACT_NO_VICTIM, AMM_ACT_EXEMPT,
+	AMM_ACT_UNEXEMPT,
+	/* the daemon */
+	AMM_ACT_RELOAD, AMM_ACT_RELOAD_FAILED, AMM_ACT_START, AMM_ACT_STOP,
+	AMM_ACT_TOOL, AMM_ACT_CONTROL, AMM_ACT_ADOPT,
+	AMM_ACT_NR
+};
+void log_init(void);
+void logmsg(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* An action: logged with MESSAGE_ID and fields, and kept in the history. */
+void log_action(int prio, enum amm_action act, const char *sandbox,
+		const char *tool, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+const char *log_action_name(enum amm_action a);
+const char *log_action_id(enum amm_action a);
+/* The journal's native record for one line (unit tests see it). */
+size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
+			  const char *sandbox, const char *tool, pid_t pid,
+			  const char *msg);
+void log_set_debug(bool on);
+bool log_debug(void);
+void log_set_dry_run(bool on);
+bool log_dry_run(void);
+#define info(...) logmsg(6, __VA_ARGS__)
+#define notice(...) logmsg(5, __VA_ARGS__)
+#define warn(...) logmsg(4, __VA_ARGS__)
+#define err(...) logmsg(3, __VA_ARGS__)
+#define dbg(...) do { if (log_debug()) logmsg(7, __VA_ARGS__); } while (0)
+
+/* history.c */
+int history_open(const char *dir, uint64_t max_bytes);
+void history_add(enum amm_action act, const char *sandbox, const char *tool,
+		 pid_t pid, const char *msg);
+
+static inline uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static inline int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static inline int pidfd_getfd_(int pidfd, int fd)
+{
+	return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+}
+
+/* A kill candidate: tool cgroup tcg of sandbox sb, or process pid. */
+struct cand {
+	int sb, tcg;
+	pid_t pid;
+};
+
+#define MAX_CANDS 4096
+
+
+/* journal.c */
+int applied_save(struct daemon *d);
+int restore_file(const char *path);
+void restore_all_live(struct daemon *d);
+void start_guardian(struct daemon *d, int lock_fd);
+
+/* loader.c */
+void bpf_stop(struct daemon *d);
+int bpf_start(struct daemon *d);
+void bpf_sandbox_set(struct daemon *d, struct sandbox *s);
+void bpf_sandbox_del(struct daemon *d, struct sandbox *s);
+void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
+			 pid_t tool);
+int bpf_task_tool(struct daemon *d, pid_t pid);
+bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st);
+
+/* sandbox.c */
+struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid);
+bool matches(struct daemon *d, const char *rel);
+void rescan(struct daemon *d);
+
+/* tools.c */
+struct tool_cg *tcg_find(struct sandbox *s, const char *name);
+void tcg_add(struct sandbox *s, const char *name);
+void sample_tools(struct sandbox *s);
+void sample_tool_peaks(struct sandbox *s);
+struct tool_call *tool_find(struct sandbox *s, pid_t tgid);
+void tool_close(struct tool_call *t);
+void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
+		       const struct amm_event *e);
+void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code);
+void tcg_drop(struct sandbox *s, unsigned int i);
+void scan_tools(struct daemon *d, struct sandbox *s);
+bool tool_running(const struct sandbox *s);
+bool sample_running_tools(struct daemon *d);
+
+/* runtime.c */
+bool is_init_shim(const char *comm);
+void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
+			   size_t len);
+void detect_runtime(struct daemon *d, struct sandbox *s);
+
+/* actuate.c */
+void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg);
+void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t high);
+void release_high(struct daemon *d, struct sandbox *s);
+void set_frozen(struct daemon *d, struct sandbox *s, bool on);
+bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresholds *th);
+
+/* events.c */
+int handle_event(void *ctx, void *data, size_t len);
+
+/* tick.c */
+void policy(struct daemon *d, uint64_t now, bool slow);
+unsigned int busy_ms(struct daemon *d);
+unsigned int idle_ms(struct daemon *d);
+unsigned int next_interval(struct daemon *d, uint64_t now);
+void psi_start(struct daemon *d, int ep);
+
+/* status.c */
+void write_status(struct daemon *d, uint64_t now);
+
+/* metrics.c */
+extern const char *metrics_sysfs;	/* "/sys"; unit tests point elsewhere */
+size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len);
+void metrics_tick(struct daemon *d, uint64_t now, bool force);
+
+/* control.c */
+int control_start(struct daemon *d, int ep);
+void control_handle(struct daemon *d);
+void control_stop(struct daemon *d);
+struct sandbox *sb_by_name(struct daemon *d, const char *name);
+bool control_is_exempt(struct daemon *d, const char *rel);
+
+
+#endif

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF ring-buffer events: tool start/end, new tasks, reclaim, OOM.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+/*
+ * Why the kernel OOM killer could take a runtime: the other processes the
+ * sandboxes held then (tools: anything but a runtime) and whether their
+ * oom_score_adj had been raised above the runtimes' yet - a tool that
+ * inherited the runtime's score before the daemon saw its fork competes
+ * with the runtime on size alone.
+ */
+static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
+{
+	static pid_t pids[8192];
+	unsigned int tools = 0, low = 0;
+	int i, k, np, adj;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		np = cg_pids(s->path, pids, 8192);
+		for (k = 0; k < np; k++) {
+			if (pids[k] == s->runtime)
+				continue;
+			tools++;
+			if (!proc_get_oom_adj(pids[k], &adj) &&
+			    adj <= d->cfg.runtime_oom_score_adj)
+				low++;
+		}
+	}
+	if (!tools)
+		snprintf(buf, len,
+			 "no tool was left in any sandbox: memory was held by runtimes alone (level %d, %" PRIu64
+			 " of %" PRIu64 " MB)", (int)d->level,
+			 d->host_used / MB, d->host_limit / MB);
+	else
+		snprintf(buf, len,
+			 "%u other processes were in the sandboxes, %u of them with an oom_score_adj not above the runtime's (not yet raised to tool_oom_score_adj %d)",
+			 tools, low, d->cfg.tool_oom_score_adj);
+}
+
+int handle_event(void *ctx, void *data, size_t len)
+{
+	struct daemon *d = ctx;
+	const struct amm_event *e = data;
+	struct sandbox *s;
+	struct tool_call *t;
+	char msg[1200], comm[AMM_COMM_LEN + 1];
+
+	if (len < sizeof(*e))
+		return 0;
+	s = sb_by_cgid(d, e->sandbox_cgid);
+	if (!s)
+		return 0;
+	memcpy(comm, e->comm, AMM_COMM_LEN);
+	comm[AMM_COMM_LEN] = 0;
+	switch (e->type) {
+	case AMM_EV_TOOL_FORK:
+		/* before it execs or forks: its children inherit the score */
+		if (proc_set_oom_adj((pid_t)e->tgid, d->cfg.tool_oom_score_adj) &&
+		    errno != ESRCH && errno != ENOENT)
+			warn("cannot set oom_score_adj of tool pid %d: %s",
+			     (int)e->tgid, strerror(errno));
+		break;
+	case AMM_EV_TOOL_START:
+		tool_start(d, s, (pid_t)e->tgid, e);
+		d->tool_started = true;
+		break;
+	case AMM_EV_NEW_TASK:
+		/* Entered from outside (docker exec, agentmmctl exec, ...). */
+		d->slow_due = true;	/* rescan soon: maybe a new sandbox */
+		if (!s->runtime) {
+			detect_runtime(d, s);
+			if (s->runtime == (pid_t)e->tgid)
+				break;
+		}
+		if (s->runtime && s->runtime != (pid_t)e->tgid) {
+			bpf_task_set(d, (pid_t)e->tgid, s, AMM_ROLE_TOOL,
+				     (pid_t)e->tgid);
+			tool_start(d, s, (pid_t)e->tgid, e);
+			d->tool_started = true;
+		}
+		break;
+	case AMM_EV_TOOL_END:
+		tool_end(d, s, (pid_t)e->tgid, (int)e->value);
+		break;
+	case AMM_EV_RUNTIME_EXIT:
+		info("sandbox %s: agent runtime pid %d exited", s->rel,
+		     (int)e->tgid);
+		s->runtime = 0;
+		bpf_sandbox_set(d, s);
+		break;
+	case AMM_EV_RECLAIM:
+		dbg("sandbox %s: %s (pid %d) stalled %" PRIu64
+		    " ms in memcg reclaim", s->rel, comm, (int)e->pid,
+		    (uint64_t)(e->value / 1000000));
+		d->wake_policy = true;
+		break;
+	case AMM_EV_HIGH:
+		d->wake_policy = true;
+		break;
+	case AMM_EV_OOM:
+		info("sandbox %s: memory cgroup OOM (cgroup id %" PRIu64 ")",
+		     s->rel, (uint64_t)e->cgid);
+		break;
+	case AMM_EV_OOM_VICTIM:
+		s->oom_victims++;
+		if ((pid_t)e->tgid == s->runtime) {
+			char why[256];
+
+			runtime_loss_reason(d, why, sizeof(why));
+			err("sandbox %s: the kernel OOM killer chose the agent runtime %s (pid %d) despite oom_score_adj %d; %s",
+			    s->rel, comm, (int)e->tgid,
+			    d->cfg.runtime_oom_score_adj, why);
+			break;
+		}
+		cg_read_u64(s->path, "memory.max", &s->max);
+		snprintf(msg, sizeof(msg),
+			 "agentmm: %s (pid %d) was killed by the kernel OOM killer: sandbox %s reached its memory limit (%s%" PRIu64 " MB); the agent runtime was kept. Try again with less memory: fewer parallel jobs (make -j1, pytest -n 1), smaller inputs, or split the task.\n",
+			 comm, (int)e->tgid, s->rel,
+			 s->max == UINT64_MAX ? "host, " : "memory.max ",
+			 s->max == UINT64_MAX ? d->host_limit / MB : s->max / MB);
+		log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
+			   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
+			   s->rel, comm, (int)e->tgid);
+		notify(d, s, (pid_t)e->tgid, msg);
+		t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
+		if (t)
+			t->state = TOOL_OOM;
+		d->status_force = true;
+		d->wake_policy = true;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * agentmmd - per-sandbox memory control for hosts running many AI agents.
+ *
+ * Main loop: every interval (or sooner on a BPF event) rescan cgroupfs for
+ * sandboxes, sample them, ask policy/pressure.c what to do and apply
+ * it through cgroupfs. Every change to memory.high or cgroup.freeze is first
+ * recorded in <state_dir>/applied so that a restart, the guardian process
+ * (which outlives a SIGKILLed daemon) or `agentmmd --restore` can undo it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <getopt.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "daemon.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"NAME\n"
+"    agentmmd - per-sandbox memory control for hosts running AI agents\n"
+"\n"
+"SYNOPSIS\n"
+"    agentmmd [-c FILE] [-d] [--dry-run]\n"
+"    agentmmd [-c FILE] --check-config [-q] [FILE]\n"
+"    agentmmd [-c FILE] --restore\n"
+"\n"
+"DESCRIPTION\n"
+"    agentmmd watches the cgroup v2 sandboxes of agent containers, tells each\n"
+"    sandbox's long-lived agent runtime (its oldest process) from the tool\n"
+"    subprocesses it starts, and keeps the host out of memory without losing\n"
+"    agents. BPF programs (sched fork/exec/exit, memcg reclaim, over-high and\n"
+"    OOM events) attribute processes and tool calls to sandboxes; without BPF\n"
+"    the daemon still works from cgroupfs alone.\n"
+"\n"
+"    Sandboxes are the cgroups whose path below cgroup_root matches one of\n"
+"    sandbox_patterns (fnmatch per path component, ** = any depth). Default:\n"
+"    machine.slice/libpod-*.scope machine.slice/machine-*.scope\n"
+"    system.slice/docker-*.scope kubepods.slice/**/cri-containerd-*.scope\n"
+"    kubepods.slice/**/crio-*.scope agent.slice/*\n"
+"\n"
+"RESPONSE TO MEMORY PRESSURE\n"
+"    Free memory is measured against the host (MemTotal - MemAvailable) or,\n"
+"    with memory_limit_mb, against a pool limit for all sandboxes together.\n"
+"    Below throttle_free_pct: the fastest-growing tool cgroup (tool-* child\n"
+"        of a sandbox) above floor_mb is throttled with memory.high, sized\n"
+"        from live usage. A whole sandbox (and so its runtime) is never\n"
+"        throttled: without swap that frees nothing and only stalls.\n"
+"    Below freeze_free_pct: sandboxes are frozen (cgroup.freeze), one per\n"
+"        interval: lower-priority ones first; among equal priorities the\n"
+"        fastest-growing one (never one that is not growing, never the last\n"
+"        one running). They are thawed one per interval once free memory is\n"
+"        back above throttle_free_pct + hysteresis_pct.\n"
+"    Below kill_free_pct for kill_after_ms: the largest tool - by its tool\n"
+"        cgroup's memory.current, or a tool process's private memory (USS),\n"
+"        never RSS, never a vfork child still sharing the runtime's memory -\n"
+"        is killed (cgroup.kill / SIGKILL), never the agent runtime, after\n"
+"        one line on the tool's stderr saying what happened and what to try\n"
+"        instead. Tools holding less than kill_min_mb, or less than what\n"
+"        brings free memory back to kill_free_pct, are not killed.\n"
+"    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
+"        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
+"        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"
+"        of free memory, tool calls or not (a tool start gets one tick at\n"
+"        interval_ms; running tools' peaks are read every interval_ms).\n"
+"        Rescans, PSI, priorities and the status file (written only when\n"
+"        it changed) follow the idle interval.\n"
+"    Runtimes get runtime_oom_score_adj (-900) and tools tool_oom_score_adj\n"
+"    (500, set when the runtime forks the tool, so its children inherit it)\n"
+"    so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
+"    of a tool is explained on its stderr the same way. memory.oom.group is\n"
+"    never set (a sandbox found with 1 is reset to 0). While pressure is\n"
+"    low, idle sandboxes (no tool call for reclaim_idle_s, low own PSI) are\n"
+"    reclaimed with memory.reclaim, reclaim_step_pct of each per slow tick\n"
+"    and at most reclaim_budget_mb_per_s in all, while free memory is\n"
+"    below reclaim_target_free_pct (default 100: whenever they are idle).\n"
+"\n"
+"PRIORITY\n"
+"    A sandbox's priority is the decimal value of the extended attribute\n"
+"    user.agentmm.priority on its cgroup directory (higher = more important;\n"
+"    set it with 'agentmmctl priority SANDBOX N' or setfattr), else\n"
+"    default_priority (100). Only sandboxes of lower priority than the most\n"
+"    important running one are frozen before any sandbox of that priority.\n"
+"\n"
+"OPTIONS\n"
+"    -c, --config FILE  configuration file (default %s; a missing default\n"
+"                       file means built-in defaults)\n"
+"    -d, --debug        verbose logging (same as debug = 1)\n"
+"    --check-config [FILE]  parse the configuration (FILE, else -c's or the\n"
+"                       default), print the effective values and exit: 0 if\n"
+"                       valid, 1 with FILE:LINE: problem if not (systemd\n"
+"                       runs it before a reload; -q, --quiet: no values)\n"
+"    -n, --dry-run      decide and log every action (\"dry-run (nothing\n"
+"                       changed): ...\"), change nothing: no cgroup or /proc\n"
+"                       writes, no signals, no note on a tool's stderr\n"
+"    --restore          undo the throttles and freezes recorded in\n"
+"                       STATE_DIR/applied by a daemon that died, and exit\n"
+"                       (systemd: ExecStopPost)\n"
+"    -h, --help         this text;  -V, --version  the version\n"
+"    agentmmd(8) and agentmmd.conf(5) have the rest: metrics, the event\n"
+"    history, manual controls, log fields and MESSAGE_IDs.\n"
+"\n"
+"mTHP GOVERNOR\n"
+"    governor = auto (default) runs the adaptive mTHP governor of agentmm.ko\n"
+"    in the daemon when the module is not loaded in enforce mode: the same\n"
+"    policy code, fed from /proc/zoneinfo, /proc/buddyinfo and\n"
+"    hugepages-<N>kB/stats, writing hugepages-<N>kB/enabled. The admin's\n"
+"    values are recorded in STATE_DIR/applied before the first write and\n"
+"    written back on stop (or by the guardian / the next start after a\n"
+"    crash); a knob someone else changes is left to them. When agentmm.ko\n"
+"    enters enforce the daemon hands the knobs back and the module drives.\n"
+"    governor = kernel: only the module; daemon: the daemon's governor (it\n"
+"    still yields to a module in enforce); off: the knobs are left alone.\n"
+"    Without a cgroup v2 memory controller agentmmd runs governor-only.\n"
+"\n"
+"SIGNALS\n"
+"    SIGHUP   reload the configuration; a malformed file is reported as\n"
+"             FILE:LINE: problem and the last good configuration is kept\n"
+"    SIGTERM, SIGINT  thaw and unthrottle everything agentmmd changed, exit\n"
+"\n"
+"FILES\n"
+"    /etc/agentmm/agentmmd.conf   configuration (key = value; see the shipped\n"
+"                                 agentmmd.conf for every key and default)\n"
+"    STATE_DIR/status             current state, read by agentmmctl\n"
+"    STATE_DIR/metrics            Prometheus text metrics\n"
+"    STATE_DIR/events, events.1   the event history (agentmmctl events)\n"
+"    STATE_DIR/control            root-only socket (agentmmctl thaw ...)\n"
+"    STATE_DIR/exempt             sandboxes exempted by agentmmctl exempt\n"
+"    STATE_DIR/applied            changes to undo if agentmmd dies\n"
+"    STATE_DIR/agentmmd.pid, agentmmd.lock\n"
+"    STATE_DIR defaults to /run/agentmm.\n"
+"\n"
+"SAFETY\n"
+"    Every change is recorded before it is made. A guardian process\n"
+"    (agentmmd-guard) undoes them when the daemon dies, even by SIGKILL; a\n"
+"    restarted daemon undoes leftovers and adopts the sandboxes it finds.\n"
+"\n"
+"LOGGING\n"
+"    Under systemd to journald's native socket with PRIORITY, MESSAGE_ID\n"
+"    and AGENTMM_ACTION/SANDBOX/TOOL/PID fields (throttle, freeze and kill\n"
+"    at warning); elsewhere to stderr with the fields in brackets.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 on SIGTERM/SIGINT or success, 1 on a configuration or setup error.\n",
+		AMM_DEFAULT_CONFIG);
+}
+
+static int lock_state(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 32], buf[32];
+	int fd, i;
+
+	if (mkdir(d->cfg.state_dir, 0755) && errno != EEXIST) {
+		err("cannot create %s: %s", d->cfg.state_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/agentmmd.lock", d->cfg.state_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* a dying predecessor's guardian may still be restoring: wait */
+	for (i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
+		if (errno != EWOULDBLOCK || i == 50) {
+			err("another agentmmd holds %s (see %s/agentmmd.pid); stop it first",
+			    path, d->cfg.state_dir);
+			close(fd);
+			return -1;
+		}
+		usleep(100000);
+	}
+	snprintf(path, sizeof(path), "%s/agentmmd.pid", d->cfg.state_dir);
+	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (write_atomic(path, buf, strlen(buf)))
+		warn("cannot write %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void reload(struct daemon *d)
+{
+	static struct amm_config next;
+	char e[1024];
+	bool bpf_was = d->cfg.bpf;
+	int gov_was = d->cfg.governor;
+
+	amm_config_defaults(&next);
+	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+		log_action(3, AMM_ACT_RELOAD_FAILED, NULL, NULL, 0,
+			   "%s; keeping the previous configuration", e);
+		return;
+	}
+	if (next.dry_run != d->cfg.dry_run && !d->dry_run_arg) {
+		warn("%s: dry_run changes need a restart; keeping dry_run = %d",
+		     d->cfg_path, d->cfg.dry_run);
+	}
+	next.dry_run = d->cfg.dry_run;
+	if (strcmp(next.state_dir, d->cfg.state_dir)) {
+		warn("%s: state_dir changes need a restart; keeping %s",
+		     d->cfg_path, d->cfg.state_dir);
+		strcpy(next.state_dir, d->cfg.state_dir);
+	}
+	next.debug = next.debug || d->cfg.debug;
+	d->cfg = next;
+	log_set_debug(d->cfg.debug);
+	history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024);
+	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
+	if (d->cfg.bpf && !bpf_was)
+		bpf_start(d);
+	else if (!d->cfg.bpf && bpf_was)
+		bpf_stop(d);
+	gov_reload(d, gov_was);
+}
+
+/*
+ * Without a cgroup v2 memory controller at cgroup_root there are no
+ * sandboxes to control (memory may be on cgroup v1); the mTHP governor
+ * still runs. Said once, at start.
+ */
+static void check_gov_only(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 32], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", d->cfg.cgroup_root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, "memory"))
+			return;
+	d->gov_only = true;
+	info("no cgroup v2 memory controller at %s (%s): governor-only mode; sandboxes are not watched%s",
+	     d->cfg.cgroup_root, n < 0 ? "no cgroup.controllers there" :
+	     "memory is not among its controllers",
+	     d->cfg.governor == UGOV_OFF ?
+	     ", and governor = off: agentmmd has nothing to do" :
+	     ", the mTHP governor runs");
+}
+
+/* Everything the daemon knows; large (the sandbox table), so not on the stack. */
+static struct daemon daemon_state;
+
+static void daemon_init(struct daemon *d)
+{
+	int i, j;
+
+	memset(d, 0, sizeof(*d));
+	d->cfg_path = AMM_DEFAULT_CONFIG;
+	d->struct_ops_state = "not checked";
+	d->level = AMM_LEVEL_OK;
+	d->slow_due = true;
+	d->psi_fd = -1;
+	d->ctl_fd = -1;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
+		for (j = 0; j < AMM_HIST; j++)
+			s->hist[j].err_fd = -1;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon *d = &daemon_state;
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "check-config", optional_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "restore", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	bool check = false, restore = false, debug = false, quiet = false;
+	struct epoll_event ev, evs[8];
+	uint64_t next = 0, last_tick = 0, next_peak = 0, wake;
+	bool peaks = false;	/* tool calls run: sample their peaks too */
+	char e[1024];
+	int o, ep, sfd, lock_fd, n, i;
+	sigset_t mask;
+
+	daemon_init(d);
+	log_init();
+	while ((o = getopt_long(argc, argv, "c:dhVnq", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c':
+			d->cfg_path = optarg;
+			d->cfg_path_given = true;
+			break;
+		case 'd':
+			debug = true;
+			break;
+		case 'C':
+			check = true;
+			if (optarg) {
+				d->cfg_path = optarg;
+				d->cfg_path_given = true;
+			}
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'n':
+			d->dry_run_arg = true;
+			break;
+		case 'R':
+			restore = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("agentmmd %s\n", AMMD_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'agentmmd --help'.\n");
+			return 1;
+		}
+	}
+	if (check && optind + 1 == argc) {	/* --check-config FILE */
+		d->cfg_path = argv[optind++];
+		d->cfg_path_given = true;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "agentmmd: unexpected argument '%s'; try 'agentmmd --help'\n",
+			argv[optind]);
+		return 1;
+	}
+	amm_config_defaults(&d->cfg);
+	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+		err("%s", e);
+		return 1;
+	}
+	d->cfg.debug = d->cfg.debug || debug;
+	d->cfg.dry_run = d->cfg.dry_run || d->dry_run_arg;
+	log_set_debug(d->cfg.debug);
+	if (check) {
+		if (!quiet)
+			amm_config_print(&d->cfg, stdout);
+		return 0;
+	}
+	snprintf(d->applied_path, sizeof(d->applied_path), "%s/applied",
+		 d->cfg.state_dir);
+	if (restore) {
+		n = restore_file(d->applied_path);
+		info("restored %d recorded change(s)", n);
+		return 0;
+	}
+	d->start_ms = now_ms();
+	lock_fd = lock_state(d);
+	if (lock_fd < 0)
+		return 1;
+	n = restore_file(d->applied_path);
+	if (n)
+		info("undid %d throttle/freeze change(s) left by a previous run", n);
+	if (history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024))
+		warn("cannot open %s/events: %s; no event history", d->cfg.state_dir,
+		     strerror(errno));
+	/* after undoing a predecessor's changes: from here on none are made */
+	amm_dry_run = d->cfg.dry_run;
+	log_set_dry_run(d->cfg.dry_run);
+	if (d->cfg.dry_run)
+		warn("dry run: deciding and logging every action, changing nothing");
+	/* before BPF: the guardian must not hold BPF links open */
+	start_guardian(d, lock_fd);
+
+	{
+		struct rlimit rl = { 65536, 65536 };
+
+		setrlimit(RLIMIT_NOFILE, &rl);	/* cached tool stderr fds */
+	}
+	check_gov_only(d);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
+	else if (d->cfg.bpf)
+		bpf_start(d);
+	else
+		info("bpf = 0: running from cgroupfs only");
+	gov_start(d);
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* tool stderr pipes may be closed */
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || ep < 0) {
+		err("cannot set up the event loop: %s", strerror(errno));
+		return 1;
+	}
+	ev.events = EPOLLIN;
+	ev.data.fd = sfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	if (d->rb) {
+		ev.data.fd = ring_buffer__epoll_fd(d->rb);
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	psi_start(d, ep);
+	control_start(d, ep);
+	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
+	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
+	     busy_ms(d), idle_ms(d));
+	for (;;) {
+		uint64_t now = now_ms();
+		int timeout;
+
+		if (now >= next) {
+			bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
+
+			if (slow) {
+				d->slow_count++;
+				if (!d->gov_only)
+					rescan(d);
+				d->last_slow_ms = now;
+				d->slow_due = false;
+			}
+			if (!d->gov_only)
+				policy(d, now, slow);
+			if (slow || d->status_force)
+				write_status(d, now);
+			metrics_tick(d, now, false);
+			d->wake_policy = false;
+			last_tick = now;
+			next = now + next_interval(d, now);
+		}
+		now = now_ms();
+		if (peaks && now >= next_peak) {
+			peaks = sample_running_tools(d);
+			next_peak = now + d->cfg.interval_ms;
+		}
+		wake = peaks && next_peak < next ? next_peak : next;
+		{
+			uint64_t gnext = gov_tick(d, now);
+
+			if (d->status_force)
+				write_status(d, now);
+			if (gnext < wake)
+				wake = gnext;
+			now = now_ms();
+		}
+		timeout = wake > now ? (int)(wake - now) : 0;
+		n = epoll_wait(ep, evs, 8, timeout);
+		if (n < 0 && errno != EINTR) {
+			err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.fd == sfd) {
+				struct signalfd_siginfo si;
+
+				if (read(sfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					bool had_rb = d->rb != NULL;
+
+					reload(d);
+					if (d->rb && !had_rb) {
+						ev.events = EPOLLIN;
+						ev.data.fd = ring_buffer__epoll_fd(d->rb);
+						epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+					}
+					d->slow_due = d->status_force = true;
+					next = 0;
+				} else {
+					log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+						   "signal %d: restoring and exiting",
+						   (int)si.ssi_signo);
+					gov_stop(d);
+					restore_all_live(d);
+					control_stop(d);
+					bpf_stop(d);
+					return 0;
+				}
+			} else if (evs[i].data.fd == d->ctl_fd) {
+				control_handle(d);
+			} else if (evs[i].data.fd == d->psi_fd) {
+				/* memory stalls: act at the busy pace */
+				d->wake_policy = true;
+			} else if (d->rb) {
+				ring_buffer__consume(d->rb);
+			}
+		}
+		if (d->tool_started) {
+			peaks = true;	/* its peak is sampled while it runs */
+			if (last_tick + d->cfg.interval_ms < next)
+				next = last_tick + d->cfg.interval_ms;
+			d->tool_started = false;
+		}
+		if (d->wake_policy) {
+			now = now_ms();
+			d->busy_until_ms = now + 2 * (uint64_t)d->cfg.interval_ms;
+			if (last_tick + busy_ms(d) < next)
+				next = last_tick + busy_ms(d);
+		}
+	}
+	gov_stop(d);
+	restore_all_live(d);
+	return 1;
+}

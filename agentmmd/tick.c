@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy tick: sampling, policy/pressure.c decisions, pacing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+/*
+ * Every tick: memory.current of the sandbox and the tool peaks above.
+ * Everything else is sample_slow().
+ */
+static void sample_fast(struct sandbox *s)
+{
+	uint64_t v;
+
+	s->prev = s->current;
+	if ((s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &v) == 0) ||
+	    cg_read_u64(s->path, "memory.current", &v) == 0)
+		s->current = v;
+	else
+		s->current = 0;	/* memory controller not enabled here */
+	if (s->current > s->peak)
+		s->peak = s->current;
+	sample_tool_peaks(s);
+}
+
+/* Every idle_interval_ms (and after a reload or a new task): the rest. */
+static void sample_slow(struct daemon *d, struct sandbox *s)
+{
+	static pid_t pids[8192];
+	char psi[AMM_PATH_MAX + 32];
+	int i, n;
+
+	/* kept-open files: one pread each; the path only as a fallback */
+	if ((s->peak_fd < 0 || fd_read_u64(s->peak_fd, &s->peak)) &&
+	    cg_read_u64(s->path, "memory.peak", &s->peak))
+		s->peak = s->current > s->peak ? s->current : s->peak;
+	if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
+	    cg_read_u64(s->path, "memory.max", &s->max))
+		s->max = UINT64_MAX;
+	if (s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) {
+		snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
+		if (psi_some_avg10(psi, &s->psi))
+			s->psi = 0;
+	}
+	if (cg_get_priority(s->path, &s->prio))
+		s->prio = d->cfg.default_priority;
+	if (s->runtime && kill(s->runtime, 0) && errno == ESRCH)
+		s->runtime = 0;
+	if (!s->runtime)
+		detect_runtime(d, s);
+	/*
+	 * Tools started before BPF saw them (or without BPF) still get the
+	 * tool score; with BPF the score is set when the runtime forks the
+	 * tool's root and everything below inherits it, so the sweep over
+	 * every process runs only after adoption and then every 15th slow
+	 * tick.
+	 */
+	n = d->skel && s->swept && d->slow_count % 15 ? 0 :
+		cg_pids(s->path, pids, 8192);
+	s->swept = s->runtime != 0;
+	for (i = 0; i < n; i++) {
+		char comm[32];
+		int adj;
+
+		if (pids[i] == s->runtime || proc_get_oom_adj(pids[i], &adj))
+			continue;
+		/* a container's init shim dies with the container: leave it */
+		if (adj == 0 && s->runtime &&
+		    proc_comm(pids[i], comm, sizeof(comm)) == 0 &&
+		    !is_init_shim(comm))
+			proc_set_oom_adj(pids[i], d->cfg.tool_oom_score_adj);
+	}
+	for (i = 0; i < AMM_HIST; i++) {
+		struct tool_call *t = &s->hist[i];
+		uint64_t v = 0;
+
+		if (t->state != TOOL_RUNNING)
+			continue;
+		if (kill(t->tgid, 0) && errno == ESRCH) {
+			/* no BPF, or the exit event was lost */
+			tool_end(d, s, t->tgid, -1);
+			continue;
+		}
+		/* tool cgroups without a memory controller: root's RSS */
+		if (!t->cgroup[0] && proc_rss(t->tgid, &v) == 0 && v > t->peak)
+			t->peak = v;
+		if (t->cgroup[0]) {
+			char dir[AMM_PATH_MAX + 200];
+
+			snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
+			if (cg_read_u64(dir, "memory.peak", &v) == 0 &&
+			    v > t->peak)
+				t->peak = v;
+		}
+	}
+	scan_tools(d, s);
+	/* the throttled tool cgroup may be gone with its tool call */
+	if (s->high_dir[0] && strcmp(s->high_dir, s->path) &&
+	    access(s->high_dir, F_OK) && errno == ENOENT) {
+		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
+			   "released throttle on %s (tool cgroup removed)",
+			   s->high_dir);
+		if (s->throttle_since_ms)
+			s->throttled_ms_total += now_ms() - s->throttle_since_ms;
+		s->throttle_since_ms = 0;
+		s->high_dir[0] = 0;
+		s->high = 0;
+		applied_save(d);
+		d->status_force = true;
+	}
+}
+
+/*
+ * The pool's memory.high backstop (pool_cgroup, pool_high_free_pct): the
+ * pool stalls a little below its limit instead of reaching memory.max,
+ * where the kernel OOM killer acts, while the steps below free memory.
+ * Checked on the slow tick: the pool may be created (or re-created) after
+ * the daemon started. Recorded in the journal like every other change.
+ */
+static void pool_backstop(struct daemon *d)
+{
+	char cur[32], want[32];
+	uint64_t max, limit, high;
+
+	if (!d->cfg.pool_cgroup[0] || !d->cfg.pool_high_free_pct)
+		return;
+	snprintf(d->pool_dir, sizeof(d->pool_dir), "%s/%s",
+		 d->cfg.cgroup_root, d->cfg.pool_cgroup);
+	if (cg_read_str(d->pool_dir, "memory.high", cur, sizeof(cur))) {
+		if (d->pool_high) {	/* the pool is gone */
+			d->pool_high = 0;
+			applied_save(d);
+		}
+		return;
+	}
+	if (cg_read_u64(d->pool_dir, "memory.max", &max))
+		max = UINT64_MAX;
+	limit = d->cfg.memory_limit_mb ? d->cfg.memory_limit_mb * MB :
+					  d->mem_total;
+	if (max < limit)
+		limit = max;
+	high = amm_pool_high(limit, d->cfg.pool_high_free_pct);
+	if (high == AMM_U64_MAX)
+		return;
+	snprintf(want, sizeof(want), "%" PRIu64, high);
+	if (!strcmp(cur, want))
+		return;
+	/* first time, or the pool was re-created or changed by someone else:
+	 * what is there now is what to restore */
+	snprintf(d->pool_high_orig, sizeof(d->pool_high_orig), "%s", cur);
+	d->pool_high = high;
+	if (applied_save(d)) {
+		d->pool_high = 0;
+		return;
+	}
+	if (cg_write(d->pool_dir, "memory.high", want)) {
+		warn("cannot set the backstop %s/memory.high: %s",
+		     d->pool_dir, strerror(errno));
+		d->pool_high = 0;
+		applied_save(d);
+		return;
+	}
+	info("pool %s: memory.high %" PRIu64 " MB, %u%% below its limit of %"
+	     PRIu64 " MB (was %s): allocations stall there instead of reaching the OOM killer",
+	     d->pool_dir, high / MB, d->cfg.pool_high_free_pct, limit / MB,
+	     d->pool_high_orig);
+}
+
+void policy(struct daemon *d, uint64_t now, bool slow)
+{
+	static struct amm_sb a[AMM_MAX_SANDBOXES];
+	static struct amm_tool tl[MAX_CANDS];
+	static struct cand cd[MAX_CANDS];
+	static int map[AMM_MAX_SANDBOXES];
+	struct amm_thresholds th = {
+		.throttle_pct = d->cfg.throttle_free_pct,
+		.freeze_pct = d->cfg.freeze_free_pct,
+		.kill_pct = d->cfg.kill_free_pct,
+		.hysteresis_pct = d->cfg.hysteresis_pct,
+	};
+	struct amm_horizons hz = {
+		.throttle_ms = d->cfg.forecast_throttle_ms,
+		.freeze_ms = d->cfg.forecast_freeze_ms,
+		.kill_ms = d->cfg.forecast_kill_ms,
+	};
+	struct amm_reclaim_params rp = {
+		.target_free_pct = d->cfg.reclaim_target_free_pct,
+		.host_psi_max = d->cfg.reclaim_host_psi_max,
+		.idle_ms = (uint64_t)d->cfg.reclaim_idle_s * 1000,
+		.sb_psi_max = d->cfg.reclaim_sandbox_psi_max,
+		.step_pct = d->cfg.reclaim_step_pct,
+	};
+	uint64_t sum = 0, budget, floor = d->cfg.floor_mb * MB;
+	enum amm_level old_level = d->level, static_level;
+	bool applied = false;
+	unsigned int nt = 0, j;
+	int i, n = 0, off, f;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		sample_fast(s);
+		if (slow)
+			sample_slow(d, s);
+		sum += s->current;
+		if (s->exempt)
+			continue;	/* agentmmctl exempt: counted, never acted on */
+		applied |= s->frozen || s->high_dir[0];
+		map[n] = i;
+		a[n] = (struct amm_sb){
+			.current = s->current, .prev = s->prev,
+			.floor = floor, .priority = s->prio,
+			.frozen = s->frozen, .tool_running = tool_running(s),
+			.psi_some = s->psi,
+		};
+		a[n].idle_ms = a[n].tool_running ? 0 :
+			now - (s->last_tool_end_ms ? s->last_tool_end_ms :
+			       s->adopted_ms);
+		n++;
+	}
+	/* with a pool limit the host only matters when it runs short too */
+	if ((slow || !d->cfg.memory_limit_mb || !d->mem_total) &&
+	    meminfo(&d->mem_total, &d->mem_avail)) {
+		warn("cannot read /proc/meminfo; skipping this interval");
+		return;
+	}
+	if (slow && psi_some_avg10("/proc/pressure/memory", &d->host_psi))
+		d->host_psi = 0;
+	if (d->cfg.memory_limit_mb) {
+		/* a pool limit: the sandboxes' sum counts, capped by the host */
+		d->host_limit = d->cfg.memory_limit_mb * MB;
+		d->host_used = sum;
+		if (d->mem_total - d->mem_avail > d->host_used &&
+		    d->mem_avail < d->host_limit - (d->host_used < d->host_limit ?
+						d->host_used : 0))
+			d->host_used = d->host_limit - d->mem_avail;
+	} else {
+		d->host_limit = d->mem_total;
+		d->host_used = d->mem_total - d->mem_avail;
+	}
+	static_level = amm_level(d->host_limit, d->host_used, &th);
+	/* act on the time left at the pool's growth since the last tick */
+	d->time_left_ms = UINT64_MAX;
+	if (d->fc_ms && now > d->fc_ms)
+		d->time_left_ms = amm_time_to_limit_ms(d->host_limit,
+			d->host_used, d->host_used > d->fc_used ?
+			d->host_used - d->fc_used : 0, now - d->fc_ms);
+	d->fc_used = d->host_used;
+	d->fc_ms = now;
+	d->level = amm_level_forecast(static_level, d->time_left_ms, &hz);
+	if (d->level != old_level) {
+		d->status_force = true;
+		if (d->level > static_level)
+			info("forecast: the pool reaches its limit in %" PRIu64
+			     " ms at its growth (%" PRIu64 " of %" PRIu64
+			     " MB used): acting one step early",
+			     d->time_left_ms, d->host_used / MB,
+			     d->host_limit / MB);
+	}
+	if (slow)
+		pool_backstop(d);
+
+	for (i = 0; i < n; i++) {
+		struct sandbox *s = &d->sbs[map[i]];
+
+		a[i].tool_current = s->tool_current;
+		for (j = 0; j < s->n_tcg && nt < MAX_CANDS; j++, nt++) {
+			tl[nt] = (struct amm_tool){ .current = s->tcg[j].cur,
+				.prev = s->tcg[j].prev, .priority = s->prio,
+				.frozen = s->frozen };
+			cd[nt] = (struct cand){ map[i], (int)j, 0 };
+		}
+	}
+
+	off = d->level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(a, n) : -1;
+	/*
+	 * Step 1: throttle the fastest-growing tool cgroup. Never a whole
+	 * sandbox: without swap a throttled runtime frees nothing and only
+	 * stalls. No tool cgroup above the floor: the next steps act.
+	 */
+	if (d->level >= AMM_LEVEL_THROTTLE && d->cfg.throttle) {
+		int t = amm_pick_throttle_tool(tl, nt, floor);
+
+		if (t >= 0) {
+			struct sandbox *s = &d->sbs[cd[t].sb];
+			struct amm_sb one = { .current = tl[t].current,
+					      .floor = floor };
+			char dir[AMM_PATH_MAX + 200];
+
+			snprintf(dir, sizeof(dir), "%s/%s", s->path,
+				 s->tcg[cd[t].tcg].name);
+			set_high(d, s, dir, amm_throttle_high(&one, d->host_limit,
+							   d->host_used, &th));
+		}
+	}
+	/* Step 2: freeze (lower priority first, else the fastest grower) */
+	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze) {
+		f = amm_pick_freeze(a, n, off, MB);
+		if (f >= 0) {
+			set_frozen(d, &d->sbs[map[f]], true);
+			a[f].frozen = d->sbs[map[f]].frozen;
+		}
+	}
+	/* ...and thaw one per interval once the pressure has passed */
+	f = amm_pick_thaw(a, n, d->level, MB);
+	if (f >= 0) {
+		set_frozen(d, &d->sbs[map[f]], false);
+		a[f].frozen = d->sbs[map[f]].frozen;
+	}
+	if (d->level == AMM_LEVEL_KILL) {
+		if (!d->kill_since_ms)
+			d->kill_since_ms = now;
+		/* the forecast says the kernel would act before kill_after_ms */
+		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
+				    now - d->kill_since_ms >= d->cfg.kill_after_ms)) {
+			kill_step(d, map, n, &th);
+			d->kill_since_ms = now;
+		}
+	} else {
+		d->kill_since_ms = 0;
+	}
+	if (d->level == AMM_LEVEL_RELAXED)
+		for (i = 0; i < n; i++)
+			release_high(d, &d->sbs[map[i]]);
+	if (!slow)
+		return;
+	/* proactive reclaim: on the slow tick, budget for the time passed */
+	budget = now - d->last_reclaim_ms;
+	if (budget > 2000 || !d->last_reclaim_ms)
+		budget = 1000;
+	budget = d->cfg.reclaim_budget_mb_per_s * MB * budget / 1000;
+	d->last_reclaim_ms = now;
+	if (!d->cfg.reclaim || d->level > AMM_LEVEL_OK)
+		return;
+	for (i = 0; i < n && budget; i++) {
+		struct sandbox *s = &d->sbs[map[i]];
+		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit, d->host_used,
+						  d->host_psi, &rp, budget);
+		char buf[32];
+
+		if (!amt || s->frozen)
+			continue;
+		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
+		/* EAGAIN = reclaimed less than asked: fine */
+		if (cg_write(s->path, "memory.reclaim", buf) && errno != EAGAIN)
+			dbg("memory.reclaim on %s: %s", s->rel,
+			    strerror(errno));
+		else {
+			uint64_t after;
+
+			/* what it freed, as far as memory.current tells */
+			if (s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &after) == 0 &&
+			    after < s->current)
+				s->reclaimed_bytes += s->current - after;
+		}
+		budget -= amt;
+		dbg("reclaimed up to %" PRIu64 " KB from idle %s", amt / 1024,
+		    s->rel);
+	}
+}
+
+unsigned int busy_ms(struct daemon *d)
+{
+	return d->cfg.busy_interval_ms < d->cfg.interval_ms ? d->cfg.busy_interval_ms :
+							d->cfg.interval_ms;
+}
+
+unsigned int idle_ms(struct daemon *d)
+{
+	return d->cfg.idle_interval_ms > d->cfg.interval_ms ? d->cfg.idle_interval_ms :
+							d->cfg.interval_ms;
+}
+
+/*
+ * Busy pace while acting or just after a pressure event; the normal
+ * interval while free memory is within twice the throttle line; else idle.
+ * Running tool calls do not speed it up: their peaks are sampled apart
+ * (sample_running_tools(), every interval_ms, one pread per tool cgroup),
+ * a tool start gets one tick at the normal interval, and a burst that
+ * nears the line switches the pace. On a host with many sandboxes some
+ * tool is nearly always running, and full ticks at the normal interval for
+ * that alone were most of the daemon's CPU.
+ */
+unsigned int next_interval(struct daemon *d, uint64_t now)
+{
+	uint64_t free = d->host_limit > d->host_used ? d->host_limit - d->host_used : 0;
+	bool applied = false;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used)
+			applied |= d->sbs[i].frozen || d->sbs[i].high_dir[0];
+	if (d->level >= AMM_LEVEL_THROTTLE || applied || now < d->busy_until_ms)
+		return busy_ms(d);
+	if (d->level == AMM_LEVEL_OK ||
+	    free / 2 < d->host_limit / 100 * d->cfg.throttle_free_pct)
+		return d->cfg.interval_ms;
+	return idle_ms(d);
+}
+
+/*
+ * Wake on memory stalls anywhere on the host (pool stalls count there
+ * too): 50 ms of "some" stall within 1 s. Optional: polling still works.
+ */
+void psi_start(struct daemon *d, int ep)
+{
+	static const char trig[] = "some 50000 1000000";
+	struct epoll_event ev = { .events = EPOLLPRI };
+
+	d->psi_fd = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (d->psi_fd < 0 || write(d->psi_fd, trig, sizeof(trig)) < 0) {
+		info("no PSI trigger on /proc/pressure/memory (%s): polling only",
+		     strerror(errno));
+		if (d->psi_fd >= 0)
+			close(d->psi_fd);
+		d->psi_fd = -1;
+		return;
+	}
+	ev.data.fd = d->psi_fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, d->psi_fd, &ev)) {
+		close(d->psi_fd);
+		d->psi_fd = -1;
+	}
+}

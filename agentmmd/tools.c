@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tool calls (processes the runtime starts) and tool cgroups.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+struct tool_call *tool_find(struct sandbox *s, pid_t tgid)
+{
+	int i;
+
+	for (i = 0; i < AMM_HIST; i++)
+		if (s->hist[i].tgid == tgid && s->hist[i].state == TOOL_RUNNING)
+			return &s->hist[i];
+	return NULL;
+}
+
+void tool_close(struct tool_call *t)
+{
+	if (t->err_fd >= 0)
+		close(t->err_fd);
+	t->err_fd = -1;
+}
+
+/* "a\0b\0" from the exec event -> "a b"; false when there is none. */
+static bool args_str(const struct amm_event *e, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!e || len < 2)
+		return false;
+	n = e->args_len < AMM_ARGS_LEN ? e->args_len : AMM_ARGS_LEN;
+	if (!n)
+		return false;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, e->args, n);
+	return args_to_line(buf, n) > 0;
+}
+
+/*
+ * The command of a tool: /proc while it lives (complete), else what the
+ * exec event carried (first AMM_ARGS_LEN bytes), else its comm.
+ */
+static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
+		     size_t len)
+{
+	if (proc_cmdline(tgid, buf, len) == 0)
+		return;
+	if (e && args_str(e, buf, len))
+		return;
+	if (proc_comm(tgid, buf, len) == 0)
+		return;
+	snprintf(buf, len, "%.*s", AMM_COMM_LEN, e ? e->comm : "?");
+}
+
+/* Marks @t a retry if its command ran retry_repeats times in a row. */
+static void tool_classify(struct daemon *d, struct sandbox *s, struct tool_call *t)
+{
+	uint64_t recent[AMM_HIST];
+	int i, nr = 0;
+
+	if (t->retry)
+		return;
+	for (i = 0; i < AMM_HIST; i++)
+		if (&s->hist[i] != t && s->hist[i].hash)
+			recent[nr++] = s->hist[i].hash;
+	t->retry = amm_is_retry(recent, nr, t->hash, d->cfg.retry_repeats);
+	if (t->retry) {
+		s->retries++;
+		info("sandbox %s: retry loop: '%s' ran %u+ times", s->rel,
+		     t->cmd, d->cfg.retry_repeats);
+	}
+}
+
+void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
+		       const struct amm_event *e)
+{
+	struct tool_call *t = tool_find(s, tgid);
+	int pidfd;
+
+	if (t) {
+		/*
+		 * Same root exec'd again (sh -c 'exec ...'): the newer command
+		 * is the tool; a retry loop is judged on it too.
+		 */
+		tool_cmd(tgid, e, t->cmd, sizeof(t->cmd));
+		t->hash = amm_hash_str(t->cmd);
+		tool_classify(d, s, t);
+		return;
+	}
+	t = &s->hist[s->hist_next];
+	s->hist_next = (s->hist_next + 1) % AMM_HIST;
+	tool_close(t);
+	memset(t, 0, sizeof(*t));
+	t->err_fd = -1;
+	t->tgid = tgid;
+	t->start_ms = now_ms();
+	t->state = TOOL_RUNNING;
+	tool_cmd(tgid, e, t->cmd, sizeof(t->cmd));
+	t->hash = amm_hash_str(t->cmd);
+	tool_classify(d, s, t);
+	tool_cgroup_of(d, s, tgid, t->cgroup, sizeof(t->cgroup));
+	tcg_add(s, t->cgroup);
+	s->tool_calls++;
+	/* Keep a handle on the tool's stderr so a kill can be explained. */
+	pidfd = pidfd_open_(tgid);
+	if (pidfd >= 0) {
+		t->err_fd = pidfd_getfd_(pidfd, 2);
+		close(pidfd);
+	}
+	if (proc_set_oom_adj(tgid, d->cfg.tool_oom_score_adj) && errno != ESRCH &&
+	    errno != ENOENT)
+		warn("cannot set oom_score_adj of tool pid %d: %s", (int)tgid,
+		     strerror(errno));
+	dbg("sandbox %s: tool %d started: %s", s->rel, (int)tgid, t->cmd);
+}
+
+void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
+{
+	struct tool_call *t = tool_find(s, tgid);
+
+	if (!t)
+		return;
+	t->end_ms = now_ms();
+	if (t->cgroup[0]) {
+		char dir[AMM_PATH_MAX + 200];
+		uint64_t v;
+
+		snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
+		if (cg_read_u64(dir, "memory.peak", &v) == 0 && v > t->peak)
+			t->peak = v;
+	}
+	if (t->state == TOOL_RUNNING)
+		t->state = TOOL_DONE;
+	d->status_force = true;
+	t->exit_code = code;
+	s->last_tool_end_ms = t->end_ms;
+	tool_close(t);
+	dbg("sandbox %s: tool %d ended after %" PRIu64 " ms, peak %" PRIu64
+	    " MB", s->rel, (int)tgid, t->end_ms - t->start_ms, t->peak / MB);
+	{
+		static const char *const how[] = {
+			"-", "running", "done", "killed", "oom-killed",
+		};
+		char m[512];
+
+		/* the call outlives the in-memory list in the history */
+		snprintf(m, sizeof(m), "%s exit %d after %" PRIu64
+			 " ms, peak %" PRIu64 " MB%s: %s", how[t->state], code,
+			 t->end_ms - t->start_ms, t->peak / MB,
+			 t->retry ? ", retry" : "", t->cmd);
+		history_add(AMM_ACT_TOOL, s->rel, t->cgroup, tgid, m);
+	}
+}
+
+/*
+ * memory.current of the sandbox's tool cgroups (one pread each on kept
+ * fds), and the running tool calls' peaks from them: every tick, and every
+ * interval_ms while a tool call runs even when the policy ticks at the idle
+ * pace, because a short tool's cgroup may be gone (its memory.peak with it)
+ * by the time its end is seen.
+ */
+void sample_tool_peaks(struct sandbox *s)
+{
+	int i;
+
+	sample_tools(s);
+	for (i = 0; i < AMM_HIST; i++) {
+		struct tool_call *t = &s->hist[i];
+		struct tool_cg *c;
+
+		if (t->state != TOOL_RUNNING || !t->cgroup[0])
+			continue;
+		c = tcg_find(s, t->cgroup);
+		if (c && c->cur > t->peak)
+			t->peak = c->cur;
+	}
+}
+
+struct tool_cg *tcg_find(struct sandbox *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_tcg; i++)
+		if (!strcmp(s->tcg[i].name, name))
+			return &s->tcg[i];
+	return NULL;
+}
+
+void tcg_drop(struct sandbox *s, unsigned int i)
+{
+	if (s->tcg[i].fd >= 0)
+		close(s->tcg[i].fd);
+	s->tcg[i] = s->tcg[--s->n_tcg];
+}
+
+void tcg_add(struct sandbox *s, const char *name)
+{
+	char rel[200];
+	struct tool_cg *t;
+	uint64_t v;
+	int fd;
+
+	if (!name[0] || s->dir_fd < 0 || tcg_find(s, name) ||
+	    s->n_tcg >= AMM_TOOL_CGS || strlen(name) >= sizeof(t->name))
+		return;
+	snprintf(rel, sizeof(rel), "%s/memory.current", name);
+	fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;	/* no memory controller there */
+	t = &s->tcg[s->n_tcg++];
+	strcpy(t->name, name);
+	t->fd = fd;
+	/* first sample: all of it is new growth (a burst in progress) */
+	t->cur = fd_read_u64(fd, &v) == 0 ? v : 0;
+	t->prev = 0;
+	t->seen = true;
+}
+
+/* Every tick: what each tool cgroup holds itself (memory.current). */
+void sample_tools(struct sandbox *s)
+{
+	unsigned int i = 0;
+	uint64_t v;
+
+	s->tool_current = 0;
+	while (i < s->n_tcg) {
+		struct tool_cg *t = &s->tcg[i];
+
+		if (fd_read_u64(t->fd, &v)) {
+			tcg_drop(s, i);	/* removed with its tool call */
+			continue;
+		}
+		t->prev = t->cur;
+		t->cur = v;
+		s->tool_current += v;
+		i++;
+	}
+}
+
+/* Slow tick: find tool cgroups we were not told about (no BPF, restart). */
+void scan_tools(struct daemon *d, struct sandbox *s)
+{
+	size_t pl = strlen(d->cfg.tool_prefix);
+	struct dirent *de;
+	unsigned int i;
+	DIR *dir;
+
+	for (i = 0; i < s->n_tcg; i++)
+		s->tcg[i].seen = false;
+	dir = opendir(s->path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		struct tool_cg *t;
+
+		if (de->d_type != DT_DIR ||
+		    strncmp(de->d_name, d->cfg.tool_prefix, pl))
+			continue;
+		t = tcg_find(s, de->d_name);
+		if (t)
+			t->seen = true;
+		else
+			tcg_add(s, de->d_name);
+	}
+	closedir(dir);
+	for (i = 0; i < s->n_tcg;)
+		if (!s->tcg[i].seen)
+			tcg_drop(s, i);
+		else
+			i++;
+}
+
+bool tool_running(const struct sandbox *s)
+{
+	int i;
+
+	for (i = 0; i < AMM_HIST; i++)
+		if (s->hist[i].state == TOOL_RUNNING)
+			return true;
+	return false;
+}
+
+/* Tool peaks between policy ticks (sample_tool_peaks()); true if any runs. */
+bool sample_running_tools(struct daemon *d)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used && tool_running(&d->sbs[i])) {
+			sample_tool_peaks(&d->sbs[i]);
+			any = true;
+		}
+	return any;
+}

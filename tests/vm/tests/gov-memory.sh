@@ -1,0 +1,82 @@
+# The governor weighs free memory: its inputs match /proc/zoneinfo, and as
+# free memory falls toward the high watermarks it drops the larger sizes at
+# once (one size per band, all of them near the watermarks), turning their
+# switches off in enforce mode; when memory comes back, so do the sizes.
+. /tests/lib.sh
+
+stock=$(thp_knobs)
+check "load in enforce" load_agentmm mode=enforce interval_ms=100 \
+	dwell_ms=200 up_dwell_ms=1000
+wait_sample
+
+# The module's memory input, from the same zones as /proc/zoneinfo: per
+# zone, managed pages, free pages above the protection against the movable
+# zone (the last "protection:" entry user memory is charged against), and
+# the high watermark.
+zi=$(awk '
+	/^Node/ { zone = $4 }
+	$1 == "pages" && $2 == "free" { free = $3 }
+	$1 == "high" { high = $2 }
+	$1 == "managed" { managed = $2 }
+	$1 == "protection:" {
+		gsub(/[(),]/, " "); n = split($0, p, " ")
+		# p[2..n] are the entries; index of ZONE_MOVABLE is 3 on x86_64
+		r = p[2 + 3]
+		if (managed > 0) {
+			T += managed; H += high
+			if (free > r) F += free - r
+		}
+	}
+	END { print T, F, H }' /proc/zoneinfo)
+set -- $zi
+expect_eq "$(summary_get memory total_pages)" "$1" "total_pages is the zones' managed pages"
+expect_eq "$(summary_get memory wmark_high_pages)" "$3" "wmark_high_pages is the sum of high watermarks"
+mf=$(summary_get memory free_pages)
+d=$((mf - $2)); [ $d -lt 0 ] && d=$((-d))
+expect_cmp "$d" -lt $(($1 / 100)) "free_pages within 1% of zoneinfo's (module $mf, zoneinfo $2)"
+
+total=$1
+expect_eq "$(gov mem_cap_kb)" - "healthy: memory limits no size"
+expect_eq "$(gov ceiling_kb)" 64 "healthy: the ceiling is 64kB"
+hp=$(gov headroom_permille)
+expect_cmp "$hp" -gt 100 "healthy: headroom above the plenty edge"
+
+# Hold memory so that headroom lands at PERMILLE of total: MB to hold.
+hog_mb() {
+	_f=$(summary_get memory free_pages)
+	_h=$(summary_get memory wmark_high_pages)
+	echo $(( (_f - _h - total * $1 / 1000) * 4 / 1024 ))
+}
+
+# 33 per mille: inside the 16K band (20..46 with the default 16K..64K).
+mb=$(hog_mb 33)
+log "holding ${mb} MB for headroom 3.3%"
+rm -f /tmp/hog1
+memhog --hold --progress /tmp/hog1 "$mb" &
+hog1=$!
+check "the ceiling drops to 16kB" wait_for 120 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -le 16 ]"
+wait_sample
+log "headroom $(gov headroom_permille) per mille, cap $(gov mem_cap_kb)kB, ceiling $(gov ceiling_kb)kB"
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/reason)" low_memory "64kB: reason low_memory"
+expect_cmp "$(gov memory_downs)" -ge 1 "memory_downs counted"
+check "64kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-64kB/enabled
+check "32kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled
+
+# 8 per mille more below the low edge: every governed size off.
+mb2=$(hog_mb 8)
+log "holding ${mb2} MB more for headroom 0.8%"
+memhog --hold "$mb2" &
+hog2=$!
+check "every size off near the watermarks" wait_for 120 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = 0 ]"
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/reason)" low_memory "16kB: reason low_memory"
+check "16kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled
+expect_eq "$(gov mem_cap_kb)" 0 "mem_cap_kb 0"
+
+kill $hog2 $hog1
+wait $hog2 $hog1 2>/dev/null
+check "memory back: 64kB again (one size per up-dwell)" wait_for 60 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = 64 ]"
+expect_eq "$(gov mem_cap_kb)" - "no cap"
+check "64kB switch is on" grep -q '\[always\]' $THP_SYS/hugepages-64kB/enabled
+unload_agentmm
+expect_eq "$(thp_knobs)" "$stock" "switches restored byte-exact"
+finish
