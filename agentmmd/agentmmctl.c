@@ -41,7 +41,10 @@ static void usage(FILE *f)
 "DESCRIPTION\n"
 "    status    host pressure level and one line per sandbox: state (ok,\n"
 "              throttled, frozen), priority, runtime pid, current/peak/high\n"
-"              memory, tool calls, retry loops, tools killed, OOM kills.\n"
+"              memory, tool calls, retry loops, tools killed, OOM kills;\n"
+"              which mTHP governor drives the knobs (kernel: agentmm.ko,\n"
+"              daemon: agentmmd's, none) and, when agentmmd's does, each\n"
+"              size: enabled or not, why, and whether it is managed.\n"
 "    show      one sandbox with its recent tool calls (command, duration,\n"
 "              peak memory, outcome).\n"
 "    exec      create SANDBOX/%sNAME (NAME defaults to the pid of\n"
@@ -270,12 +273,22 @@ static int cmd_status(struct status *st, const char *only, bool json)
 		printf("{");
 		for (i = 0; i < st->n; i++) {
 			r = &st->recs[i];
-			if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host")) {
+			if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host") ||
+			    !strcmp(r->type, "governor")) {
 				printf("\"%s\":", r->type);
 				json_obj(r);
 				putchar(',');
 			}
 		}
+		printf("\"governor_sizes\":[");
+		for (i = 0, j = 0; i < st->n; i++) {
+			if (strcmp(st->recs[i].type, "gov_size"))
+				continue;
+			if (j++)
+				putchar(',');
+			json_obj(&st->recs[i]);
+		}
+		printf("],");
 		printf("\"running\":%s,\"sandboxes\":[",
 		       st->stale ? "false" : "true");
 		for (i = 0; i < st->n; i++) {
@@ -316,6 +329,19 @@ static int cmd_status(struct status *st, const char *only, bool json)
 				       get(r, "pid"), st->stale ? " (NOT RUNNING)" : "",
 				       get(r, "uptime_s"), get(r, "bpf_programs"),
 				       get(r, "struct_ops"));
+			else if (!strcmp(r->type, "governor"))
+				printf("mTHP governor: %s (governor = %s, agentmm.ko %s), enabled sizes (kB): %s\n",
+				       get(r, "driver"), get(r, "mode"),
+				       get(r, "module"), get(r, "enabled_kb"));
+			else if (!strcmp(r->type, "gov_size"))
+				printf("  %7skB %-8s reason %-14s managed %-12s knob %-8s admin %-8s %s\n",
+				       get(r, "kb"),
+				       strcmp(get(r, "enabled"), "1") ?
+				       "disabled" : "enabled",
+				       get(r, "reason"), get(r, "managed"),
+				       get(r, "knob"), get(r, "admin"),
+				       strcmp(get(r, "note"), "-") ?
+				       get(r, "note") : "");
 		}
 		printf("\n%-36s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n",
 		       "SANDBOX", "STATE", "PRIO", "RUNTIME", "CUR_MB",

@@ -54,12 +54,12 @@ void amm_config_defaults(struct amm_config *c)
 }
 
 static const char *const governor_names[] = {
-	"auto", "kernel", "daemon", "off",	/* order of enum ugov_mode */
+	"auto", "kernel", "daemon", "off", "observe",	/* enum ugov_mode */
 };
 
 const char *amm_governor_name(int g)
 {
-	return g >= 0 && g < 4 ? governor_names[g] : "?";
+	return g >= 0 && g < 5 ? governor_names[g] : "?";
 }
 
 static char *trim(char *s)
@@ -252,12 +252,12 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 	} else if (!strcmp(key, "governor")) {
 		int g;
 
-		for (g = 0; g < 4; g++)
+		for (g = 0; g < 5; g++)
 			if (!strcmp(val, governor_names[g]))
 				break;
-		if (g == 4) {
+		if (g == 5) {
 			snprintf(why, whylen,
-				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off)",
+				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off, observe)",
 				 val);
 			return -1;
 		}

@@ -35,7 +35,7 @@ struct amm_config {
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
-	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off */
+	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	bool debug;
 };
 

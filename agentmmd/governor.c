@@ -227,6 +227,13 @@ static void knob_close(struct ugov_knob *k)
 	}
 }
 
+static int knob_cmp(const void *a, const void *b)
+{
+	const struct ugov_knob *x = a, *y = b;
+
+	return (int)x->order - (int)y->order;
+}
+
 /* Open every hugepages-<N>kB with an anon enabled knob and stats. */
 static void knobs_open(struct ugov *g)
 {
@@ -268,6 +275,7 @@ static void knobs_open(struct ugov *g)
 		g->nk++;
 	}
 	closedir(dir);
+	qsort(g->k, g->nk, sizeof(g->k[0]), knob_cmp);
 }
 
 static void compact_paths(struct ugov *g)
@@ -476,6 +484,20 @@ static void apply(struct daemon *d)
 	}
 }
 
+/* governor = observe: read the knobs for the status, write nothing. */
+static void observe(struct ugov *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+
+		if (k->en_fd >= 0 && (g->cfg.candidates & (1U << k->order)) &&
+		    read_selected(k->en_fd, k->now, sizeof(k->now)))
+			k->now[0] = '\0';
+	}
+}
+
 /* Write the admin's values back where the knob still holds ours. */
 static void restore_knobs(struct daemon *d)
 {
@@ -561,6 +583,7 @@ static enum ugov_driver wanted_driver(struct ugov *g)
 		return enf ? DRV_KERNEL : DRV_NONE;
 	switch (g->mode) {
 	case UGOV_OFF:
+	case UGOV_OBSERVE:
 		return DRV_NONE;
 	case UGOV_KERNEL:
 		return enf ? DRV_KERNEL : DRV_NONE;
@@ -604,7 +627,8 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		g->driver = want;
 		d->status_force = true;
 	}
-	if (g->driver != DRV_DAEMON) {
+	if (g->driver != DRV_DAEMON && !(g->mode == UGOV_OBSERVE &&
+					 g->driver == DRV_NONE)) {
 		g->next_ms = now + UGOV_BASE_MS;
 		return g->next_ms;
 	}
@@ -622,7 +646,10 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		return g->next_ms = now + UGOV_BASE_MS;
 	}
 	g->ticks++;
-	apply(d);
+	if (g->driver == DRV_DAEMON)
+		apply(d);
+	else
+		observe(g);
 	if (g->driver == DRV_DAEMON && g->dec.compact_mask)
 		compact(g, now);
 	/* back off while nothing changes */
@@ -674,7 +701,8 @@ void gov_start(struct daemon *d)
 			    (g->cfg.candidates & (1U << g->k[i].order));
 	d->gov = g;
 	module_poll(g);
-	if (g->zi_fd < 0 || g->bi_fd < 0 || !writable) {
+	if (g->zi_fd < 0 || g->bi_fd < 0 ||
+	    (!writable && g->mode != UGOV_OBSERVE)) {
 		if (g->mode != UGOV_KERNEL)
 			warn("governor: %s; the daemon's mTHP governor cannot run here (it still reports agentmm.ko's state)",
 			     g->zi_fd < 0 || g->bi_fd < 0 ?
@@ -807,8 +835,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];
 
-		if (g->driver == DRV_DAEMON && g->initialised &&
-		    (g->dec.enabled & (1U << k->order)) &&
+		if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
+		    g->initialised && (g->dec.enabled & (1U << k->order)) &&
 		    !k->external && so < sizeof(sizes))
 			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
 					       "%s%u", so ? "," : "", k->kb);
@@ -818,7 +846,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     sizes[0] ? sizes : "-");
 	if (g->unable)
 		GOUT(" note=cannot-drive-here");
-	if (g->driver == DRV_DAEMON && g->initialised)
+	if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
+	    g->initialised)
 		GOUT(" headroom_permille=%d", g->dec.headroom_permille ==
 		     AMM_GOV_UNRATED ? -1 : (int)g->dec.headroom_permille);
 	GOUT(" ticks=%" PRIu64 " writes=%" PRIu64 " admin_changes=%" PRIu64
@@ -828,7 +857,7 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     g->ticks, g->writes, g->admin_changes, g->write_errors,
 	     g->handovers, g->compact_runs,
 	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
-	if (g->driver != DRV_DAEMON)
+	if (g->driver != DRV_DAEMON && g->mode != UGOV_OBSERVE)
 		return off < len ? off : len;
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];

@@ -57,7 +57,7 @@ void write_status(struct daemon *d, uint64_t now)
 	OUT(" uptime_s=%" PRIu64 "\n", (now - d->start_ms) / 1000);
 	up1 = off;
 	OUT("host limit_mb=%" PRIu64 " used_mb=%" PRIu64
-	    " psi_some_avg10=%u.%02u d->level=%s\n", d->host_limit / MB,
+	    " psi_some_avg10=%u.%02u level=%s\n", d->host_limit / MB,
 	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level));
 	if (off < sizeof(buf))
 		off += gov_status(d, buf + off, sizeof(buf) - off);
