@@ -373,7 +373,8 @@ int main(int argc, char **argv)
 		ev.data.fd = ring_buffer__epoll_fd(d->rb);
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	psi_start(d, ep);
+	if (!d->gov_only)
+		psi_start(d, ep);
 	info("started (config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms, busy_ms(d), idle_ms(d));
 	for (;;) {
