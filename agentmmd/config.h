@@ -23,6 +23,9 @@ struct amm_config {
 	unsigned int throttle_free_pct, freeze_free_pct, kill_free_pct;
 	unsigned int hysteresis_pct;
 	unsigned int kill_after_ms;
+	unsigned int forecast_throttle_ms, forecast_freeze_ms, forecast_kill_ms;
+	char pool_cgroup[256];		/* "" = no pool backstop */
+	unsigned int pool_high_free_pct;
 	uint64_t floor_mb;
 	uint64_t kill_min_mb;
 	unsigned int default_priority;
@@ -37,6 +40,11 @@ struct amm_config {
 	unsigned int retry_repeats;
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	bool debug;
+	/* operations (agentmmd(8)) */
+	bool dry_run;			/* decide and log, change nothing */
+	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
+	unsigned int metrics_interval_s;
+	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 
 void amm_config_defaults(struct amm_config *c);

@@ -687,6 +687,10 @@ void gov_start(struct daemon *d)
 		return;
 	}
 	g->mode = (enum ugov_mode)d->cfg.governor;
+	if (d->cfg.dry_run && (g->mode == UGOV_AUTO || g->mode == UGOV_DAEMON)) {
+		info("governor: dry run: the daemon's governor decides but writes nothing (as governor = observe)");
+		g->mode = UGOV_OBSERVE;
+	}
 	g->mode_fd = -1;
 	g->interval_ms = UGOV_BASE_MS;
 	atomic_init(&g->busy, false);

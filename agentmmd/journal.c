@@ -43,6 +43,9 @@ int applied_save(struct daemon *d)
 					"high %s %s\n", s->high_dir,
 					s->high_orig);
 	}
+	if (d->pool_high && off < sizeof(buf))
+		off += snprintf(buf + off, sizeof(buf) - off, "high %s %s\n",
+				d->pool_dir, d->pool_high_orig);
 	if (off < sizeof(buf))
 		off += gov_journal(d, buf + off, sizeof(buf) - off);
 	if (off >= sizeof(buf)) {
@@ -112,6 +115,11 @@ void restore_all_live(struct daemon *d)
 		s->frozen = false;
 		s->high_dir[0] = 0;
 	}
+	if (d->pool_high &&
+	    cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0)
+		info("reset memory.high of pool %s to %s", d->pool_dir,
+		     d->pool_high_orig);
+	d->pool_high = 0;
 	restore_file(d->applied_path);
 }
 
