@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -671,6 +672,62 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 	return g->next_ms;
 }
 
+/* Where governor_<name> goes in struct amm_gov_config (amm_gov_param_names). */
+#define GP(f) { offsetof(struct amm_gov_config, f), \
+		sizeof(((struct amm_gov_config *)0)->f) }
+static const struct { size_t off, size; } gov_params[AMM_GOV_NPARAMS] = {
+	GP(max_enabled), GP(min_avail_blocks), GP(avail_up_blocks),
+	GP(fallback_down_permille), GP(fallback_up_permille), GP(min_faults),
+	GP(dwell_ms), GP(up_dwell_ms), GP(headroom_blocks), GP(compact_budget),
+	GP(compact_window_ms), GP(mem_low_permille), GP(mem_plenty_permille),
+	GP(mem_hyst_permille), GP(partial_down_permille),
+	GP(partial_up_permille), GP(min_folios), GP(footprint_down_permille),
+	GP(footprint_up_permille),
+};
+#undef GP
+
+/* The policy tunables from the configuration; the defaults if invalid. */
+static void gov_config(struct daemon *d, struct amm_gov_config *out)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	struct amm_gov_config cfg;
+	unsigned int i;
+
+	amm_gov_config_default(&cfg);
+	for (i = 0; i < AMM_GOV_NPARAMS; i++) {
+		char *p = (char *)&cfg + gov_params[i].off;
+
+		if (!(d->cfg.gov_param_set & (1u << i)))
+			continue;
+		if (gov_params[i].size == sizeof(u64))
+			*(u64 *)p = d->cfg.gov_param[i];
+		else
+			*(unsigned int *)p = (unsigned int)d->cfg.gov_param[i];
+	}
+	if (d->cfg.gov_candidates[0]) {
+		char buf[sizeof(d->cfg.gov_candidates)], *save = NULL, *t;
+
+		strcpy(buf, d->cfg.gov_candidates);
+		cfg.candidates = 0;
+		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			int o = amm_order_of_kb(strtoull(t, NULL, 10),
+						page_kb > 0 ? (unsigned int)page_kb : 4);
+
+			if (o < 2) {
+				cfg.candidates = ~0u;	/* invalid: rejected below */
+				break;
+			}
+			cfg.candidates |= 1u << o;
+		}
+	}
+	if (amm_gov_config_validate(&cfg)) {
+		err("governor_* settings in %s are invalid together (rules in docs/governor.md \"Tunables\": min_avail_blocks < avail_up_blocks, fallback_up_permille < fallback_down_permille, dwell_ms <= up_dwell_ms, candidates sizes of 4 pages or more); using the defaults",
+		    d->cfg_path);
+		amm_gov_config_default(&cfg);
+	}
+	*out = cfg;
+}
+
 void gov_start(struct daemon *d)
 {
 	struct ugov *g;
@@ -696,7 +753,7 @@ void gov_start(struct daemon *d)
 	atomic_init(&g->busy, false);
 	atomic_init(&g->compact_ns, 0);
 	atomic_init(&g->compact_not_before_ms, 0);
-	amm_gov_config_default(&g->cfg);
+	gov_config(d, &g->cfg);
 	g->zi_fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC);
 	g->bi_fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
 	knobs_open(g);
@@ -748,6 +805,17 @@ void gov_stop(struct daemon *d)
 
 void gov_reload(struct daemon *d, int old)
 {
+	struct amm_gov_config cfg;
+
+	if (d->gov && old == d->cfg.governor) {
+		gov_config(d, &cfg);
+		if (memcmp(&cfg, &d->gov->cfg, sizeof(cfg))) {
+			info("governor: new tunables from %s", d->cfg_path);
+			d->gov->cfg = cfg;
+			d->gov->initialised = false;
+		}
+		return;
+	}
 	if (old == d->cfg.governor)
 		return;
 	info("governor: %s -> %s", ugov_mode_name((enum ugov_mode)old),

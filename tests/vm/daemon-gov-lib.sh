@@ -30,13 +30,15 @@ gsize() {
 
 sel() { sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-$1kB/enabled; }
 
-# start_gov [MODE]: agentmmd with governor = MODE (daemon), no BPF.
+# start_gov [MODE [EXTRA]]: agentmmd with governor = MODE (daemon), no BPF,
+# plus the config lines in file EXTRA.
 start_gov() {
 	cat >/tmp/amm-gov.conf <<CONF
 governor = ${1:-daemon}
 bpf = 0
 state_dir = $ST
 CONF
+	[ -z "${2:-}" ] || cat "$2" >>/tmp/amm-gov.conf
 	rm -f $ST/status $ST/agentmmd.pid
 	agentmmd -c /tmp/amm-gov.conf >>$LOG 2>&1 &
 	check "agentmmd governs" wait_for 20 sh -c "[ \"\$(awk '\$1 == \"governor\"' $ST/status 2>/dev/null | grep -o 'driver=[a-z]*')\" = driver=daemon ]"
