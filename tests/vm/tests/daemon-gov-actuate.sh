@@ -13,8 +13,9 @@ admin=$(thp_knobs)
 # page of 30% of memory steps it down while 32kB (2 x 0.7 B) stays.
 # Memory is not weighed and there is no compaction (it would undo the
 # fragmentation): contiguity alone decides here.
-B=$(awk '$4 != "DMA" { for (o = 4; o <= NF - 5; o++) b += $(o + 5) * 2 ^ (o - 4) } END { printf "%d", b }' /proc/buddyinfo)
+B=$(awk '$4 != "DMA" { m = 1; for (o = 4; o <= NF - 5; o++) { b += $(o + 5) * m; m *= 2 } } END { printf "%d", b }' /proc/buddyinfo)
 log "free 64kB blocks: $B"
+check "counted free 64kB blocks" test "${B:-0}" -gt 1000
 cat >/tmp/gov-extra.conf <<CONF
 governor_min_avail_blocks = $((B * 8 / 10))
 governor_avail_up_blocks = $((B * 9 / 10))
