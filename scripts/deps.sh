@@ -39,7 +39,7 @@ dnf_packages=(
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest nodejs git util-linux procps-ng dpkg dwarves tuned dkms debootstrap e2fsprogs zstd compiler-rt
+	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 )
 
 install_apt() {
