@@ -40,6 +40,9 @@ $(BUILD)/guest/bin/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/guest/bin
 $(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
+$(BUILD)/guest/bin/runas: $(TOP)/tests/progs/runas.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
 		$(TOP)/policy/amm_types.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
@@ -67,6 +70,6 @@ $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
-	$(BUILD)/guest/bin/memhog
+	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/runas
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
 	$(BUILD)/unit/test_agentmmd_ops
