@@ -20,6 +20,7 @@
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
+ *   governor.c the mTHP governor in user space (govparse.c: its parsers)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H
@@ -37,6 +38,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "pressure.h"
+#include "usergov.h"
 
 #ifndef AMM_VERSION
 #define AMM_VERSION	"0.1.0"
@@ -128,6 +130,13 @@ struct daemon {
 	enum amm_level level;
 	uint64_t kill_since_ms;
 	uint64_t last_reclaim_ms;
+	/* forecast: usage and time at the last tick, time left then */
+	uint64_t fc_used, fc_ms, time_left_ms;
+	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)
+	 * and what was there before, for the journal */
+	char pool_dir[AMM_PATH_MAX];
+	char pool_high_orig[32];
+	uint64_t pool_high;
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */
@@ -140,6 +149,9 @@ struct daemon {
 	unsigned int slow_count;
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
+	/* the mTHP governor in user space (governor.c); NULL when off */
+	struct ugov *gov;
+	bool gov_only;		/* no cgroup v2 memory controller: governor only */
 	/* metrics.c, control.c */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */

@@ -115,6 +115,19 @@ static void usage(FILE *f)
 "    agentmmd(8) and agentmmd.conf(5) have the rest: metrics, the event\n"
 "    history, manual controls, log fields and MESSAGE_IDs.\n"
 "\n"
+"mTHP GOVERNOR\n"
+"    governor = auto (default) runs the adaptive mTHP governor of agentmm.ko\n"
+"    in the daemon when the module is not loaded in enforce mode: the same\n"
+"    policy code, fed from /proc/zoneinfo, /proc/buddyinfo and\n"
+"    hugepages-<N>kB/stats, writing hugepages-<N>kB/enabled. The admin's\n"
+"    values are recorded in STATE_DIR/applied before the first write and\n"
+"    written back on stop (or by the guardian / the next start after a\n"
+"    crash); a knob someone else changes is left to them. When agentmm.ko\n"
+"    enters enforce the daemon hands the knobs back and the module drives.\n"
+"    governor = kernel: only the module; daemon: the daemon's governor (it\n"
+"    still yields to a module in enforce); off: the knobs are left alone.\n"
+"    Without a cgroup v2 memory controller agentmmd runs governor-only.\n"
+"\n"
 "SIGNALS\n"
 "    SIGHUP   reload the configuration; a malformed file is reported as\n"
 "             FILE:LINE: problem and the last good configuration is kept\n"
@@ -184,6 +197,7 @@ static void reload(struct daemon *d)
 	static struct amm_config next;
 	char e[1024];
 	bool bpf_was = d->cfg.bpf;
+	int gov_was = d->cfg.governor;
 
 	amm_config_defaults(&next);
 	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
@@ -206,10 +220,42 @@ static void reload(struct daemon *d)
 	log_set_debug(d->cfg.debug);
 	history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024);
 	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
 	if (d->cfg.bpf && !bpf_was)
 		bpf_start(d);
 	else if (!d->cfg.bpf && bpf_was)
 		bpf_stop(d);
+	gov_reload(d, gov_was);
+}
+
+/*
+ * Without a cgroup v2 memory controller at cgroup_root there are no
+ * sandboxes to control (memory may be on cgroup v1); the mTHP governor
+ * still runs. Said once, at start.
+ */
+static void check_gov_only(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 32], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", d->cfg.cgroup_root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, "memory"))
+			return;
+	d->gov_only = true;
+	info("no cgroup v2 memory controller at %s (%s): governor-only mode; sandboxes are not watched%s",
+	     d->cfg.cgroup_root, n < 0 ? "no cgroup.controllers there" :
+	     "memory is not among its controllers",
+	     d->cfg.governor == UGOV_OFF ?
+	     ", and governor = off: agentmmd has nothing to do" :
+	     ", the mTHP governor runs");
 }
 
 /* Everything the daemon knows; large (the sandbox table), so not on the stack. */
@@ -347,10 +393,14 @@ int main(int argc, char **argv)
 
 		setrlimit(RLIMIT_NOFILE, &rl);	/* cached tool stderr fds */
 	}
-	if (d->cfg.bpf)
+	check_gov_only(d);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
+	else if (d->cfg.bpf)
 		bpf_start(d);
 	else
 		info("bpf = 0: running from cgroupfs only");
+	gov_start(d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -385,11 +435,13 @@ int main(int argc, char **argv)
 
 			if (slow) {
 				d->slow_count++;
-				rescan(d);
+				if (!d->gov_only)
+					rescan(d);
 				d->last_slow_ms = now;
 				d->slow_due = false;
 			}
-			policy(d, now, slow);
+			if (!d->gov_only)
+				policy(d, now, slow);
 			if (slow || d->status_force)
 				write_status(d, now);
 			metrics_tick(d, now, false);
@@ -403,6 +455,15 @@ int main(int argc, char **argv)
 			next_peak = now + d->cfg.interval_ms;
 		}
 		wake = peaks && next_peak < next ? next_peak : next;
+		{
+			uint64_t gnext = gov_tick(d, now);
+
+			if (d->status_force)
+				write_status(d, now);
+			if (gnext < wake)
+				wake = gnext;
+			now = now_ms();
+		}
 		timeout = wake > now ? (int)(wake - now) : 0;
 		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
@@ -430,6 +491,7 @@ int main(int argc, char **argv)
 					log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
 						   "signal %d: restoring and exiting",
 						   (int)si.ssi_signo);
+					gov_stop(d);
 					restore_all_live(d);
 					control_stop(d);
 					bpf_stop(d);
@@ -457,6 +519,7 @@ int main(int argc, char **argv)
 				next = last_tick + busy_ms(d);
 		}
 	}
+	gov_stop(d);
 	restore_all_live(d);
 	return 1;
 }

@@ -63,6 +63,8 @@ void write_status(struct daemon *d, uint64_t now)
 	    " psi_some_avg10=%u.%02u level=%s dry_run=%d\n", d->host_limit / MB,
 	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level),
 	    d->cfg.dry_run);
+	if (off < sizeof(buf))
+		off += gov_status(d, buf + off, sizeof(buf) - off);
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 		struct amm_sb_stats st = { 0 };

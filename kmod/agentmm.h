@@ -102,6 +102,22 @@ struct agentmm_sensor {
 
 #define AGENTMM_KNOB_LEN	16
 
+/**
+ * enum agentmm_external - why agentmm let go of a knob
+ * @AGENTMM_EXT_NONE: it did not; the knob is agentmm's while enforcing
+ * @AGENTMM_EXT_BEFORE: found changed before agentmm's next write
+ * @AGENTMM_EXT_DURING: changed while agentmm wrote it (seen on the
+ *	read-back right after the write)
+ * @AGENTMM_EXT_RESTORE: changed when agentmm was about to restore it, or
+ *	while it did
+ */
+enum agentmm_external {
+	AGENTMM_EXT_NONE,
+	AGENTMM_EXT_BEFORE,
+	AGENTMM_EXT_DURING,
+	AGENTMM_EXT_RESTORE,
+};
+
 enum {
 	AGENTMM_STAT_ALLOC,
 	AGENTMM_STAT_FALLBACK,
@@ -118,15 +134,22 @@ enum {
  * @stats: its anon fault and footprint counters, open while the governor
  *	runs (NULL where the kernel lacks the file)
  * @original: the admin's value, recorded when enforce started
+ * @on: what agentmm writes to enable the size: @original unless that is
+ *	"never", else the enable_mode parameter
  * @written: what agentmm last wrote ("" before the first write)
  * @external: someone else changed it; agentmm no longer touches it
+ * @why: when agentmm saw that (AGENTMM_EXT_NONE if not @external)
+ * @seen: the value it saw then
  */
 struct agentmm_knob {
 	struct file *enabled;
 	struct file *stats[AGENTMM_NR_STATS];
 	char original[AGENTMM_KNOB_LEN];
+	char on[AGENTMM_KNOB_LEN];
 	char written[AGENTMM_KNOB_LEN];
 	bool external;
+	enum agentmm_external why;
+	char seen[AGENTMM_KNOB_LEN];
 };
 
 /**
@@ -146,6 +169,7 @@ struct agentmm_knob {
  * @writes: knob writes
  * @write_errors: failed knob reads or writes
  * @external_changes: knobs found changed by someone else
+ * @external_races: those of them changed while agentmm wrote them
  * @compact_runs: order-targeted compaction requests carried out
  * @compact_blocks: blocks those requests allocated and freed as headroom
  * @compact_misses: requests that ended on a failed allocation
@@ -165,6 +189,7 @@ struct agentmm_governor {
 	u64 writes;
 	u64 write_errors;
 	u64 external_changes;
+	u64 external_races;
 	u64 compact_runs;
 	u64 compact_blocks;
 	u64 compact_misses;

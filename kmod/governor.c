@@ -7,9 +7,16 @@
  * A stock kernel changes mTHP sizes only through
  * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/enabled, so that is
  * what agentmm writes. Every such knob is borrowed: the admin's value is
- * recorded before the first write and written back when enforce ends. If
- * the admin changes a knob behind agentmm's back, agentmm stops managing
- * it and says so instead of fighting.
+ * recorded before the first write and written back when enforce ends. A
+ * size agentmm turns off gets "never"; turned back on, it gets the admin's
+ * own mode (always, madvise or inherit), or enable_mode where the admin
+ * had it off. If the admin changes a knob behind agentmm's back (seen
+ * before a write, on the read-back right after one, or at restore),
+ * agentmm stops managing it, records why and says so instead of fighting.
+ * No exported interface makes read-compare-write atomic against another
+ * writer of a sysfs file: an admin write landing between agentmm's read
+ * and its write (microseconds) is overwritten; the read-back narrows what
+ * is missed to that window.
  *
  * Files are opened in process context (module load or a mode write, by
  * root) and kept open, so the sampling work never resolves a path.
@@ -238,6 +245,44 @@ module_param_cb(candidates, &agentmm_candidates_ops, NULL, 0644);
 MODULE_PARM_DESC(candidates,
 		 "mTHP sizes in kB the governor may enable (default 16,32,64)");
 
+/*
+ * enable_mode: what agentmm writes to turn on a size the admin had off
+ * ("never" when enforce started). A size the admin had on gets the
+ * admin's own mode back.
+ */
+static const char * const agentmm_on_modes[] = { "always", "madvise",
+						 "inherit" };
+static unsigned int agentmm_enable_mode;	/* index: "always" */
+
+static int agentmm_enable_mode_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(agentmm_on_modes, val);
+
+	if (i < 0) {
+		pr_err("enable_mode: '%.*s' is invalid; allowed: always, madvise, inherit\n",
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(agentmm_enable_mode, i);
+	return 0;
+}
+
+static int agentmm_enable_mode_get(char *buffer,
+				   const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%s\n",
+			 agentmm_on_modes[READ_ONCE(agentmm_enable_mode)]);
+}
+
+static const struct kernel_param_ops agentmm_enable_mode_ops = {
+	.set = agentmm_enable_mode_set,
+	.get = agentmm_enable_mode_get,
+};
+module_param_cb(enable_mode, &agentmm_enable_mode_ops, NULL, 0644);
+MODULE_PARM_DESC(enable_mode,
+		 "always (default) | madvise | inherit: how to turn on a size the admin had at never; a size the admin had on gets its own mode back");
+
 /* --- knob files --- */
 
 /* The selected word of an "always [never] ..." style file. */
@@ -386,11 +431,63 @@ void agentmm_gov_tick(void)
 	}
 }
 
+static const char * const agentmm_ext_what[] = {
+	[AGENTMM_EXT_BEFORE] = "by someone else; no longer managing it",
+	[AGENTMM_EXT_DURING] = "by someone else while agentmm wrote it; no longer managing it",
+	[AGENTMM_EXT_RESTORE] = "by someone else; leaving it",
+};
+
+/* Lets go of knob @i for good: someone else set it to @now. Lock held. */
+static void agentmm_knob_release(unsigned int i, const char *now,
+				 enum agentmm_external why)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+	struct agentmm_knob *k = &g->knobs[i];
+
+	k->external = true;
+	k->why = why;
+	strscpy(k->seen, now, sizeof(k->seen));
+	g->external_changes++;
+	if (why == AGENTMM_EXT_DURING)
+		g->external_races++;
+	pr_warn("hugepages-%ukB/enabled changed to '%s' %s\n",
+		agentmm_sensor.sizes[i].kb, now, agentmm_ext_what[why]);
+}
+
+/*
+ * Writes @want to knob @i and reads it back. A value other than @want on
+ * the read-back is someone else's write, which landed after agentmm's:
+ * theirs stands. Return: 0 if @want is in force.
+ */
+static int agentmm_knob_write(unsigned int i, const char *want,
+			      enum agentmm_external why)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+	struct agentmm_knob *k = &g->knobs[i];
+	char now[AGENTMM_KNOB_LEN];
+
+	if (agentmm_write_word(k->enabled, want)) {
+		g->write_errors++;
+		return -EIO;
+	}
+	g->writes++;
+	if (agentmm_read_selected(k->enabled, now, sizeof(now))) {
+		g->write_errors++;
+		return -EIO;
+	}
+	if (strcmp(now, want)) {
+		agentmm_knob_release(i, now, why);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /**
  * agentmm_gov_apply() - make the managed knobs match the decision
  *
  * A knob whose value is not what agentmm last wrote was changed by someone
- * else: it is released, never written again, and reported.
+ * else: it is released, never written again, and reported. An enabled
+ * size gets the admin's own mode (k->on), a disabled one "never".
  * Context: process context; agentmm_sensor.lock held.
  */
 static void agentmm_gov_apply(void)
@@ -415,23 +512,16 @@ static void agentmm_gov_apply(void)
 			continue;
 		}
 		if (k->written[0] && strcmp(now, k->written)) {
-			k->external = true;
-			g->external_changes++;
-			pr_warn("hugepages-%ukB/enabled changed to '%s' by someone else; no longer managing it\n",
-				s->sizes[i].kb, now);
+			agentmm_knob_release(i, now, AGENTMM_EXT_BEFORE);
 			continue;
 		}
-		want = g->dec.enabled & (1U << order) ? "always" : "never";
+		want = g->dec.enabled & (1U << order) ? k->on : "never";
 		if (!strcmp(now, want)) {
 			strscpy(k->written, want, sizeof(k->written));
 			continue;
 		}
-		if (agentmm_write_word(k->enabled, want)) {
-			g->write_errors++;
-			continue;
-		}
-		strscpy(k->written, want, sizeof(k->written));
-		g->writes++;
+		if (!agentmm_knob_write(i, want, AGENTMM_EXT_DURING))
+			strscpy(k->written, want, sizeof(k->written));
 	}
 }
 
@@ -566,13 +656,12 @@ static void agentmm_gov_restore(void)
 		    !agentmm_read_selected(k->enabled, now, sizeof(now))) {
 			if (strcmp(now, k->written)) {
 				/* Changed at the last moment: still theirs. */
-				k->external = true;
-				g->external_changes++;
-				pr_warn("hugepages-%ukB/enabled changed to '%s' by someone else; leaving it\n",
-					s->sizes[i].kb, now);
+				agentmm_knob_release(i, now,
+						     AGENTMM_EXT_RESTORE);
 			} else if (strcmp(now, k->original) &&
-				   agentmm_write_word(k->enabled, k->original)) {
-				g->write_errors++;
+				   agentmm_knob_write(i, k->original,
+						      AGENTMM_EXT_RESTORE) ==
+				   -EIO) {
 				pr_err("cannot restore hugepages-%ukB/enabled to '%s'\n",
 				       s->sizes[i].kb, k->original);
 			}
@@ -612,6 +701,8 @@ int agentmm_gov_enforce(bool on)
 		struct file *f;
 
 		k->external = false;
+		k->why = AGENTMM_EXT_NONE;
+		k->seen[0] = '\0';
 		k->written[0] = '\0';
 		if (!k->stats[AGENTMM_STAT_ALLOC])
 			continue;
@@ -622,6 +713,10 @@ int agentmm_gov_enforce(bool on)
 			filp_close(f, NULL);
 			continue;
 		}
+		/* The admin's own mode, or enable_mode where they had it off. */
+		strscpy(k->on, strcmp(k->original, "never") ? k->original :
+			agentmm_on_modes[READ_ONCE(agentmm_enable_mode)],
+			sizeof(k->on));
 		k->enabled = f;
 		opened++;
 	}
