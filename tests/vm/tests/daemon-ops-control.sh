@@ -27,6 +27,7 @@ expect_eq "$(stat -c %a /run/agentmm/control)" 600 "control socket is root-only"
 chmod 666 /run/agentmm/control
 runas 1000 agentmmctl -c /tmp/amm.conf exempt agent.slice/low >/tmp/out 2>&1
 expect_eq $? 4 "non-root exempt through an open socket: exit 4"
+sed 's/^/    /' /tmp/out
 check "daemon refused by peer uid" grep -q 'only root may control agentmmd (peer uid 1000)' /tmp/out
 check "refusal logged" grep -q 'control: refused a request from uid 1000' $LOG
 check "still frozen" grep -q 'frozen 1' $AS/low/cgroup.events
@@ -47,10 +48,15 @@ check "daemon stopped" wait_for 10 sh -c "! kill -0 \$(cat /run/agentmm/agentmmd
 mv $LOG $LOG.1
 agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
 check "restarted daemon keeps the exemption" wait_for 20 grep -q 'adopted sandbox agent.slice/low (.*, exempt)' $LOG
-sleep 3
-check "low not frozen by the restarted daemon" grep -q 'frozen 0' $AS/low/cgroup.events
+# a sandbox is frozen only while another one grows: grow high again
+agentmmctl -c /tmp/amm.conf exec --name grow agent.slice/high -- \
+	memhog --step-mb 2 --rate-mb-s 2 --hold 30 &
+GROW=$!
+sleep 5
+check "exempt low not frozen while high grows" grep -q 'frozen 0' $AS/low/cgroup.events
 check "root unexempts" agentmmctl -c /tmp/amm.conf unexempt agent.slice/low
 check "frozen again once no longer exempt" wait_for 30 grep -q 'frozen 1' $AS/low/cgroup.events
+kill $(cat $AS/high/tool-grow/cgroup.procs); wait $GROW
 kill $(cat $AS/high/tool-burst/cgroup.procs); wait $CTL
 check "thawed when pressure passes" wait_for 30 grep -q 'frozen 0' $AS/low/cgroup.events
 cleanup

@@ -41,12 +41,13 @@ agentmmctl -c /tmp/amm.conf events >/tmp/ev.txt
 sed 's/^/    /' /tmp/ev.txt
 check "throttle of the first run listed" grep -q ' throttle .*throttling .*agent.slice/a/tool-burst' /tmp/ev.txt
 check "release listed" grep -q ' release .*released throttle' /tmp/ev.txt
-check "tool call listed with its exit" grep -q ' tool .*exit 3 after' /tmp/ev.txt
+check "tool call listed with its exit" grep -q ' tool .*done, exit 3 after .*: sh -c exit 3' /tmp/ev.txt
+check "killed tool listed with its signal" grep -q ' tool .*killed by signal 15 after .*: memhog' /tmp/ev.txt
 check "bad reload listed" grep -q ' reload-failed .*interval_ms' /tmp/ev.txt
 expect_eq "$(grep -c ' start ' /tmp/ev.txt)" 2 "both starts listed"
 agentmmctl -c /tmp/amm.conf events --json >/tmp/ev.json
 check "JSON is an array of typed objects" sh -c "head -c1 /tmp/ev.json | grep -q '\[' && grep -q '\"action\":\"throttle\",\"sandbox\":\"agent.slice/a\",\"tool\":\"tool-burst\",\"pid\":0,\"dry_run\":false' /tmp/ev.json"
-expect_eq "$(agentmmctl -c /tmp/amm.conf events --since 1h | grep -c ' throttle ')" 1 "--since 1h includes it"
+expect_eq "$(agentmmctl -c /tmp/amm.conf events --since 1h | awk '$2 == "throttle"' | wc -l)" 1 "--since 1h includes it"
 expect_eq "$(agentmmctl -c /tmp/amm.conf events --since $(($(date +%s) + 60)) | wc -l)" 0 "--since the future: nothing"
 check "bad --since refused" sh -c "! agentmmctl -c /tmp/amm.conf events --since yesterday-ish 2>/dev/null"
 cleanup
