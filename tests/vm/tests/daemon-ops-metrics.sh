@@ -27,6 +27,7 @@ valid_exposition() {
 metric() {	# metric NAME LABELS: the value, "" if absent
 	grep -F "$1{$2} " $M | awk '{print $NF}'
 }
+check "agentmm.ko loads (observe)" load_agentmm
 make_pool
 new_sandbox a 16
 mkdir -p "$AS/we\"ird name"
@@ -50,6 +51,10 @@ check "mTHP sizes listed" grep -q '^agentmm_mthp_enabled{size="64kB"} [01]$' $M
 check "mTHP fault stats" grep -q '^agentmm_mthp_fault_alloc_total{size="64kB"} [0-9]' $M
 check "daemon CPU counted" grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*$' $M
 check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
+check "module loaded" grep -q '^agentmm_module_loaded 1$' $M
+check "servable pages from the module's sensor" grep -q '^agentmm_mthp_servable_pages{size="64kB"} [0-9]' $M
+check "governor transitions from the module" grep -q '^agentmm_governor_transitions_up_total [0-9]' $M
+check "compaction from the module" grep -q '^agentmm_governor_compact_runs_total [0-9]' $M
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
 	memhog --step-mb 4 --rate-mb-s 60 --hold 330 &
 CTL=$!
