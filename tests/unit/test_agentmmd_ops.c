@@ -134,6 +134,28 @@ TEST(journal_native_record)
 	close(s);
 }
 
+/* A dry run marks the changes it did not make, and only those. */
+TEST(journal_dry_run)
+{
+	char rec[8192];
+	ssize_t n;
+
+	log_set_dry_run(true);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
+					"sb", "t", 9, "killed");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN=1\n") != NULL);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_OOM_KILL,
+					"sb", "t", 9, "oom");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN") == NULL);
+	log_set_dry_run(false);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
+					"sb", "t", 9, "killed");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN") == NULL);
+}
+
 static long file_size(const char *dir, const char *name)
 {
 	char p[256];
