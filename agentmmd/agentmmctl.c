@@ -53,7 +53,10 @@ static void usage(FILE *f)
 "              runs and is accounted to the sandbox (run the agent runtime in\n"
 "              SANDBOX/runtime to allow per-tool throttling).\n"
 "    priority  print or set the sandbox's priority (extended attribute\n"
-"              user.agentmm.priority; higher = more important; frozen last).\n"
+"              trusted.agentmm.priority, which only root can set; higher =\n"
+"              more important; frozen last). user.agentmm.priority counts\n"
+"              only on a root-owned cgroup: a delegated sandbox could set\n"
+"              it itself. agentmmd.conf's priorities = GLOB=N sets it too.\n"
 "\n"
 "    SANDBOX is a cgroup path relative to cgroup_root as status prints it\n"
 "    (e.g. agent.slice/sb1), or an absolute cgroupfs path.\n"
@@ -312,10 +315,12 @@ static int cmd_status(struct status *st, const char *only, bool json)
 				       get(r, "used_mb"), get(r, "limit_mb"),
 				       get(r, "psi_some_avg10"), get(r, "level"));
 			else if (!strcmp(r->type, "daemon"))
-				printf("agentmmd pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s\n",
+				printf("agentmmd pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s, dropped: %s events, %s processes\n",
 				       get(r, "pid"), st->stale ? " (NOT RUNNING)" : "",
 				       get(r, "uptime_s"), get(r, "bpf_programs"),
-				       get(r, "struct_ops"));
+				       get(r, "struct_ops"),
+				       get(r, "ringbuf_drops"),
+				       get(r, "task_drops"));
 		}
 		printf("\n%-36s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n",
 		       "SANDBOX", "STATE", "PRIO", "RUNTIME", "CUR_MB",
@@ -337,10 +342,10 @@ static int cmd_status(struct status *st, const char *only, bool json)
 			       get(r, "oom_kills"));
 			if (!only)
 				continue;
-			printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s\n",
+			printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s, processes not tracked %s\n",
 			       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
 			       get(r, "execs"), get(r, "reclaim_stall_ms"),
-			       get(r, "high_events"));
+			       get(r, "high_events"), get(r, "task_drops"));
 			printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
 			       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
 			for (j = 0; j < st->n; j++) {
@@ -443,7 +448,7 @@ static int cmd_exec(const char *sandbox, const char *name, char **argv)
 	}
 	if (child == 0) {
 		/* the kernel's OOM killer should pick tools before runtimes */
-		if (proc_set_oom_adj(getpid(), cfg.tool_oom_score_adj))
+		if (proc_set_oom_adj(getpid(), 0, cfg.tool_oom_score_adj))
 			fprintf(stderr,
 				"agentmmctl: warning: cannot set oom_score_adj %d: %s\n",
 				cfg.tool_oom_score_adj, strerror(errno));

@@ -19,11 +19,11 @@ AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \
 
 $(BUILD)/tools/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
 		| $(BUILD)/tools
-	$(CC) $(AMM_USER_CFLAGS) -o $@ $(AMMD_SRCS) -lbpf -lelf -lz
+	$(CC) $(AMM_USER_CFLAGS) -pthread -o $@ $(AMMD_SRCS) -lbpf -lelf -lz
 
 $(BUILD)/guest/bin/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
 		| $(BUILD)/guest/bin
-	$(CC) $(AMM_USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(AMMD_SRCS) \
+	$(CC) $(AMM_USER_CFLAGS) -pthread $(STATIC_LDFLAGS) -o $@ $(AMMD_SRCS) \
 		-lbpf -lelf -lz -lzstd
 
 $(BUILD)/tools/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/tools
@@ -34,6 +34,9 @@ $(BUILD)/guest/bin/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/guest/bin
 
 # Test helpers for the in-guest daemon tests.
 $(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+$(BUILD)/guest/bin/hostile: $(TOP)/tests/progs/hostile.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
@@ -51,5 +54,5 @@ $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
-	$(BUILD)/guest/bin/memhog
+	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/hostile
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config

@@ -194,3 +194,34 @@ bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st)
 				 sizeof(*st), 0);
 	return r == 0;
 }
+
+/*
+ * After the programs are (re)loaded (startup, or a reload from bpf = 0 to
+ * bpf = 1), their maps are empty: register every sandbox and runtime we
+ * already manage, or BPF would not see them until they were re-adopted.
+ */
+void bpf_resync(struct daemon *d)
+{
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		bpf_sandbox_set(d, s);
+		if (s->runtime)
+			bpf_task_set(d, s->runtime, s, AMM_ROLE_RUNTIME, 0);
+	}
+}
+
+/* What the BPF side could not record or send (0 without BPF). */
+void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks)
+{
+	*ringbuf = *tasks = 0;
+	if (!d->skel || !d->skel->bss)
+		return;
+	*ringbuf = __atomic_load_n(&d->skel->bss->ringbuf_drops,
+				   __ATOMIC_RELAXED);
+	*tasks = __atomic_load_n(&d->skel->bss->task_drops, __ATOMIC_RELAXED);
+}

@@ -40,19 +40,23 @@ static const char *tool_state_name(enum tool_state s)
  */
 void write_status(struct daemon *d, uint64_t now)
 {
-	static char buf[1 << 20];
+	static char buf[1 << 20], ename[4 * 512 + 8], ecg[4 * 128 + 8];
 	size_t off = 0, up0, up1;
+	uint64_t rb_drops, task_drops;
 	int i, j;
 
 #define OUT(...) do {							\
 	if (off < sizeof(buf))						\
 		off += snprintf(buf + off, sizeof(buf) - off, __VA_ARGS__); \
 } while (0)
+	bpf_drops(d, &rb_drops, &task_drops);
 	OUT("daemon pid=%d version=%s config=%s interval_ms=%u"
-	    " bpf_programs=%d/%d struct_ops=%s",
-	    (int)getpid(), AMMD_VERSION, d->cfg_path, d->cfg.interval_ms, d->n_attached,
-	    d->n_progs,
-	    strncmp(d->struct_ops_state, "not", 3) ? "present" : "unavailable");
+	    " bpf_programs=%d/%d struct_ops=%s ringbuf_drops=%" PRIu64
+	    " task_drops=%" PRIu64,
+	    (int)getpid(), AMMD_VERSION, d->cfg_path, d->cfg.interval_ms,
+	    d->n_attached, d->n_progs,
+	    strncmp(d->struct_ops_state, "not", 3) ? "present" : "unavailable",
+	    rb_drops, task_drops);
 	up0 = off;
 	OUT(" uptime_s=%" PRIu64 "\n", (now - d->start_ms) / 1000);
 	up1 = off;
@@ -68,6 +72,8 @@ void write_status(struct daemon *d, uint64_t now)
 
 		if (!s->used)
 			continue;
+		/* names are the sandbox's choice: one token each, always */
+		amm_escape(ename, sizeof(ename), s->rel);
 		for (j = 0; j < AMM_HIST; j++)
 			running += s->hist[j].state == TOOL_RUNNING;
 		bpf_stats(d, s, &st);
@@ -83,27 +89,29 @@ void write_status(struct daemon *d, uint64_t now)
 		    " tool_calls=%" PRIu64 " retries=%" PRIu64
 		    " tools_killed=%" PRIu64 " oom_kills=%" PRIu64
 		    " forks=%llu execs=%llu reclaim_stall_ms=%llu"
-		    " high_events=%llu\n",
-		    s->rel, state, s->prio, (int)s->runtime, s->current / MB,
+		    " high_events=%llu task_drops=%llu\n",
+		    ename, state, s->prio, (int)s->runtime, s->current / MB,
 		    s->peak / MB, maxs, s->high / MB,
 		    s->psi / 100, s->psi % 100, running, s->tool_calls,
 		    s->retries, s->tools_killed, s->oom_victims,
 		    (unsigned long long)st.forks,
 		    (unsigned long long)st.execs,
 		    (unsigned long long)(st.reclaim_ns / 1000000),
-		    (unsigned long long)st.high_events);
+		    (unsigned long long)st.high_events,
+		    (unsigned long long)st.task_drops);
 		for (j = 0; j < AMM_HIST; j++) {
 			const struct tool_call *t =
 				&s->hist[(s->hist_next + j) % AMM_HIST];
 
 			if (!t->tgid)
 				continue;
+			amm_escape(ecg, sizeof(ecg), t->cgroup);
 			OUT("tool sandbox=%s pid=%d state=%s duration_ms=%" PRIu64
 			    " peak_mb=%" PRIu64 " retry=%d cgroup=%s cmd=%s\n",
-			    s->rel, (int)t->tgid, tool_state_name(t->state),
+			    ename, (int)t->tgid, tool_state_name(t->state),
 			    (t->end_ms ? t->end_ms : now) - t->start_ms,
 			    t->peak / MB, t->retry,
-			    t->cgroup[0] ? t->cgroup : "-", t->cmd);
+			    t->cgroup[0] ? ecg : "-", t->cmd);
 		}
 	}
 #undef OUT
