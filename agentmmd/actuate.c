@@ -239,7 +239,8 @@ static void mark_killed(struct daemon *d, struct sandbox *s, pid_t pid)
 	d->status_force = true;
 }
 
-static void kill_msg(struct daemon *d, char *msg, size_t len, const struct sandbox *s,
+static void kill_msg(struct daemon *d, char *msg, size_t len,
+		     const struct sandbox *s,
 		     const char *comm, pid_t pid, uint64_t bytes)
 {
 	snprintf(msg, len,
@@ -461,7 +462,8 @@ int own_memory_bounded(pid_t pid, uint64_t *bytes)
  * memory.current; for sandboxes without tool cgroups a tool process's
  * private memory, USS), skipping tools too small to relieve the pressure.
  */
-bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresholds *th)
+bool kill_step(struct daemon *d, const int *map, int n,
+	       const struct amm_thresholds *th)
 {
 	static struct amm_tool tl[MAX_CANDS];
 	static struct cand cd[MAX_CANDS];

@@ -52,7 +52,17 @@ $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 		-o $@ $(TOP)/tests/unit/test_agentmmd_config.c \
 		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c
 
+# The restore journal, on plain directories standing in for cgroups.
+$(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
+		$(AMMD_DIR)/journal.c $(AMMD_DIR)/log.c $(AMMD_DIR)/cgroup.c \
+		$(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Wno-format-truncation \
+		-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_agentmmd_journal.c \
+		$(AMMD_DIR)/journal.c $(AMMD_DIR)/log.c $(AMMD_DIR)/cgroup.c
+
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
 	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/hostile
-UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config
+UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
+	$(BUILD)/unit/test_agentmmd_journal

@@ -96,7 +96,8 @@ int handle_event(void *ctx, void *data, size_t len)
 			 "agentmm: %s (pid %d) was killed by the kernel OOM killer: sandbox %s reached its memory limit (%s%" PRIu64 " MB); the agent runtime was kept. Try again with less memory: fewer parallel jobs (make -j1, pytest -n 1), smaller inputs, or split the task.\n",
 			 comm, (int)e->tgid, s->rel,
 			 s->max == UINT64_MAX ? "host, " : "memory.max ",
-			 s->max == UINT64_MAX ? d->host_limit / MB : s->max / MB);
+			 s->max == UINT64_MAX ? d->host_limit / MB :
+						s->max / MB);
 		info("sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
 		     s->rel, comm, (int)e->tgid);
 		notify(d, s, (pid_t)e->tgid, msg);

@@ -76,7 +76,8 @@ retry:
 		return -1;
 	}
 	n = 0;
-#define P(p, f) progs[n++] = (__typeof__(progs[0])){ d->skel->progs.p, &d->skel->links.p, #p, f }
+#define P(p, f) progs[n++] = (__typeof__(progs[0])){			\
+		d->skel->progs.p, &d->skel->links.p, #p, f }
 	P(amm_fork, NULL);
 	P(amm_exec, NULL);
 	P(amm_exit, NULL);
@@ -129,8 +130,8 @@ retry:
 		}
 		d->n_attached++;
 	}
-	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events), handle_event,
-			      d, NULL);
+	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events),
+				 handle_event, d, NULL);
 	if (!d->rb) {
 		err("bpf: cannot set up the ring buffer: %s; running without BPF",
 		    strerror(errno));
@@ -146,8 +147,9 @@ void bpf_sandbox_set(struct daemon *d, struct sandbox *s)
 {
 	struct amm_sandbox v = { .runtime_tgid = (__u32)s->runtime };
 
-	if (d->skel && bpf_map__update_elem(d->skel->maps.sandboxes, &s->cgid,
-					 sizeof(s->cgid), &v, sizeof(v), BPF_ANY))
+	if (d->skel &&
+	    bpf_map__update_elem(d->skel->maps.sandboxes, &s->cgid,
+				 sizeof(s->cgid), &v, sizeof(v), BPF_ANY))
 		warn("bpf: cannot register sandbox %s: %s", s->rel,
 		     strerror(errno));
 }
@@ -166,8 +168,9 @@ void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
 			      .tool_tgid = (__u32)tool };
 	__u32 k = (__u32)tgid;
 
-	if (d->skel && bpf_map__update_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-					 sizeof(t), BPF_ANY))
+	if (d->skel &&
+	    bpf_map__update_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
+				 sizeof(t), BPF_ANY))
 		warn("bpf: cannot record pid %d: %s", (int)tgid,
 		     strerror(errno));
 }
@@ -177,8 +180,9 @@ int bpf_task_tool(struct daemon *d, pid_t pid)
 	struct amm_task t;
 	__u32 k = (__u32)pid;
 
-	if (d->skel && !bpf_map__lookup_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-					  sizeof(t), 0))
+	if (d->skel &&
+	    !bpf_map__lookup_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
+				  sizeof(t), 0))
 		return (int)t.tool_tgid;
 	return 0;
 }

@@ -205,7 +205,8 @@ static void reload(struct daemon *d)
 	bool bpf_was = d->cfg.bpf;
 
 	amm_config_defaults(&next);
-	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e,
+			    sizeof(e))) {
 		err("%s; keeping the previous configuration", e);
 		return;
 	}
@@ -227,7 +228,7 @@ static void reload(struct daemon *d)
 		bpf_stop(d);
 }
 
-/* Everything the daemon knows; large (the sandbox table), so not on the stack. */
+/* Everything the daemon knows; large (the sandbox table): not on a stack. */
 static struct daemon daemon_state;
 
 static void daemon_init(struct daemon *d)
@@ -344,7 +345,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	amm_config_defaults(&d->cfg);
-	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
+			    sizeof(e))) {
 		err("%s", e);
 		return 1;
 	}
@@ -468,8 +470,10 @@ int main(int argc, char **argv)
 					reload(d);
 					if (d->rb && !had_rb) {
 						ev.events = EPOLLIN;
-						ev.data.fd = ring_buffer__epoll_fd(d->rb);
-						epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+						ev.data.fd =
+							ring_buffer__epoll_fd(d->rb);
+						epoll_ctl(ep, EPOLL_CTL_ADD,
+							  ev.data.fd, &ev);
 					}
 					d->slow_due = d->status_force = true;
 					next = 0;
@@ -496,7 +500,8 @@ int main(int argc, char **argv)
 		}
 		if (d->wake_policy) {
 			now = now_ms();
-			d->busy_until_ms = now + 2 * (uint64_t)d->cfg.interval_ms;
+			d->busy_until_ms =
+				now + 2 * (uint64_t)d->cfg.interval_ms;
 			if (last_tick + busy_ms(d) < next)
 				next = last_tick + busy_ms(d);
 		}

@@ -62,7 +62,8 @@ void write_status(struct daemon *d, uint64_t now)
 	up1 = off;
 	OUT("host limit_mb=%" PRIu64 " used_mb=%" PRIu64
 	    " psi_some_avg10=%u.%02u level=%s\n", d->host_limit / MB,
-	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level));
+	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100,
+	    level_name(d->level));
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 		struct amm_sb_stats st = { 0 };

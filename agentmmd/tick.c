@@ -206,12 +206,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (slow && psi_some_avg10("/proc/pressure/memory", &d->host_psi))
 		d->host_psi = 0;
 	if (d->cfg.memory_limit_mb) {
-		/* a pool limit: the sandboxes' sum counts, capped by the host */
+		/* a pool limit: the sandboxes' sum counts, capped by the
+		 * host */
 		d->host_limit = d->cfg.memory_limit_mb * MB;
 		d->host_used = sum;
 		if (d->mem_total - d->mem_avail > d->host_used &&
-		    d->mem_avail < d->host_limit - (d->host_used < d->host_limit ?
-						d->host_used : 0))
+		    d->mem_avail < d->host_limit -
+				   (d->host_used < d->host_limit ?
+				    d->host_used : 0))
 			d->host_used = d->host_limit - d->mem_avail;
 	} else {
 		d->host_limit = d->mem_total;
@@ -280,7 +282,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (d->level == AMM_LEVEL_KILL) {
 		if (!d->kill_since_ms)
 			d->kill_since_ms = now;
-		if (d->cfg.kill && now - d->kill_since_ms >= d->cfg.kill_after_ms) {
+		if (d->cfg.kill &&
+		    now - d->kill_since_ms >= d->cfg.kill_after_ms) {
 			kill_step(d, map, n, &th);
 			d->kill_since_ms = now;
 		}
@@ -302,7 +305,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		return;
 	for (i = 0; i < n && budget; i++) {
 		struct sandbox *s = &d->sbs[map[i]];
-		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit, d->host_used,
+		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit,
+						  d->host_used,
 						  d->host_psi, &rp, budget);
 		char buf[32];
 
@@ -322,14 +326,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 
 unsigned int busy_ms(struct daemon *d)
 {
-	return d->cfg.busy_interval_ms < d->cfg.interval_ms ? d->cfg.busy_interval_ms :
-							d->cfg.interval_ms;
+	return d->cfg.busy_interval_ms < d->cfg.interval_ms ?
+		d->cfg.busy_interval_ms : d->cfg.interval_ms;
 }
 
 unsigned int idle_ms(struct daemon *d)
 {
-	return d->cfg.idle_interval_ms > d->cfg.interval_ms ? d->cfg.idle_interval_ms :
-							d->cfg.interval_ms;
+	return d->cfg.idle_interval_ms > d->cfg.interval_ms ?
+		d->cfg.idle_interval_ms : d->cfg.interval_ms;
 }
 
 /*
@@ -344,7 +348,8 @@ unsigned int idle_ms(struct daemon *d)
  */
 unsigned int next_interval(struct daemon *d, uint64_t now)
 {
-	uint64_t free = d->host_limit > d->host_used ? d->host_limit - d->host_used : 0;
+	uint64_t free = d->host_limit > d->host_used ?
+		d->host_limit - d->host_used : 0;
 	bool applied = false;
 	int i;
 

@@ -79,7 +79,8 @@ static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
 }
 
 /* Marks @t a retry if its command ran retry_repeats times in a row. */
-static void tool_classify(struct daemon *d, struct sandbox *s, struct tool_call *t)
+static void tool_classify(struct daemon *d, struct sandbox *s,
+			  struct tool_call *t)
 {
 	uint64_t recent[AMM_HIST];
 	int i, nr = 0;

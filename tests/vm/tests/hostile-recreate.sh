@@ -34,6 +34,16 @@ ID2=$(sed -n 's/.*adopted sandbox agent.slice\/sb (cgroup id \([0-9]*\).*/\1/p' 
 check "with another cgroup id ($ID1 -> $ID2)" test "$ID1" != "$ID2"
 agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- true
 check "BPF follows the new cgroup: its tool call is counted" wait_for 10 sh -c "grep '^sandbox name=agent.slice/sb ' /run/agentmm/status | grep -q 'tool_calls=1'"
+# reload with bpf = 0, then bpf = 1: the new maps get the sandboxes back
+cp /tmp/amm.conf /tmp/amm.conf.1
+echo 'bpf = 0' >>/tmp/amm.conf
+kill -HUP $(cat /run/agentmm/agentmmd.pid)
+check "BPF stopped on reload" wait_for 10 sh -c "grep -q 'bpf_programs=0/0' /run/agentmm/status"
+cp /tmp/amm.conf.1 /tmp/amm.conf
+kill -HUP $(cat /run/agentmm/agentmmd.pid)
+check "BPF back on reload" wait_for 10 sh -c "grep -Eq 'bpf_programs=[1-9]' /run/agentmm/status"
+agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- true
+check "after bpf 0 -> 1 the sandbox is tracked again" wait_for 10 sh -c "grep '^sandbox name=agent.slice/sb ' /run/agentmm/status | grep -q 'tool_calls=2'"
 
 # pressure: both odd-named low-priority sandboxes get frozen
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- memhog --step-mb 8 --hold 320 &
