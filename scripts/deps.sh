@@ -32,12 +32,16 @@ apt_packages=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
+	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
+	# (module 90agentmm is built into a real image by tests/pkg)
+	debugedit elfutils rpmlint dracut-core
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
+	debugedit elfutils rpmlint dracut
 )
 
 install_apt() {
