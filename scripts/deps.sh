@@ -35,13 +35,16 @@ apt_packages=(
 	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
 	# (module 90agentmm is built into a real image by tests/pkg)
 	debugedit elfutils rpmlint dracut-core
+	# make k8s-check: node (+ npm, below) runs the validator from the npm
+	# registry, cached
+	nodejs python3-yaml
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
-	debugedit elfutils rpmlint dracut
+	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
 )
 
 install_apt() {
@@ -120,6 +123,9 @@ fetch_kernel() {
 
 if command -v apt-get >/dev/null; then
 	install_apt
+	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
+	command -v npm >/dev/null || as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends npm
 elif command -v dnf >/dev/null; then
 	install_dnf
 else
