@@ -121,6 +121,32 @@ fetch_kernel() {
 	say "test kernel unpacked in $kroot"
 }
 
+# A current tuned release, for tests/pkg to run its profile loader on the
+# agent-sandbox profile (Debian 13's package, unpacked into the cache, never
+# installed; Debian 12's tuned 2.20 is the one installed). Optional: the
+# test says so when it is missing.
+tuned_new=2.25.1-1
+fetch_tuned() {
+	local dir=$cache/tuned/$tuned_new apt_dir
+	[ -f "$dir/.agentmm-complete" ] && { say "tuned $tuned_new present in $dir"; return; }
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || return 0
+	say "fetching tuned $tuned_new (Debian 13) for the profile-loader test"
+	apt_dir=$(mktemp -d)
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir"
+	echo "deb http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
+	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root)
+	if apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
+	   (cd "$apt_dir" && apt-get "${o[@]}" download -qq "tuned=$tuned_new" >/dev/null 2>&1); then
+		rm -rf "$dir/root" && dpkg-deb -x "$apt_dir"/tuned_*.deb "$dir/root" &&
+			touch "$dir/.agentmm-complete"
+	else
+		say "warning: could not fetch tuned $tuned_new; tests/pkg runs only the installed tuned's loader"
+	fi
+	rm -rf "$apt_dir"
+}
+
 if command -v apt-get >/dev/null; then
 	install_apt
 	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
@@ -132,3 +158,4 @@ else
 	die "no apt-get or dnf: install by hand: gcc make clang llvm libbpf (static) bpftool libelf zlib zstd qemu-system-x86_64 busybox (static) cpio kmod gnuplot rpmbuild"
 fi
 fetch_kernel
+fetch_tuned
