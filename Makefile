@@ -25,6 +25,9 @@ KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(TEST_KDIR))
 
 CC ?= cc
 USER_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE
+# One version for everything (module, daemon, CLI, packages): VERSION.
+AMM_VERSION := $(shell cat $(TOP)/VERSION)
+USER_CFLAGS += -DAMM_VERSION='"$(AMM_VERSION)"'
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
 STATIC_LDFLAGS := -static

@@ -4,7 +4,9 @@
 # RPMs land in build/rpm/RPMS/<arch>/, the SRPM in build/rpm/SRPMS/.
 #
 #   RPM_KVER=<uname -r>   kernel kmod-agentmm is built for (default: the
-#                         pinned test kernel, $(TEST_KVER))
+#                         running kernel when its build tree is installed,
+#                         else the pinned test kernel, $(TEST_KVER); the
+#                         package and boot tests set the test kernel)
 #   RPM_KDIR=<dir>        its kernel-devel/headers tree (default: the first
 #                         of the test kernel's cached headers,
 #                         /usr/src/kernels/KVER, /lib/modules/KVER/build,
@@ -23,10 +25,12 @@
 
 RPM_TOPDIR := $(BUILD)/rpm
 RPM_SPEC := $(TOP)/rpm/agentmm.spec
-RPM_VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' $(RPM_SPEC))
+RPM_VERSION := $(AMM_VERSION)
+RPM_SPEC_VERSION := $(shell sed -n 's/^Version:[[:space:]]*//p' $(RPM_SPEC))
 RPM_TARBALL := $(RPM_TOPDIR)/SOURCES/agentmm-$(RPM_VERSION).tar.gz
 
-RPM_KVER ?= $(TEST_KVER)
+RPM_RUNNING_KVER := $(shell uname -r)
+RPM_KVER ?= $(if $(wildcard /usr/src/kernels/$(RPM_RUNNING_KVER)/Makefile /lib/modules/$(RPM_RUNNING_KVER)/build/Makefile),$(RPM_RUNNING_KVER),$(TEST_KVER))
 RPM_KDIR ?= $(firstword $(foreach d,\
 	$(if $(filter $(TEST_KVER),$(RPM_KVER)),$(TEST_KDIR)) \
 	/usr/src/kernels/$(RPM_KVER) /lib/modules/$(RPM_KVER)/build \
@@ -35,6 +39,13 @@ RPM_KDIR ?= $(firstword $(foreach d,\
 # Native rpm distribution (its rpm knows %dist and the systemd macros) or not.
 RPM_NATIVE := $(shell rpm --eval '%{?dist}' 2>/dev/null | grep -q . && echo yes)
 RPM_DIST := $(shell . /etc/os-release 2>/dev/null; echo ".$${ID:-linux}$${VERSION_ID%%.*}")
+
+# Distribution hardening flags where rpm has none of its own (Debian's rpm:
+# -O2 -g only): dpkg-buildflags' (stack protector, FORTIFY_SOURCE,
+# format-security, relro, now). Fedora/RHEL use %{build_cflags}/%{build_ldflags}.
+RPM_DEB_FLAGS = $(filter-out -ffile-prefix-map=%,$(shell DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get $(1) 2>/dev/null))
+RPM_DEB_CFLAGS := $(call RPM_DEB_FLAGS,CFLAGS) $(call RPM_DEB_FLAGS,CPPFLAGS)
+RPM_DEB_LDFLAGS := $(call RPM_DEB_FLAGS,LDFLAGS)
 
 RPM_DEFINES = --define '_topdir $(RPM_TOPDIR)' \
 	--define 'kversion $(RPM_KVER)' --define 'kdir $(RPM_KDIR)' \
@@ -45,7 +56,10 @@ RPM_DEFINES = --define '_topdir $(RPM_TOPDIR)' \
 	  --define '_sysctldir /usr/lib/sysctl.d' \
 	  --define '_modprobedir /usr/lib/modprobe.d' \
 	  --define '_modulesloaddir /usr/lib/modules-load.d' \
-	  --define '_dracutdir /usr/lib/dracut')
+	  --define '_dracutdir /usr/lib/dracut' \
+	  --define '_enable_debug_packages 1' --define '_debugsource_packages 1' --define 'agentmm_debug_package 1' \
+	  $(if $(strip $(RPM_DEB_CFLAGS)),--define 'build_cflags $(strip $(RPM_DEB_CFLAGS))' \
+	    --define 'build_ldflags $(strip $(RPM_DEB_LDFLAGS))'))
 RPM_DAEMON ?= yes
 
 .PHONY: rpm rpm-tarball
@@ -70,6 +84,7 @@ rpm-tarball:
 	@echo "  TAR     $(RPM_TARBALL)"
 
 rpm: rpm-tarball
+	@test "$(RPM_SPEC_VERSION)" = "$(AMM_VERSION)" || { echo "error: rpm/agentmm.spec Version $(RPM_SPEC_VERSION) is not VERSION $(AMM_VERSION)" >&2; exit 1; }
 	@command -v rpmbuild >/dev/null || { echo "error: rpmbuild not found (Debian: apt-get install rpm; Fedora: dnf install rpm-build)" >&2; exit 1; }
 	@case " $(RPM_ARGS) " in *" --without kmod "*) ;; *) test -n "$(RPM_KDIR)" || { echo "error: no kernel build tree for $(RPM_KVER); run 'make deps', set RPM_KDIR=, or build with RPM_ARGS='--without kmod'" >&2; exit 1; } ;; esac
 	@# one rpmbuild at a time in build/rpm (make check and a developer may overlap)

@@ -28,17 +28,28 @@ Enable agentmm in an RPM-based image root or on this host.
                     so it holds from the first page fault.
   --opt-out         instead: add agentmm.mode=off to the kernel command line
                     (agentmm loads but stays off; agentmmd does not start).
+  --bootc           the root is a bootc (image-mode) container build: the
+                    command line goes to /usr/lib/bootc/kargs.d/50-agentmm.toml
+                    instead of GRUB, and each initramfs is written to
+                    /usr/lib/modules/KVER/initramfs.img. Use it in a
+                    Containerfile: RUN scripts/bake-image.sh --bootc --cmdline
+  --hostonly        build host-only initramfs images (only this machine's
+                    drivers). Default: --no-hostonly for an image (--root
+                    other than /, or --bootc), since it boots on other
+                    hardware; host-only on the running host (dracut's own
+                    default).
   --dry-run         print what would be done, change nothing.
   -h, --help        this text.
 
 Steps: install packages; tuned profile agent-sandbox (tuned-adm when
 tuned runs, else /etc/tuned/active_profile); enable tuned.service and
-agentmmd.service (systemctl preset); dracut -f per kernel; optional
-command line with grubby, else /etc/default/grub + grub2-mkconfig.
+agentmmd.service (systemctl preset); dracut -f per kernel (--no-hostonly
+for images); optional command line with grubby, else /etc/default/grub +
+grub2-mkconfig, or bootc's kargs.d.
 EOF
 }
 
-ROOT=/ RPMS= DKMS=0 INSTALL=1 CMDLINE=0 OPTOUT=0 DRY=0
+ROOT=/ RPMS= DKMS=0 INSTALL=1 CMDLINE=0 OPTOUT=0 DRY=0 BOOTC=0 HOSTONLY=
 KVERS=()
 CMDLINE_ARGS="thp_anon=16K-64K:always transparent_hugepage=madvise"
 while [ $# -gt 0 ]; do
@@ -50,6 +61,9 @@ while [ $# -gt 0 ]; do
 	--kver) KVERS+=("${2:?--kver needs a version}"); shift ;;
 	--cmdline) CMDLINE=1 ;;
 	--opt-out) OPTOUT=1 ;;
+	--bootc) BOOTC=1 ;;
+	--hostonly) HOSTONLY=1 ;;
+	--no-hostonly) HOSTONLY=0 ;;
 	--dry-run) DRY=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "bake-image.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
@@ -58,6 +72,11 @@ while [ $# -gt 0 ]; do
 done
 [ $CMDLINE = 1 ] && [ $OPTOUT = 1 ] && { echo "bake-image.sh: --cmdline and --opt-out exclude each other" >&2; exit 2; }
 ROOT=$(cd "$ROOT" && pwd)
+# An image boots on hardware other than the build machine's: no host-only
+# initramfs unless asked.
+if [ -z "$HOSTONLY" ]; then
+	if [ "$ROOT" != / ] || [ $BOOTC = 1 ]; then HOSTONLY=0; else HOSTONLY=1; fi
+fi
 [ $DRY = 1 ] || [ "$(id -u)" = 0 ] || { echo "bake-image.sh: must run as root (or use --dry-run)" >&2; exit 1; }
 
 say() { echo "bake-image: $*"; }
@@ -106,12 +125,21 @@ fi
 
 # 4. initramfs (dracut.conf.d/50-agentmm.conf forces agentmm in).
 if [ ${#KVERS[@]} -eq 0 ]; then
-	for d in "$ROOT"/lib/modules/*/; do [ -d "$d/kernel" ] && KVERS+=("$(basename "$d")"); done
+	for d in "$ROOT"/lib/modules/*/ "$ROOT"/usr/lib/modules/*/; do
+		[ -d "$d/kernel" ] || continue
+		k=$(basename "$d"); [[ " ${KVERS[*]} " == *" $k "* ]] || KVERS+=("$k")
+	done
 fi
 if have dracut || [ $DRY = 1 ]; then
+	hostopt=--no-hostonly; [ "$HOSTONLY" = 1 ] && hostopt=--hostonly
 	for k in "${KVERS[@]}"; do
-		say "rebuilding initramfs for $k"
-		run dracut -f --kver "$k"
+		say "rebuilding initramfs for $k ($hostopt)"
+		if [ $BOOTC = 1 ]; then
+			# bootc/ostree: the initramfs lives beside the kernel in /usr.
+			run dracut -f "$hostopt" --kver "$k" "/usr/lib/modules/$k/initramfs.img"
+		else
+			run dracut -f "$hostopt" --kver "$k"
+		fi
 	done
 else
 	say "no dracut in the root: agentmm loads from modules-load.d after the initramfs"
@@ -121,7 +149,14 @@ fi
 ARGS=
 [ $CMDLINE = 1 ] && ARGS=$CMDLINE_ARGS
 [ $OPTOUT = 1 ] && ARGS=agentmm.mode=off
-if [ -n "$ARGS" ]; then
+if [ -n "$ARGS" ] && [ $BOOTC = 1 ]; then
+	# bootc applies kargs.d files when it deploys the image (bootc >= 1.1).
+	say "kernel command line += $ARGS (bootc kargs.d)"
+	toml='kargs = ['
+	for a in $ARGS; do toml="$toml\"$a\", "; done
+	write /usr/lib/bootc/kargs.d/50-agentmm.toml "# agentmm (scripts/bake-image.sh)
+${toml%, }]"
+elif [ -n "$ARGS" ]; then
 	say "kernel command line += $ARGS"
 	if have grubby || { [ $DRY = 1 ] && [ ! -f "$ROOT/etc/default/grub" ]; }; then
 		run grubby --update-kernel=ALL --args="$ARGS"

@@ -34,6 +34,12 @@ apt_packages=(
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev linux-source
 	python3-prometheus-client
+	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
+	# (module 90agentmm is built into a real image by tests/pkg)
+	debugedit elfutils rpmlint dracut-core
+	# make k8s-check: node (+ npm, below) runs the validator from the npm
+	# registry, cached
+	nodejs python3-yaml
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
@@ -42,6 +48,7 @@ dnf_packages=(
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 	python3-prometheus_client
+	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
 )
 
 install_apt() {
@@ -118,11 +125,41 @@ fetch_kernel() {
 	say "test kernel unpacked in $kroot"
 }
 
+# A current tuned release, for tests/pkg to run its profile loader on the
+# agent-sandbox profile (Debian 13's package, unpacked into the cache, never
+# installed; Debian 12's tuned 2.20 is the one installed). Optional: the
+# test says so when it is missing.
+tuned_new=2.25.1-1
+fetch_tuned() {
+	local dir=$cache/tuned/$tuned_new apt_dir
+	[ -f "$dir/.agentmm-complete" ] && { say "tuned $tuned_new present in $dir"; return; }
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || return 0
+	say "fetching tuned $tuned_new (Debian 13) for the profile-loader test"
+	apt_dir=$(mktemp -d)
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir"
+	echo "deb http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
+	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root)
+	if apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
+	   (cd "$apt_dir" && apt-get "${o[@]}" download -qq "tuned=$tuned_new" >/dev/null 2>&1); then
+		rm -rf "$dir/root" && dpkg-deb -x "$apt_dir"/tuned_*.deb "$dir/root" &&
+			touch "$dir/.agentmm-complete"
+	else
+		say "warning: could not fetch tuned $tuned_new; tests/pkg runs only the installed tuned's loader"
+	fi
+	rm -rf "$apt_dir"
+}
+
 if command -v apt-get >/dev/null; then
 	install_apt
+	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
+	command -v npm >/dev/null || as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends npm
 elif command -v dnf >/dev/null; then
 	install_dnf
 else
 	die "no apt-get or dnf: install by hand: gcc make clang llvm libbpf (static) bpftool libelf zlib zstd qemu-system-x86_64 busybox (static) cpio kmod gnuplot rpmbuild"
 fi
 fetch_kernel
+fetch_tuned

@@ -13,7 +13,7 @@
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_SECONDS ?= 600
 
 FUZZ_MODULE_SRCS := $(TOP)/tests/fuzz/fuzz_module_parse.c \
@@ -38,7 +38,9 @@ define fuzz_module_run
 	cd $(BUILD)/fuzz && ./fuzz_module_parse -max_total_time=$(1) \
 		-max_len=256 -timeout=10 -print_final_stats=1 \
 		work-module >fuzz-module.log 2>&1; rc=$$?; \
-		tail -n 15 fuzz-module.log; exit $$rc
+		tail -n 15 fuzz-module.log; \
+		if [ $$rc = 0 ]; then echo "fuzz-module: 1 passed, 0 failed"; \
+		else echo "fuzz-module: 0 passed, 1 failed"; fi; exit $$rc
 	@test -z "$$(ls $(BUILD)/fuzz/crash-* $(BUILD)/fuzz/leak-* $(BUILD)/fuzz/timeout-* 2>/dev/null)" || \
 		{ echo "fuzz-module: failing inputs in $(BUILD)/fuzz/ (see above)" >&2; exit 1; }
 endef

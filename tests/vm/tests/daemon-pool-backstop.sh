@@ -23,7 +23,7 @@ CONF
 want=$(( (400 * 1048576 - 400 * 1048576 / 10) / 4096 * 4096 ))
 check "memory.high set on the pool" wait_for 10 sh -c "[ \"\$(cat $AS/memory.high)\" = $want ]"
 check "logged" grep -q "pool $AS: memory.high 360 MB" $LOG
-check "journaled" grep -q "^high $AS max\$" /run/agentmm/applied
+check "journaled" grep -q "^high 0 max $AS\$" /run/agentmm/applied
 # someone resets it: the next slow tick puts it back
 echo max >$AS/memory.high
 check "re-applied after a reset" wait_for 10 sh -c "[ \"\$(cat $AS/memory.high)\" = $want ]"

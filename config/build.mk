@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# `make install`: the FHS layout the packages use, for distributions without
+# the RPMs (Debian/Ubuntu, Arch, image builders). rpm/agentmm.spec installs
+# through these same targets, so there is one list of what goes where.
+#
+#   make install DESTDIR=/tmp/stage PREFIX=/usr     daemon, CLI, unit,
+#        preset, tuned profile, sysctl.d, daemon config, man pages, docs
+#   make install-dkms DESTDIR=...                    agentmm.ko source for
+#        DKMS in $(USRSRCDIR)/agentmm-VERSION, plus the module config
+#   make install-kmod DESTDIR=... KVER=<uname -r>    agentmm.ko built for
+#        KVER (KDIR=its build tree) in /lib/modules/KVER/extra/agentmm,
+#        plus the module config; run depmod -a KVER afterwards
+#   make install-module-config DESTDIR=...           modprobe.d,
+#        modules-load.d, dracut module only (part of install-dkms/-kmod)
+#
+# Variables (defaults in brackets): DESTDIR [], PREFIX [/usr], SYSCONFDIR
+# [/etc], BINDIR, SBINDIR, DATADIR, MANDIR, DOCDIR, LICENSEDIR, UNITDIR,
+# PRESETDIR, SYSCTLDIR, MODPROBEDIR, MODULESLOADDIR, DRACUTDIR, TUNEDDIR,
+# USRSRCDIR, INSTALL_DAEMON [1: 0 leaves out agentmmd, agentmmctl, unit,
+# preset and daemon config]. PREFIX is /usr because systemd, kmod, dracut
+# and tuned read their vendor directories only under /usr/lib.
+
+PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/agentmm
+LICENSEDIR ?= $(DATADIR)/licenses/agentmm
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+PRESETDIR ?= $(PREFIX)/lib/systemd/system-preset
+SYSCTLDIR ?= $(PREFIX)/lib/sysctl.d
+MODPROBEDIR ?= $(PREFIX)/lib/modprobe.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+DRACUTDIR ?= $(PREFIX)/lib/dracut
+TUNEDDIR ?= $(PREFIX)/lib/tuned
+USRSRCDIR ?= $(PREFIX)/src
+INSTALL_DAEMON ?= 1
+KVER ?= $(shell uname -r)
+INSTALL ?= install
+D := $(DESTDIR)
+
+# Man pages anywhere in the tree (agentmm(4) in man/, the daemon's beside
+# it), and the docs shipped with the base package.
+AMM_MANPAGES = $(sort $(wildcard $(TOP)/man/*.[1-8]))
+AMM_DOCS = $(wildcard $(TOP)/README.md $(TOP)/docs/install.md \
+	$(TOP)/docs/image-baking.md $(TOP)/docs/tuned.md \
+	$(TOP)/docs/secure-boot.md $(TOP)/docs/kubernetes.md)
+# Sources DKMS builds from: what Kbuild names (kmod/, policy/).
+AMM_KMOD_SRC = Kbuild $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
+	$(TOP)/policy/*.[ch])))
+
+.PHONY: install install-data install-daemon install-module-config install-dkms install-kmod
+
+install: install-data $(if $(filter 1,$(INSTALL_DAEMON)),install-daemon)
+
+install-data:
+	$(INSTALL) -D -p -m 0644 $(TOP)/tuned/agent-sandbox/tuned.conf $(D)$(TUNEDDIR)/agent-sandbox/tuned.conf
+	$(INSTALL) -D -p -m 0644 $(TOP)/tuned/agent-sandbox/tuned.conf $(D)$(TUNEDDIR)/profiles/agent-sandbox/tuned.conf
+	$(INSTALL) -D -p -m 0644 $(TOP)/sysctl.d/50-agentmm.conf $(D)$(SYSCTLDIR)/50-agentmm.conf
+	$(INSTALL) -D -p -m 0644 $(TOP)/LICENSE $(D)$(LICENSEDIR)/LICENSE
+	$(INSTALL) -d -m 0755 $(D)$(DOCDIR)
+	$(if $(AMM_DOCS),$(INSTALL) -p -m 0644 $(AMM_DOCS) $(D)$(DOCDIR)/)
+	@set -e; for m in $(filter %/agentmm.4,$(AMM_MANPAGES)); do \
+		s=$${m##*.}; echo "  MAN     $${m##*/}"; \
+		$(INSTALL) -D -p -m 0644 $$m $(D)$(MANDIR)/man$$s/$${m##*/}; done
+
+install-daemon: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
+	$(INSTALL) -D -p -m 0755 $(BUILD)/tools/agentmmd $(D)$(SBINDIR)/agentmmd
+	$(INSTALL) -D -p -m 0755 $(BUILD)/tools/agentmmctl $(D)$(BINDIR)/agentmmctl
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/systemd/agentmmd.service $(D)$(UNITDIR)/agentmmd.service
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/systemd/50-agentmm.preset $(D)$(PRESETDIR)/50-agentmm.preset
+	$(INSTALL) -D -p -m 0644 $(TOP)/agentmmd/agentmmd.conf $(D)$(DATADIR)/agentmm/agentmmd.conf
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/bash-completion/agentmmctl $(D)$(DATADIR)/bash-completion/completions/agentmmctl
+	$(INSTALL) -d -m 0755 $(D)$(SYSCONFDIR)/agentmm
+	@set -e; for m in $(filter-out %/agentmm.4,$(AMM_MANPAGES)); do \
+		s=$${m##*.}; echo "  MAN     $${m##*/}"; \
+		$(INSTALL) -D -p -m 0644 $$m $(D)$(MANDIR)/man$$s/$${m##*/}; done
+
+install-module-config:
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/modprobe.d/agentmm.conf $(D)$(MODPROBEDIR)/agentmm.conf
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/modules-load.d/agentmm.conf $(D)$(MODULESLOADDIR)/agentmm.conf
+	$(INSTALL) -D -p -m 0755 $(TOP)/config/dracut/90agentmm/module-setup.sh $(D)$(DRACUTDIR)/modules.d/90agentmm/module-setup.sh
+	$(INSTALL) -D -p -m 0755 $(TOP)/config/dracut/90agentmm/agentmm-load.sh $(D)$(DRACUTDIR)/modules.d/90agentmm/agentmm-load.sh
+
+install-dkms: install-module-config
+	@set -e; cd $(TOP); for f in $(AMM_KMOD_SRC); do \
+		$(INSTALL) -D -p -m 0644 $$f $(D)$(USRSRCDIR)/agentmm-$(AMM_VERSION)/$$f; done
+	sed 's/@VERSION@/$(AMM_VERSION)/g' $(TOP)/rpm/dkms.conf >$(D)$(USRSRCDIR)/agentmm-$(AMM_VERSION)/dkms.conf
+	chmod 0644 $(D)$(USRSRCDIR)/agentmm-$(AMM_VERSION)/dkms.conf
+
+# KO= an already built agentmm.ko (the spec builds its own); else build it.
+install-kmod: install-module-config $(if $(KO),,module)
+	$(INSTALL) -D -p -m 0644 $(if $(KO),$(KO),$(TOP)/agentmm.ko) $(D)/lib/modules/$(KVER)/extra/agentmm/agentmm.ko
