@@ -39,7 +39,7 @@ Options:
   --swap KIND      none, zram or zswap (as replay-guest), --swap-mb N
   --daemon-conf F  extra agentmmd config lines for every daemon arm
   --smoke          one seed, one step, 3 sandboxes, 120 trace s: checks
-                   the machinery in a few minutes, measures nothing
+                   the machinery (6 replays), measures nothing
   --out DIR        results (default /tmp/replay-density)
   -h, --help       this text
 Anything after -- goes to every replay invocation (default
