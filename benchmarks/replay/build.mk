@@ -18,7 +18,9 @@
 #   make replay REPLAY_SET=haiku REPLAY_ARGS='--overcommit 1.5 --swap zswap'
 #   make density               largest sustainable overcommit per arm (see
 #                              density-guest.sh; DENSITY_ARGS passes options)
-#   make density-smoke         the same, one seed and two steps (minutes)
+#   make density-smoke         the same, one seed and one step (6 replays;
+#                              27 min on the loaded 2-core development
+#                              machine, see RESULTS.md)
 
 REPLAY_DIR := $(TOP)/benchmarks/replay
 REPLAY_TRACES ?= $(REPLAY_DIR)/traces/agentcgroup

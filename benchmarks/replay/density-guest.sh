@@ -39,7 +39,7 @@ Options:
   --swap KIND      none, zram or zswap (as replay-guest), --swap-mb N
   --daemon-conf F  extra agentmmd config lines for every daemon arm
   --smoke          one seed, one step, 3 sandboxes, 120 trace s: checks
-                   the machinery in a few minutes, measures nothing
+                   the machinery (6 replays), measures nothing
   --out DIR        results (default /tmp/replay-density)
   -h, --help       this text
 Anything after -- goes to every replay invocation (default
@@ -216,7 +216,7 @@ swap_teardown
 T1=$(awk '{ print $1 }' /proc/uptime)
 {
 	echo
-	echo "== density: $SEEDS seeds, R in [$LO, $HI] after $STEPS bisection steps (resolution $(awk -v a="$LO" -v b="$HI" -v n="$STEPS" 'BEGIN { printf "%.3f", (b - a) / 2 ^ n }')), bound ${BOUND}x uncontended, swap $SWAP, trace set $SET, mean peak $PEAK MiB"
+	echo "== density: $SEEDS seeds, R in [$LO, $HI] after $STEPS bisection steps (resolution $(awk -v a="$LO" -v b="$HI" -v n="$STEPS" 'BEGIN { r = b - a; for (i = 0; i < n; i++) r /= 2; printf "%.3f", r }')), bound ${BOUND}x uncontended, swap $SWAP, trace set $SET, mean peak $PEAK MiB"
 	cat "$OUT/density.txt"
 	echo "run time $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.0f", b - a }') s"
 } | tee "$OUT/summary.txt"

@@ -1891,6 +1891,7 @@ int main(int argc, char **argv)
 	     ev1[512] = "", date[64];
 	double t0, last_sample, sum_peaks = 0, maxoff = 0;
 	uint64_t swpout0, swpin0, zswpout0, zswpin0;
+	bool zswap_on;
 	int c, i, alive, peak_fd = -1;
 	bool idle_released = false;
 	time_t wall = time(NULL);
@@ -2067,6 +2068,9 @@ int main(int argc, char **argv)
 	t.host_before = (double)host_used();
 	swpout0 = vmstat("pswpout");
 	swpin0 = vmstat("pswpin");
+	/* memory.stat is polled for zswap's pool only while zswap is on */
+	zswap_on = !read_file("/sys/module/zswap/parameters/enabled", buf,
+			      sizeof(buf)) && buf[0] == 'Y';
 	zswpout0 = vmstat("zswpout");
 	zswpin0 = vmstat("zswpin");
 	zram_used_max(true);
@@ -2138,7 +2142,7 @@ int main(int argc, char **argv)
 		if (!cg_read(o.cgroup, "memory.current", buf, sizeof(buf)) &&
 		    strtod(buf, NULL) > t.parent_peak)
 			t.parent_peak = strtod(buf, NULL);
-		zs = zswap_bytes();
+		zs = zswap_on ? zswap_bytes() : 0;
 		if (zs > t.zswap_peak)
 			t.zswap_peak = zs;
 		if (alive > 0)

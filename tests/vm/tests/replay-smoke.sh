@@ -13,7 +13,7 @@ check "dry run needs no cgroup" sh -c 'replay --synthetic -n 2 --dry-run | grep 
 check_fails "replay-guest refuses an unknown trace set" replay-guest --trace-set nosuch --traces /tmp
 check_fails "replay-guest refuses an unknown swap kind" replay-guest --swap nosuch
 check "replay-density --help" sh -c 'replay-density --help | grep -q "agents per GiB"'
-check "replay runs" sh -c "timeout 45 replay --synthetic -n 2 --synthetic-duration 60 \
+check "replay runs" sh -c "timeout 240 replay --synthetic -n 2 --synthetic-duration 60 \
 	--speed 20 --limit-mb 384 --overcommit 0.8 --stagger 5 --seed 7 --label smoke --json $J >/tmp/replay-smoke.txt 2>&1"
 sed 's/^/    /' /tmp/replay-smoke.txt
 

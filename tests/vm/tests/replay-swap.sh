@@ -2,7 +2,7 @@
 # backing device is set up for the run and taken down after it (zswap's
 # enabled parameter restored, no swap device left), the daemon's time
 # constants are scaled by the replay speed, and the summary has the goodput
-# and zswap rows. Two small synthetic sandboxes, one run per arm.
+# and zswap rows. One small synthetic sandbox, one run per arm.
 . /tests/lib.sh
 O=/tmp/replay-swap Z=/sys/module/zswap/parameters/enabled
 for p in replay replay-guest agentmmd; do
@@ -14,7 +14,7 @@ grep -q '^/dev/' /proc/swaps && skip "a swap device is active already"
 Z0=$(cat $Z)
 
 rm -rf $O
-check "replay-guest --swap zswap --time-scale runs" sh -c "timeout 120 replay-guest --runs 1 --sandboxes 2 \
+check "replay-guest --swap zswap --time-scale runs" sh -c "timeout 400 replay-guest --runs 1 --sandboxes 1 \
 	--limit-mb 384 --overcommit 0.9 --speed 20 --swap zswap --swap-mb 256 --time-scale --out $O \
 	-- --synthetic-duration 20 --stagger 5 --fill-pct 33 >$O.txt 2>&1"
 sed 's/^/    /' $O.txt
