@@ -132,35 +132,73 @@ static bool shown_sandbox(const struct rec *r, const char *only)
 	       (!only || !strcmp(get(r, "name"), only));
 }
 
+/* A JSON number as the daemon writes them: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * Anything else (a sandbox can put "x=." in its cgroup name) is a string. */
 static bool is_number(const char *s)
 {
-	bool dot = false;
-
 	if (*s == '-')
 		s++;
-	if (!*s)
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
 		return false;
-	for (; *s; s++) {
-		if (*s == '.' && !dot)
-			dot = true;
-		else if (*s < '0' || *s > '9')
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
 			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
 	}
-	return true;
+	return !*s;
 }
 
+/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int cp, n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* JSON must be UTF-8: bytes of a cgroup name or command line that are not
+ * become U+FFFD (the text output shows them as they are). */
 static void json_str(const char *s)
 {
 	putchar('"');
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_len((const unsigned char *)s);
 
 		if (c == '"' || c == '\\')
 			printf("\\%c", c);
 		else if (c < 0x20)
 			printf("\\u%04x", c);
+		else if (!n)
+			fputs("\\ufffd", stdout);
 		else
-			putchar(c);
+			fwrite(s, 1, n, stdout);
+		s += n ? n : 1;
 	}
 	putchar('"');
 }
@@ -198,13 +236,41 @@ struct status {
 	bool stale;
 };
 
+/*
+ * Split st->buf (NUL-terminated, the status file's text; changed in place)
+ * into st->recs and find the daemon's pid (0 if none). The text comes from
+ * cgroup names and command lines of sandboxes: any bytes. tests/fuzz
+ * calls this directly. -1 when out of memory.
+ */
+static int parse_status(struct status *st, int *pid)
+{
+	char *line, *save = NULL;
+	int i;
+
+	st->n = 0;
+	for (i = 0; st->buf[i]; i++)
+		st->n += st->buf[i] == '\n';
+	st->recs = calloc((size_t)st->n + 1, sizeof(*st->recs));
+	if (!st->recs)
+		return -1;
+	st->n = 0;
+	for (line = strtok_r(st->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		parse_line(line, &st->recs[st->n++]);
+	*pid = 0;
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->recs[i].type, "daemon"))
+			*pid = atoi(get(&st->recs[i], "pid"));
+	return 0;
+}
+
 static int load_status(struct status *st)
 {
-	char path[AMM_PATH_MAX + 16], *line, *save = NULL;
+	char path[AMM_PATH_MAX + 16];
 	struct stat sb;
 	size_t cap = 0, len = 0;
 	FILE *f;
-	int pid = 0, i;
+	int pid = 0;
 
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
 	f = fopen(path, "re");
@@ -236,22 +302,11 @@ static int load_status(struct status *st)
 	st->buf[len] = 0;
 	fstat(fileno(f), &sb);
 	fclose(f);
-	st->n = 0;
-	for (i = 0; st->buf[i]; i++)
-		st->n += st->buf[i] == '\n';
-	st->recs = calloc((size_t)st->n + 1, sizeof(*st->recs));
-	if (!st->recs) {
+	if (parse_status(st, &pid)) {
 		free(st->buf);
 		fprintf(stderr, "agentmmctl: out of memory\n");
 		return -1;
 	}
-	st->n = 0;
-	for (line = strtok_r(st->buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		parse_line(line, &st->recs[st->n++]);
-	for (i = 0; i < st->n; i++)
-		if (!strcmp(st->recs[i].type, "daemon"))
-			pid = atoi(get(&st->recs[i], "pid"));
 	st->stale = pid <= 0 || (kill(pid, 0) && errno == ESRCH);
 	if (st->stale)
 		fprintf(stderr,
@@ -288,7 +343,7 @@ static int cmd_status(struct status *st, const char *only, bool json)
 			first = false;
 			json_open(r);
 			/* tools nest under their sandbox */
-			printf(",\"tools\":[");
+			printf("%s\"tools\":[", r->n ? "," : "");
 			bool tf = true;
 
 			for (j = 0; j < st->n; j++) {
