@@ -18,3 +18,15 @@ $(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c \
 		$(FUZZ_AMMD)/config.c $(FUZZ_AMMD)/cgroup.c
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_status
+
+# The soak (tests/vm/soak.sh) in the guest: SOAK_SECONDS of churn (default
+# 30 minutes); SOAK_SEED=N replays a run's sequence of actions. The short
+# version, tests/vm/tests/soak-short.sh, is part of make vm-check.
+SOAK_SECONDS ?= 1800
+SOAK_SEED ?=
+.PHONY: soak
+soak: test-module guest-bins
+	$(TOP)/tests/vm/run --env SOAK_SECONDS=$(SOAK_SECONDS) \
+		$(if $(SOAK_SEED),--env SOAK_SEED=$(SOAK_SEED)) \
+		--test-timeout $$(($(SOAK_SECONDS) + 600)) \
+		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
