@@ -48,10 +48,12 @@ help:
 	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
 	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'
 	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'
+	@echo '  make bench-host the same natively on the running kernel (root; restores every knob)'
 	@echo '  make rpm        build the agentmm, kmod-agentmm and agentmm-dkms RPMs'
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
+	@echo '  make density    largest sustainable overcommit per arm (density-smoke: quick)'
 	@echo '  make clean      remove build products'
 	@echo 'Variables: KDIR=<kernel build tree>, AGENTMM_CACHE=<dir> ($(AGENTMM_CACHE)),'
 	@echo '           VM_MEM=<MiB>, VM_CPUS=<n>, VM_TIMEOUT=<s>, T="<test> ..."'
@@ -96,6 +98,7 @@ unit-and-vm:
 demo: deps
 	$(MAKE) test-module guest-bins
 	$(TOP)/tests/vm/run --demo --timeout 1200
+	$(MAKE) --no-print-directory demo-host
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null

@@ -18,6 +18,8 @@
 
 static void say(int fd, const char *msg)
 {
+	if (amm_dry_run)	/* nothing happened to the tool */
+		return;
 	if (fd >= 0 && write(fd, msg, strlen(msg)) < 0)
 		dbg("cannot write to a tool's stderr: %s", strerror(errno));
 }
@@ -47,6 +49,14 @@ void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg)
 		t->notified = true;
 }
 
+/* The tool cgroup's name below the sandbox for the log's fields. */
+static const char *tool_name(const struct sandbox *s, const char *dir)
+{
+	size_t l = strlen(s->path);
+
+	return !strncmp(dir, s->path, l) && dir[l] == '/' ? dir + l + 1 : "";
+}
+
 void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t high)
 {
 	char buf[32];
@@ -65,9 +75,11 @@ void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t hig
 			s->high_dir[0] = 0;
 			return;
 		}
-		info("throttling %s: memory.high %" PRIu64 " MB (host %" PRIu64
-		     " of %" PRIu64 " MB used)", dir, high / MB, d->host_used / MB,
-		     d->host_limit / MB);
+		log_action(4, AMM_ACT_THROTTLE, s->rel, tool_name(s, dir), 0,
+			   "throttling %s: memory.high %" PRIu64 " MB (host %" PRIu64
+			   " of %" PRIu64 " MB used)", dir, high / MB,
+			   d->host_used / MB, d->host_limit / MB);
+		s->throttle_since_ms = now_ms();
 		d->status_force = true;
 	}
 	if (s->high == high)
@@ -93,7 +105,11 @@ void release_high(struct daemon *d, struct sandbox *s)
 	s->high = 0;
 	applied_save(d);
 	d->status_force = true;
-	info("released throttle on %s", dir);
+	if (s->throttle_since_ms)
+		s->throttled_ms_total += now_ms() - s->throttle_since_ms;
+	s->throttle_since_ms = 0;
+	log_action(5, AMM_ACT_RELEASE, s->rel, tool_name(s, dir), 0,
+		   "released throttle on %s", dir);
 }
 
 void set_frozen(struct daemon *d, struct sandbox *s, bool on)
@@ -114,10 +130,11 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 		}
 		s->frozen_ms = now_ms();
 		d->status_force = true;
-		info("froze %s (priority %u, %" PRIu64 " MB, grew %" PRIu64
-		     " MB in the last interval) until memory pressure passes",
-		     s->rel, s->prio, s->current / MB,
-		     (s->current > s->prev ? s->current - s->prev : 0) / MB);
+		log_action(4, AMM_ACT_FREEZE, s->rel, NULL, 0,
+			   "froze %s (priority %u, %" PRIu64 " MB, grew %" PRIu64
+			   " MB in the last interval) until memory pressure passes",
+			   s->rel, s->prio, s->current / MB,
+			   (s->current > s->prev ? s->current - s->prev : 0) / MB);
 	} else {
 		if (cg_write(s->path, "cgroup.freeze", "0") && errno != ENOENT) {
 			warn("cannot thaw %s: %s", s->rel, strerror(errno));
@@ -126,8 +143,10 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 		s->frozen = false;
 		applied_save(d);
 		d->status_force = true;
-		info("thawed %s after %" PRIu64 " ms", s->rel,
-		     now_ms() - s->frozen_ms);
+		s->frozen_ms_total += now_ms() - s->frozen_ms;
+		log_action(5, AMM_ACT_THAW, s->rel, NULL, 0,
+			   "thawed %s after %" PRIu64 " ms", s->rel,
+			   now_ms() - s->frozen_ms);
 	}
 }
 
@@ -183,9 +202,10 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s, const char *na
 			kill(pids[i], SIGKILL);
 	}
 	mark_killed(d, s, victim);
-	info("last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
-	     " MB) in sandbox %s; runtime %d kept", comm, (int)victim, name,
-	     bytes / MB, s->rel, (int)s->runtime);
+	log_action(4, AMM_ACT_KILL, s->rel, name, victim,
+		   "last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
+		   " MB) in sandbox %s; runtime %d kept", comm, (int)victim,
+		   name, bytes / MB, s->rel, (int)s->runtime);
 	return true;
 }
 
@@ -200,19 +220,23 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim, uin
 	proc_comm(victim, comm, sizeof(comm));
 	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
 	notify(d, s, victim, msg);
-	pidfd = pidfd_open_(victim);
-	if (pidfd < 0 ||
+	pidfd = amm_dry_run ? -2 : pidfd_open_(victim);
+	if (pidfd == -2)
+		;	/* dry run: no signal */
+	else if (pidfd < 0 ||
 	    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0)) {
 		warn("cannot kill pid %d: %s", (int)victim, strerror(errno));
 		if (pidfd >= 0)
 			close(pidfd);
 		return false;
 	}
-	close(pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	mark_killed(d, s, victim);
-	info("last resort: killed tool %s (pid %d, %" PRIu64
-	     " MB of its own) in sandbox %s; runtime %d kept", comm,
-	     (int)victim, bytes / MB, s->rel, (int)s->runtime);
+	log_action(4, AMM_ACT_KILL, s->rel, comm, victim,
+		   "last resort: killed tool %s (pid %d, %" PRIu64
+		   " MB of its own) in sandbox %s; runtime %d kept", comm,
+		   (int)victim, bytes / MB, s->rel, (int)s->runtime);
 	return true;
 }
 
@@ -266,10 +290,11 @@ bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresho
 	}
 	k = amm_pick_kill(tl, nt, min);
 	if (k < 0) {
-		warn("memory exhausted (%" PRIu64 " of %" PRIu64
-		     " MB) but no tool holds %" PRIu64
-		     " MB or more to free; not killing (runtimes are never killed)",
-		     d->host_used / MB, d->host_limit / MB, min / MB);
+		log_action(4, AMM_ACT_NO_VICTIM, NULL, NULL, 0,
+			   "memory exhausted (%" PRIu64 " of %" PRIu64
+			   " MB) but no tool holds %" PRIu64
+			   " MB or more to free; not killing (runtimes are never killed)",
+			   d->host_used / MB, d->host_limit / MB, min / MB);
 		return false;
 	}
 	if (cd[k].tcg >= 0)

@@ -15,59 +15,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "config.h"
+#include "escape.h"
+
+#ifndef AMM_VERSION
+#define AMM_VERSION "0.1.0"
+#endif
 
 static struct amm_config cfg;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"NAME\n"
-"    agentmmctl - inspect agentmmd and run tools in sandbox tool cgroups\n"
+"Usage: agentmmctl [OPTIONS] COMMAND [ARGS]\n"
 "\n"
-"SYNOPSIS\n"
-"    agentmmctl [-c FILE] status [--json]\n"
-"    agentmmctl [-c FILE] show SANDBOX [--json]\n"
-"    agentmmctl [-c FILE] exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n"
-"    agentmmctl [-c FILE] priority SANDBOX [N]\n"
+"Commands:\n"
+"  status [--wide]               host pressure and one line per sandbox\n"
+"  show SANDBOX                  one sandbox and its recent tool calls\n"
+"  metrics                       Prometheus text metrics (as last written)\n"
+"  events [--since T] [--sandbox S]  the event history: actions and tool calls\n"
+"  thaw SANDBOX                  thaw a sandbox agentmmd froze (root)\n"
+"  release SANDBOX               lift agentmmd's memory.high throttle (root)\n"
+"  exempt SANDBOX                thaw, release and never act on it again (root)\n"
+"  unexempt SANDBOX              undo exempt (root)\n"
+"  exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n"
+"                                run COMMAND in SANDBOX/%sNAME\n"
+"  priority SANDBOX [N]          print or set the sandbox's priority\n"
 "\n"
-"DESCRIPTION\n"
-"    status    host pressure level and one line per sandbox: state (ok,\n"
-"              throttled, frozen), priority, runtime pid, current/peak/high\n"
-"              memory, tool calls, retry loops, tools killed, OOM kills.\n"
-"    show      one sandbox with its recent tool calls (command, duration,\n"
-"              peak memory, outcome).\n"
-"    exec      create SANDBOX/%sNAME (NAME defaults to the pid of\n"
-"              agentmmctl), start COMMAND directly in it with\n"
-"              clone3(CLONE_INTO_CGROUP) and the tool oom_score_adj, wait for\n"
-"              it, remove the cgroup and exit with COMMAND's status. If the\n"
-"              sandbox has processes in its own cgroup the kernel does not let\n"
-"              tool cgroups have their own memory controller; the tool still\n"
-"              runs and is accounted to the sandbox (run the agent runtime in\n"
-"              SANDBOX/runtime to allow per-tool throttling).\n"
-"    priority  print or set the sandbox's priority (extended attribute\n"
-"              user.agentmm.priority; higher = more important; frozen last).\n"
+"Options (before or after COMMAND):\n"
+"  -c, --config=FILE  agentmmd's configuration (default %s)\n"
+"  -j, --json         JSON output (status, show, events)\n"
+"  -w, --wide         status: every column, however long the names\n"
+"      --since=T      events: since T (Unix seconds, 'YYYY-MM-DD[ HH:MM[:SS]]'\n"
+"                     local time, or an age such as 90s, 15m, 2h, 1d)\n"
+"  -h, --help         this text;  -V, --version  the version\n"
 "\n"
-"    SANDBOX is a cgroup path relative to cgroup_root as status prints it\n"
-"    (e.g. agent.slice/sb1), or an absolute cgroupfs path.\n"
+"SANDBOX is a cgroup path relative to cgroup_root as status prints it (e.g.\n"
+"agent.slice/sb1), or an absolute cgroupfs path. See agentmmctl(8).\n"
 "\n"
-"OPTIONS\n"
-"    -c, --config FILE  agentmmd configuration to take cgroup_root, state_dir\n"
-"                       and tool settings from (default %s)\n"
-"    --json             machine-readable output\n"
-"    -h, --help         this text\n"
-"\n"
-"EXIT STATUS\n"
-"    0 success; 1 error; 2 usage error; 3 agentmmd is not running (status\n"
-"    shows its last state); exec: COMMAND's status (128+N if killed by\n"
-"    signal N).\n",
+"Exit status: 0 success; 1 error; 2 usage error; 3 agentmmd is not running\n"
+"(status shows its last state); 4 not permitted (thaw, release, exempt need\n"
+"root); exec: COMMAND's status (128+N if killed by signal N).\n",
 		cfg.tool_prefix, AMM_DEFAULT_CONFIG);
 }
 
@@ -81,10 +79,15 @@ struct rec {
 	char *k[MAX_KV], *v[MAX_KV];
 };
 
-/* Split "type k=v k=v ... cmd=rest of line" in place. */
+/*
+ * Split "type k=v k=v ... cmd=rest of line" in place. Values are escaped
+ * by the daemon (no spaces in words, no newlines anywhere) and unescaped
+ * here; output escapes them again for the terminal or JSON.
+ */
 static void parse_line(char *line, struct rec *r)
 {
 	char *p = line, *sp;
+	int i;
 
 	r->n = 0;
 	line[strcspn(line, "\n")] = 0;
@@ -113,6 +116,8 @@ static void parse_line(char *line, struct rec *r)
 		*sp = 0;
 		p = sp + 1;
 	}
+	for (i = 0; i < r->n; i++)
+		amm_unescape(r->v[i]);
 }
 
 static const char *get(const struct rec *r, const char *k)
@@ -125,6 +130,17 @@ static const char *get(const struct rec *r, const char *k)
 	return "";
 }
 
+/* A sandbox name or command for the terminal: escaped, never raw. */
+static const char *shown(const char *s)
+{
+	static char buf[4][8192];
+	static int i;
+
+	i = (i + 1) % 4;
+	amm_escape(buf[i], sizeof(buf[i]), s, AMM_ESC_TEXT);
+	return buf[i];
+}
+
 /* A sandbox record that the listing shows (all, or the one named @only). */
 static bool shown_sandbox(const struct rec *r, const char *only)
 {
@@ -133,7 +149,7 @@ static bool shown_sandbox(const struct rec *r, const char *only)
 }
 
 /* A JSON number as the daemon writes them: -?(0|[1-9][0-9]*)(.[0-9]+)?
- * Anything else (a sandbox can put "x=." in its cgroup name) is a string. */
+ * ("01" is not one: a JSON parser refuses it). */
 static bool is_number(const char *s)
 {
 	if (*s == '-')
@@ -155,52 +171,32 @@ static bool is_number(const char *s)
 	return !*s;
 }
 
-/* Length of the valid UTF-8 sequence at @s, 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
+static bool in_list(const char *k, const char *const *list)
 {
-	unsigned int cp, n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	for (; *list; list++)
+		if (!strcmp(k, *list))
+			return true;
+	return false;
 }
 
-/* JSON must be UTF-8: bytes of a cgroup name or command line that are not
- * become U+FFFD (the text output shows them as they are). */
-static void json_str(const char *s)
-{
-	putchar('"');
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_len((const unsigned char *)s);
+/* Typed JSON: these keys are numbers (null if not one), these booleans. */
+static const char *const num_keys[] = {
+	"pid", "interval_ms", "uptime_s", "limit_mb", "used_mb",
+	"psi_some_avg10", "priority", "runtime", "current_mb", "peak_mb",
+	"max_mb", "high_mb", "psi", "tools_running", "tool_calls", "retries",
+	"tools_killed", "oom_kills", "forks", "execs", "reclaim_stall_ms",
+	"high_events", "duration_ms", NULL,
+};
+static const char *const bool_keys[] = { "exempt", "dry_run", "retry", NULL };
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else if (!n)
-			fputs("\\ufffd", stdout);
-		else
-			fwrite(s, 1, n, stdout);
-		s += n ? n : 1;
-	}
-	putchar('"');
+static void json_value(const char *k, const char *v)
+{
+	if (in_list(k, num_keys))
+		fputs(is_number(v) ? v : "null", stdout);
+	else if (in_list(k, bool_keys))
+		fputs(strcmp(v, "0") && *v ? "true" : "false", stdout);
+	else
+		amm_json_str(stdout, v);
 }
 
 /* Members of @r without the closing brace, so callers can add more. */
@@ -212,14 +208,9 @@ static void json_open(const struct rec *r)
 	for (i = 0; i < r->n; i++) {
 		if (i)
 			putchar(',');
-		json_str(r->k[i]);
+		amm_json_str(stdout, r->k[i]);
 		putchar(':');
-		if (is_number(r->v[i]) && strcmp(r->k[i], "name") &&
-		    strcmp(r->k[i], "version") &&
-		    strcmp(r->k[i], "sandbox") && strcmp(r->k[i], "cmd"))
-			fputs(r->v[i], stdout);
-		else
-			json_str(r->v[i]);
+		json_value(r->k[i], r->v[i]);
 	}
 }
 
@@ -236,11 +227,58 @@ struct status {
 	bool stale;
 };
 
+/* Read a whole file into a NUL-terminated buffer; NULL with errno. */
+static char *slurp(const char *path, size_t *lenp, struct stat *sb)
+{
+	size_t cap = 0, len = 0, got;
+	char *buf = NULL, *nb;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (len + 4096 > cap) {
+			nb = realloc(buf, cap = cap * 2 + 8192);
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len - 1, f);
+		if (!got)
+			break;
+		len += got;
+	}
+	buf[len] = 0;
+	if (sb && fstat(fileno(f), sb))
+		memset(sb, 0, sizeof(*sb));
+	fclose(f);
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+/* Is the daemon whose pid is in STATE_DIR/agentmmd.pid alive? */
+static bool daemon_running(void)
+{
+	char path[AMM_PATH_MAX + 32], *b;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/agentmmd.pid", cfg.state_dir);
+	b = slurp(path, NULL, NULL);
+	pid = b ? atoi(b) : 0;
+	free(b);
+	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
+}
+
 /*
  * Split st->buf (NUL-terminated, the status file's text; changed in place)
- * into st->recs and find the daemon's pid (0 if none). The text comes from
- * cgroup names and command lines of sandboxes: any bytes. tests/fuzz
- * calls this directly. -1 when out of memory.
+ * into st->recs and find the daemon's pid (0 if none). Much of the text
+ * comes from sandboxes (cgroup names, command lines): tests/fuzz calls
+ * this with any bytes. -1 when out of memory.
  */
 static int parse_status(struct status *st, int *pid)
 {
@@ -268,40 +306,16 @@ static int load_status(struct status *st)
 {
 	char path[AMM_PATH_MAX + 16];
 	struct stat sb;
-	size_t cap = 0, len = 0;
-	FILE *f;
 	int pid = 0;
 
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
-	f = fopen(path, "re");
-	if (!f) {
+	st->buf = slurp(path, NULL, &sb);
+	if (!st->buf) {
 		fprintf(stderr,
 			"agentmmctl: cannot read %s: %s (is agentmmd running? start it with 'agentmmd' or 'systemctl start agentmmd')\n",
 			path, strerror(errno));
 		return -1;
 	}
-	st->buf = NULL;
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *nb = realloc(st->buf, cap = cap * 2 + 8192);
-
-			if (!nb) {
-				fclose(f);
-				free(st->buf);
-				fprintf(stderr, "agentmmctl: out of memory\n");
-				return -1;
-			}
-			st->buf = nb;
-		}
-		size_t got = fread(st->buf + len, 1, cap - len - 1, f);
-
-		if (!got)
-			break;
-		len += got;
-	}
-	st->buf[len] = 0;
-	fstat(fileno(f), &sb);
-	fclose(f);
 	if (parse_status(st, &pid)) {
 		free(st->buf);
 		fprintf(stderr, "agentmmctl: out of memory\n");
@@ -315,110 +329,370 @@ static int load_status(struct status *st)
 	return 0;
 }
 
+static void json_status(struct status *st, const char *only)
+{
+	const struct rec *r;
+	bool first = true, tf;
+	int i, j;
+
+	printf("{");
+	for (i = 0; i < st->n; i++) {
+		r = &st->recs[i];
+		if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host")) {
+			printf("\"%s\":", r->type);
+			json_obj(r);
+			putchar(',');
+		}
+	}
+	printf("\"running\":%s,\"sandboxes\":[", st->stale ? "false" : "true");
+	for (i = 0; i < st->n; i++) {
+		r = &st->recs[i];
+		if (!shown_sandbox(r, only))
+			continue;
+		if (!first)
+			putchar(',');
+		first = false;
+		json_open(r);
+		/* tools nest under their sandbox */
+		printf("%s\"tools\":[", r->n ? "," : "");	/* r may be empty */
+		tf = true;
+		for (j = 0; j < st->n; j++) {
+			if (strcmp(st->recs[j].type, "tool") ||
+			    strcmp(get(&st->recs[j], "sandbox"), get(r, "name")))
+				continue;
+			if (!tf)
+				putchar(',');
+			tf = false;
+			json_obj(&st->recs[j]);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
 static int cmd_status(struct status *st, const char *only, bool json)
 {
 	const struct rec *r;
-	bool first = true, found = !only;
-	int i, j;
+	bool found = !only;
+	int i, j, w = 7;
 
-	if (json) {
-		printf("{");
-		for (i = 0; i < st->n; i++) {
-			r = &st->recs[i];
-			if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host")) {
-				printf("\"%s\":", r->type);
-				json_obj(r);
-				putchar(',');
-			}
-		}
-		printf("\"running\":%s,\"sandboxes\":[",
-		       st->stale ? "false" : "true");
-		for (i = 0; i < st->n; i++) {
-			r = &st->recs[i];
-			if (!shown_sandbox(r, only))
-				continue;
+	for (i = 0; i < st->n; i++)
+		if (shown_sandbox(&st->recs[i], only)) {
+			int l = (int)strlen(shown(get(&st->recs[i], "name")));
+
 			found = true;
-			if (!first)
-				putchar(',');
-			first = false;
-			json_open(r);
-			/* tools nest under their sandbox */
-			printf("%s\"tools\":[", r->n ? "," : "");
-			bool tf = true;
-
-			for (j = 0; j < st->n; j++) {
-				if (strcmp(st->recs[j].type, "tool") ||
-				    strcmp(get(&st->recs[j], "sandbox"),
-					   get(r, "name")))
-					continue;
-				if (!tf)
-					putchar(',');
-				tf = false;
-				json_obj(&st->recs[j]);
-			}
-			printf("]}");
+			w = l > w ? l : w;
 		}
-		printf("]}\n");
-	} else {
-		for (i = 0; i < st->n; i++) {
-			r = &st->recs[i];
-			if (!strcmp(r->type, "host"))
-				printf("host: %s of %s MB used, memory pressure (some avg10) %s%%, level %s\n",
-				       get(r, "used_mb"), get(r, "limit_mb"),
-				       get(r, "psi_some_avg10"), get(r, "level"));
-			else if (!strcmp(r->type, "daemon"))
-				printf("agentmmd pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s\n",
-				       get(r, "pid"), st->stale ? " (NOT RUNNING)" : "",
-				       get(r, "uptime_s"), get(r, "bpf_programs"),
-				       get(r, "struct_ops"));
-		}
-		printf("\n%-36s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n",
-		       "SANDBOX", "STATE", "PRIO", "RUNTIME", "CUR_MB",
-		       "PEAK_MB", "HIGH_MB", "TOOLS", "CALLS", "RETRY",
-		       "KILLED", "OOM");
-		for (i = 0; i < st->n; i++) {
-			r = &st->recs[i];
-			if (!shown_sandbox(r, only))
-				continue;
-			found = true;
-			printf("%-36s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n",
-			       get(r, "name"), get(r, "state"),
-			       get(r, "priority"), get(r, "runtime"),
-			       get(r, "current_mb"), get(r, "peak_mb"),
-			       strcmp(get(r, "high_mb"), "0") ?
-			       get(r, "high_mb") : "-",
-			       get(r, "tools_running"), get(r, "tool_calls"),
-			       get(r, "retries"), get(r, "tools_killed"),
-			       get(r, "oom_kills"));
-			if (!only)
-				continue;
-			printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s\n",
-			       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
-			       get(r, "execs"), get(r, "reclaim_stall_ms"),
-			       get(r, "high_events"));
-			printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
-			       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
-			for (j = 0; j < st->n; j++) {
-				const struct rec *t = &st->recs[j];
-
-				if (strcmp(t->type, "tool") ||
-				    strcmp(get(t, "sandbox"), only))
-					continue;
-				printf("  %-8s %-10s %9s %7s %5s  %s\n",
-				       get(t, "pid"), get(t, "state"),
-				       get(t, "duration_ms"), get(t, "peak_mb"),
-				       strcmp(get(t, "retry"), "1") ? "" : "yes",
-				       get(t, "cmd"));
-			}
-		}
-	}
 	if (!found) {
 		fprintf(stderr,
 			"agentmmctl: no sandbox '%s' (agentmmctl status lists them; names are relative to %s)\n",
-			only, cfg.cgroup_root);
+			shown(only), cfg.cgroup_root);
 		return 1;
 	}
+	if (json) {
+		json_status(st, only);
+		return st->stale ? 3 : 0;
+	}
+	for (i = 0; i < st->n; i++) {
+		r = &st->recs[i];
+		if (!strcmp(r->type, "host"))
+			printf("host: %s of %s MB used, memory pressure (some avg10) %s%%, level %s%s\n",
+			       get(r, "used_mb"), get(r, "limit_mb"),
+			       get(r, "psi_some_avg10"), get(r, "level"),
+			       strcmp(get(r, "dry_run"), "1") ? "" :
+			       " (DRY RUN: nothing is changed)");
+		else if (!strcmp(r->type, "daemon"))
+			printf("agentmmd %s pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s\n",
+			       get(r, "version"), get(r, "pid"),
+			       st->stale ? " (NOT RUNNING)" : "",
+			       get(r, "uptime_s"), get(r, "bpf_programs"),
+			       get(r, "struct_ops"));
+	}
+	/* the first column is as wide as the longest name: nothing is cut */
+	printf("\n%-*s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n", w,
+	       "SANDBOX", "STATE", "PRIO", "RUNTIME", "CUR_MB", "PEAK_MB",
+	       "HIGH_MB", "TOOLS", "CALLS", "RETRY", "KILLED", "OOM");
+	for (i = 0; i < st->n; i++) {
+		char state[24];
+
+		r = &st->recs[i];
+		if (!shown_sandbox(r, only))
+			continue;
+		snprintf(state, sizeof(state), "%s%s", get(r, "state"),
+			 strcmp(get(r, "exempt"), "1") ? "" : ",exempt");
+		printf("%-*s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n", w,
+		       shown(get(r, "name")), state, get(r, "priority"),
+		       get(r, "runtime"), get(r, "current_mb"),
+		       get(r, "peak_mb"),
+		       strcmp(get(r, "high_mb"), "0") ? get(r, "high_mb") : "-",
+		       get(r, "tools_running"), get(r, "tool_calls"),
+		       get(r, "retries"), get(r, "tools_killed"),
+		       get(r, "oom_kills"));
+		if (!only)
+			continue;
+		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s\n",
+		       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
+		       get(r, "execs"), get(r, "reclaim_stall_ms"),
+		       get(r, "high_events"));
+		printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
+		       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
+		for (j = 0; j < st->n; j++) {
+			const struct rec *t = &st->recs[j];
+
+			if (strcmp(t->type, "tool") ||
+			    strcmp(get(t, "sandbox"), only))
+				continue;
+			printf("  %-8s %-10s %9s %7s %5s  %s\n", get(t, "pid"),
+			       get(t, "state"), get(t, "duration_ms"),
+			       get(t, "peak_mb"),
+			       strcmp(get(t, "retry"), "1") ? "" : "yes",
+			       shown(get(t, "cmd")));
+		}
+	}
 	return st->stale ? 3 : 0;
+}
+
+/* ---- metrics, events ------------------------------------------------ */
+
+static int cmd_metrics(void)
+{
+	char path[AMM_PATH_MAX + 16], *b;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/metrics", cfg.state_dir);
+	b = slurp(path, &len, NULL);
+	if (!b) {
+		fprintf(stderr,
+			"agentmmctl: cannot read %s: %s (agentmmd writes it every metrics_interval_s; is it running?)\n",
+			path, strerror(errno));
+		return 1;
+	}
+	fwrite(b, 1, len, stdout);
+	free(b);
+	if (!daemon_running()) {
+		fprintf(stderr, "agentmmctl: warning: agentmmd is not running; these are its last metrics\n");
+		return 3;
+	}
+	return 0;
+}
+
+/* --since: Unix seconds, a local date[-time], or an age (90s 15m 2h 1d). */
+static int parse_since(const char *s, uint64_t *ms)
+{
+	struct tm tm;
+	char *end;
+	unsigned long long v;
+	time_t t;
+	const char *fmts[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
+			       "%Y-%m-%d %H:%M", "%Y-%m-%d", NULL };
+	int i;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!errno && end != s && *s != '-') {
+		uint64_t unit = 0;
+
+		if (!*end)
+			unit = 1;	/* Unix seconds */
+		else if (!strcmp(end, "s"))
+			unit = 1;
+		else if (!strcmp(end, "m"))
+			unit = 60;
+		else if (!strcmp(end, "h"))
+			unit = 3600;
+		else if (!strcmp(end, "d"))
+			unit = 86400;
+		if (unit && !*end) {
+			*ms = v * 1000;
+			return 0;
+		}
+		if (unit) {
+			*ms = ((uint64_t)time(NULL) - v * unit) * 1000;
+			return 0;
+		}
+	}
+	for (i = 0; fmts[i]; i++) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, fmts[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			t = mktime(&tm);
+			if (t == (time_t)-1)
+				return -1;
+			*ms = (uint64_t)t * 1000;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct ev {
+	uint64_t ms;
+	char *f[7];	/* ms action sandbox tool pid dry message */
+};
+
+/* Split an events line (7 tab-separated fields) in place. */
+static bool parse_event(char *line, struct ev *e)
+{
+	char *save = NULL, *p = line;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		char *tab = i < 6 ? strchr(p, '\t') : NULL;
+
+		e->f[i] = p;
+		if (i < 6) {
+			if (!tab)
+				return false;
+			*tab = 0;
+			p = tab + 1;
+		}
+	}
+	(void)save;
+	e->ms = strtoull(e->f[0], NULL, 10);
+	for (i = 1; i < 7; i++)
+		amm_unescape(e->f[i]);
+	return e->ms > 0;
+}
+
+static void print_event(const struct ev *e, bool json, bool *first)
+{
+	char when[64];
+	time_t t = (time_t)(e->ms / 1000);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	if (json) {
+		printf("%s{\"time_ms\":%llu,\"time\":", *first ? "" : ",",
+		       (unsigned long long)e->ms);
+		amm_json_str(stdout, when);
+		printf(",\"action\":");
+		amm_json_str(stdout, e->f[1]);
+		printf(",\"sandbox\":");
+		amm_json_str(stdout, e->f[2]);
+		printf(",\"tool\":");
+		amm_json_str(stdout, e->f[3]);
+		printf(",\"pid\":%s,\"dry_run\":%s,\"message\":",
+		       is_number(e->f[4]) ? e->f[4] : "null",
+		       strcmp(e->f[5], "1") ? "false" : "true");
+		amm_json_str(stdout, e->f[6]);
+		printf("}\n");
+	} else {
+		printf("%s  %-13s %s%s\n", when, e->f[1],
+		       strcmp(e->f[5], "1") ? "" : "[dry-run] ",
+		       shown(e->f[6]));
+	}
+	*first = false;
+}
+
+static int cmd_events(const char *since, const char *only, bool json)
+{
+	char path[AMM_PATH_MAX + 16];
+	uint64_t from = 0;
+	bool first = true, any = false;
+	int k;
+
+	if (since && parse_since(since, &from)) {
+		fprintf(stderr,
+			"agentmmctl: --since '%s': expected Unix seconds, YYYY-MM-DD[ HH:MM[:SS]] or an age like 15m, 2h, 1d\n",
+			since);
+		return 2;
+	}
+	if (json)
+		printf("[");
+	/* the older file first */
+	for (k = 1; k >= 0; k--) {
+		char *b, *line, *save = NULL;
+
+		snprintf(path, sizeof(path), "%s/events%s", cfg.state_dir,
+			 k ? ".1" : "");
+		b = slurp(path, NULL, NULL);
+		if (!b) {
+			if (errno != ENOENT) {
+				fprintf(stderr, "agentmmctl: cannot read %s: %s\n",
+					path, strerror(errno));
+				return 1;
+			}
+			continue;
+		}
+		any = true;
+		for (line = strtok_r(b, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			struct ev e;
+
+			if (!parse_event(line, &e) || e.ms < from ||
+			    (only && strcmp(e.f[2], only)))
+				continue;
+			print_event(&e, json, &first);
+		}
+		free(b);
+	}
+	if (json)
+		printf("]\n");
+	if (!any && !json)
+		fprintf(stderr, "agentmmctl: no event history in %s (agentmmd writes events there)\n",
+			cfg.state_dir);
+	return 0;
+}
+
+/* ---- manual controls ------------------------------------------------ */
+
+static int cmd_control(const char *verb, const char *sandbox)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char req[AMM_PATH_MAX + 64], rep[1100];
+	const char *name = sandbox;
+	size_t rl = strlen(cfg.cgroup_root);
+	ssize_t n;
+	int fd;
+
+	if (name[0] == '/' && !strncmp(name, cfg.cgroup_root, rl) &&
+	    name[rl] == '/')
+		name += rl + 1;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/control", cfg.state_dir);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "agentmmctl: socket: %s\n", strerror(errno));
+		return 1;
+	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		int e = errno;
+
+		close(fd);
+		if (e == EACCES || e == EPERM) {
+			fprintf(stderr,
+				"agentmmctl: %s: permission denied: only root may control agentmmd (%s is root-only); run it as root, e.g. with sudo\n",
+				verb, a.sun_path);
+			return 4;
+		}
+		fprintf(stderr,
+			"agentmmctl: %s: cannot reach agentmmd at %s: %s (is it running?)\n",
+			verb, a.sun_path, strerror(e));
+		return 3;
+	}
+	n = snprintf(req, sizeof(req), "%s %s", verb, name);
+	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		fprintf(stderr, "agentmmctl: %s: cannot send to agentmmd: %s\n",
+			verb, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	n = recv(fd, rep, sizeof(rep) - 1, 0);
+	close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "agentmmctl: %s: no reply from agentmmd%s%s\n",
+			verb, n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+		return 1;
+	}
+	rep[n] = 0;
+	if (!strncmp(rep, "ok ", 3)) {
+		printf("%s\n", shown(rep + 3));
+		return 0;
+	}
+	fprintf(stderr, "agentmmctl: %s: %s\n", verb,
+		shown(!strncmp(rep, "error ", 6) ? rep + 6 : rep));
+	return !strncmp(rep, "error only root", 15) ? 4 : 1;
 }
 
 /* ---- exec ----------------------------------------------------------- */
@@ -556,88 +830,153 @@ static int cmd_priority(const char *sandbox, const char *val)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	const char *cfg_path = AMM_DEFAULT_CONFIG, *name = NULL;
-	bool given = false, json = false;
-	struct status st;
-	char e[1024];
-	int i = 1, r;
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "wide", no_argument, NULL, 'w' },
+	{ "since", required_argument, NULL, 'S' },
+	{ "sandbox", required_argument, NULL, 's' },
+	{ "name", required_argument, NULL, 'N' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
+};
 
-	amm_config_defaults(&cfg);
-	while (i < argc && argv[i][0] == '-') {
-		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) &&
-		    i + 1 < argc) {
-			cfg_path = argv[i + 1];
-			given = true;
-			i += 2;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+struct opts {
+	const char *cfg_path, *since, *only, *name;
+	bool given, json, wide;
+};
+
+/*
+ * Options up to the first non-option (the command), then again after it,
+ * so "--json status" and "status --json" both work; "--" ends them (exec).
+ * Returns -1 to go on, else an exit status.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+c:jwhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->cfg_path = optarg;
+			o->given = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'w':
+			o->wide = true;
+			break;
+		case 'S':
+			o->since = optarg;
+			break;
+		case 's':
+			o->only = optarg;
+			break;
+		case 'N':
+			o->name = optarg;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else {
-			fprintf(stderr, "agentmmctl: unknown option '%s'; try --help\n",
-				argv[i]);
+		case 'V':
+			printf("agentmmctl %s\n", AMM_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'agentmmctl --help'.\n");
 			return 2;
 		}
 	}
-	if (amm_config_load(&cfg, cfg_path, !given, e, sizeof(e))) {
-		fprintf(stderr, "agentmmctl: %s\n", e);
-		return 1;
-	}
-	if (i >= argc) {
+	return -1;
+}
+
+static int need_args(const char *cmd, int have, int min, int max,
+		     const char *args)
+{
+	if (have >= min && have <= max)
+		return 0;
+	fprintf(stderr, "usage: agentmmctl %s %s\n", cmd, args);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .cfg_path = AMM_DEFAULT_CONFIG };
+	char *args[64];
+	int nargs = 0, r;
+	struct status st;
+	const char *cmd;
+	char e[1024];
+
+	amm_config_defaults(&cfg);
+	r = parse_opts(argc, argv, &o);
+	if (r >= 0)
+		return r;
+	if (optind >= argc) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[i], "status") || !strcmp(argv[i], "show")) {
-		bool show = !strcmp(argv[i], "show");
-		const char *only = NULL;
-		int j;
-
-		for (j = i + 1; j < argc; j++) {
-			if (!strcmp(argv[j], "--json"))
-				json = true;
-			else if (show && !only)
-				only = argv[j];
-			else {
-				fprintf(stderr, "agentmmctl: unexpected '%s'; try --help\n",
-					argv[j]);
-				return 2;
-			}
-		}
-		if (show && !only) {
-			fprintf(stderr, "agentmmctl: show needs a SANDBOX\n");
+	cmd = argv[optind++];
+	if (!strcmp(cmd, "exec")) {
+		/* exec [--name NAME] SANDBOX -- COMMAND [ARG...]: options end at -- */
+		r = parse_opts(argc, argv, &o);
+		if (r >= 0)
+			return r;
+		if (o.name && strchr(o.name, '/')) {
+			fprintf(stderr, "agentmmctl: --name must not contain '/'\n");
 			return 2;
 		}
+		if (optind + 2 >= argc || strcmp(argv[optind + 1], "--")) {
+			fprintf(stderr, "usage: agentmmctl exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n");
+			return 2;
+		}
+	} else {
+		/* the rest: options anywhere, positional arguments in order */
+		while (optind < argc) {
+			r = parse_opts(argc, argv, &o);
+			if (r >= 0)
+				return r;
+			if (optind < argc) {
+				if (nargs == (int)(sizeof(args) / sizeof(args[0]))) {
+					fprintf(stderr, "agentmmctl: too many arguments\n");
+					return 2;
+				}
+				args[nargs++] = argv[optind++];
+			}
+		}
+	}
+	if (amm_config_load(&cfg, o.cfg_path, !o.given, e, sizeof(e))) {
+		fprintf(stderr, "agentmmctl: %s\n", e);
+		return 1;
+	}
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "show")) {
+		bool show = !strcmp(cmd, "show");
+
+		if (show ? need_args(cmd, nargs, 1, 1, "SANDBOX [--json]") :
+			   need_args(cmd, nargs, 0, 0, "[--json] [--wide]"))
+			return 2;
 		if (load_status(&st))
 			return 1;
-		r = cmd_status(&st, only, json);
+		r = cmd_status(&st, show ? args[0] : NULL, o.json);
 		free(st.recs);
 		free(st.buf);
 		return r;
 	}
-	if (!strcmp(argv[i], "exec")) {
-		i++;
-		if (i + 1 < argc && !strcmp(argv[i], "--name")) {
-			name = argv[i + 1];
-			if (strchr(name, '/')) {
-				fprintf(stderr, "agentmmctl: --name must not contain '/'\n");
-				return 2;
-			}
-			i += 2;
-		}
-		if (i + 2 >= argc || strcmp(argv[i + 1], "--")) {
-			fprintf(stderr, "usage: agentmmctl exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n");
-			return 2;
-		}
-		return cmd_exec(argv[i], name, argv + i + 2);
-	}
-	if (!strcmp(argv[i], "priority")) {
-		if (i + 1 >= argc || i + 3 < argc) {
-			fprintf(stderr, "usage: agentmmctl priority SANDBOX [N]\n");
-			return 2;
-		}
-		return cmd_priority(argv[i + 1], i + 2 < argc ? argv[i + 2] : NULL);
-	}
-	fprintf(stderr, "agentmmctl: unknown command '%s'; try --help\n", argv[i]);
+	if (!strcmp(cmd, "metrics"))
+		return need_args(cmd, nargs, 0, 0, "") ? 2 : cmd_metrics();
+	if (!strcmp(cmd, "events"))
+		return need_args(cmd, nargs, 0, 0, "[--since T] [--sandbox S] [--json]") ?
+			2 : cmd_events(o.since, o.only, o.json);
+	if (!strcmp(cmd, "thaw") || !strcmp(cmd, "release") ||
+	    !strcmp(cmd, "exempt") || !strcmp(cmd, "unexempt"))
+		return need_args(cmd, nargs, 1, 1, "SANDBOX") ? 2 :
+			cmd_control(cmd, args[0]);
+	if (!strcmp(cmd, "exec"))
+		return cmd_exec(argv[optind], o.name, argv + optind + 2);
+	if (!strcmp(cmd, "priority"))
+		return need_args(cmd, nargs, 1, 2, "SANDBOX [N]") ? 2 :
+			cmd_priority(args[0], nargs > 1 ? args[1] : NULL);
+	fprintf(stderr, "agentmmctl: unknown command '%s'; try --help\n", cmd);
 	return 2;
 }

@@ -72,6 +72,8 @@ int fd_read_u64(int fd, uint64_t *v)
 	return 0;
 }
 
+bool amm_dry_run;
+
 int cg_write(const char *dir, const char *file, const char *s)
 {
 	char path[4400];
@@ -80,6 +82,8 @@ int cg_write(const char *dir, const char *file, const char *s)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (amm_dry_run)	/* the file must exist; nothing is written */
+		return access(path, F_OK);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

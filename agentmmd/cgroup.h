@@ -10,6 +10,14 @@
 
 #define AMM_PRIORITY_XATTR	"user.agentmm.priority"
 
+/*
+ * agentmmd --dry-run: cg_write() (every cgroupfs and /proc write the
+ * daemon makes: memory.high, cgroup.freeze, cgroup.kill, memory.reclaim,
+ * memory.oom.group, oom_score_adj) writes nothing and succeeds if the file
+ * exists.
+ */
+extern bool amm_dry_run;
+
 int cg_read_str(const char *dir, const char *file, char *buf, size_t len);
 /* "max" reads as UINT64_MAX. */
 int cg_read_u64(const char *dir, const char *file, uint64_t *v);

@@ -38,6 +38,10 @@ void amm_config_defaults(struct amm_config *c)
 	c->kill_free_pct = 3;
 	c->hysteresis_pct = 5;
 	c->kill_after_ms = 1000;
+	c->forecast_throttle_ms = 4000;
+	c->forecast_freeze_ms = 2000;
+	c->forecast_kill_ms = 1000;
+	c->pool_high_free_pct = 2;
 	c->floor_mb = 64;
 	c->kill_min_mb = 16;
 	c->default_priority = 100;
@@ -51,6 +55,17 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_step_pct = 5;
 	c->reclaim_budget_mb_per_s = 64;
 	c->retry_repeats = 3;
+	c->metrics_interval_s = 15;
+	c->events_max_kb = 1024;
+}
+
+static const char *const governor_names[] = {
+	"auto", "kernel", "daemon", "off",	/* order of enum ugov_mode */
+};
+
+const char *amm_governor_name(int g)
+{
+	return g >= 0 && g < 4 ? governor_names[g] : "?";
 }
 
 static char *trim(char *s)
@@ -194,6 +209,19 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(hysteresis_pct, 100);
 	} else if (!strcmp(key, "kill_after_ms")) {
 		U(kill_after_ms, 600000);
+	} else if (!strcmp(key, "forecast_throttle_ms")) {
+		U(forecast_throttle_ms, 600000);
+	} else if (!strcmp(key, "forecast_freeze_ms")) {
+		U(forecast_freeze_ms, 600000);
+	} else if (!strcmp(key, "forecast_kill_ms")) {
+		U(forecast_kill_ms, 600000);
+	} else if (!strcmp(key, "pool_cgroup")) {
+		if (strlen(val) >= sizeof(c->pool_cgroup) || val[0] == '/' ||
+		    strstr(val, ".."))
+			goto bad_value;
+		strcpy(c->pool_cgroup, val);
+	} else if (!strcmp(key, "pool_high_free_pct")) {
+		U(pool_high_free_pct, 50);
 	} else if (!strcmp(key, "floor_mb")) {
 		U(floor_mb, 1ULL << 40);
 	} else if (!strcmp(key, "kill_min_mb")) {
@@ -240,6 +268,38 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(reclaim_budget_mb_per_s, 1ULL << 30);
 	} else if (!strcmp(key, "retry_repeats")) {
 		U(retry_repeats, 100);
+	} else if (!strcmp(key, "governor")) {
+		int g;
+
+		for (g = 0; g < 4; g++)
+			if (!strcmp(val, governor_names[g]))
+				break;
+		if (g == 4) {
+			snprintf(why, whylen,
+				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off)",
+				 val);
+			return -1;
+		}
+		c->governor = g;
+	} else if (!strcmp(key, "dry_run")) {
+		if (parse_bool(val, &c->dry_run))
+			goto bad_value;
+	} else if (!strcmp(key, "metrics_textfile")) {
+		size_t l = strlen(val);
+
+		/* node_exporter reads only *.prom files */
+		if (l && (val[0] != '/' || l >= sizeof(c->metrics_textfile) - 16 ||
+			  l < 6 || strcmp(val + l - 5, ".prom")))
+			goto bad_value;
+		strcpy(c->metrics_textfile, val);
+	} else if (!strcmp(key, "metrics_interval_s")) {
+		U(metrics_interval_s, 3600);
+		if (!c->metrics_interval_s)
+			goto bad_value;
+	} else if (!strcmp(key, "events_max_kb")) {
+		U(events_max_kb, 1U << 20);
+		if (c->events_max_kb < 16)
+			goto bad_value;
 	} else {
 		snprintf(why, whylen, "unknown key '%s'", key);
 		return -1;
@@ -326,7 +386,10 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"busy_interval_ms = %u\nidle_interval_ms = %u\n"
 		"memory_limit_mb = %" PRIu64 "\nthrottle_free_pct = %u\n"
 		"freeze_free_pct = %u\nkill_free_pct = %u\nhysteresis_pct = %u\n"
-		"kill_after_ms = %u\nfloor_mb = %" PRIu64 "\n"
+		"kill_after_ms = %u\nforecast_throttle_ms = %u\n"
+		"forecast_freeze_ms = %u\nforecast_kill_ms = %u\n"
+		"pool_cgroup = %s\npool_high_free_pct = %u\n"
+		"floor_mb = %" PRIu64 "\n"
 		"kill_min_mb = %" PRIu64 "\n"
 		"default_priority = %u\nruntime_oom_score_adj = %d\n"
 		"tool_oom_score_adj = %d\nthrottle = %d\nfreeze = %d\nkill = %d\n"
@@ -334,11 +397,14 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
-		"debug = %d\n",
+		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
+		"metrics_interval_s = %u\nevents_max_kb = %u\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
 		c->idle_interval_ms, c->memory_limit_mb,
 		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
-		c->hysteresis_pct, c->kill_after_ms, c->floor_mb,
+		c->hysteresis_pct, c->kill_after_ms, c->forecast_throttle_ms,
+		c->forecast_freeze_ms, c->forecast_kill_ms, c->pool_cgroup,
+		c->pool_high_free_pct, c->floor_mb,
 		c->kill_min_mb,
 		c->default_priority, c->runtime_oom_score_adj,
 		c->tool_oom_score_adj, c->throttle, c->freeze, c->kill,
@@ -346,5 +412,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_host_psi_max / 100, c->reclaim_host_psi_max % 100,
 		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
-		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug);
+		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
+		amm_governor_name(c->governor), c->dry_run,
+		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
 }

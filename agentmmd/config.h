@@ -23,6 +23,9 @@ struct amm_config {
 	unsigned int throttle_free_pct, freeze_free_pct, kill_free_pct;
 	unsigned int hysteresis_pct;
 	unsigned int kill_after_ms;
+	unsigned int forecast_throttle_ms, forecast_freeze_ms, forecast_kill_ms;
+	char pool_cgroup[256];		/* "" = no pool backstop */
+	unsigned int pool_high_free_pct;
 	uint64_t floor_mb;
 	uint64_t kill_min_mb;
 	unsigned int default_priority;
@@ -35,7 +38,13 @@ struct amm_config {
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
+	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off */
 	bool debug;
+	/* operations (agentmmd(8)) */
+	bool dry_run;			/* decide and log, change nothing */
+	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
+	unsigned int metrics_interval_s;
+	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 
 void amm_config_defaults(struct amm_config *c);
@@ -46,6 +55,8 @@ void amm_config_defaults(struct amm_config *c);
  */
 int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
 		    char *err, size_t errlen);
+/* "auto", "kernel", "daemon" or "off" for amm_config.governor */
+const char *amm_governor_name(int g);
 void amm_config_print(const struct amm_config *c, FILE *f);
 
 #endif

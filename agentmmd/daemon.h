@@ -16,7 +16,11 @@
  *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
  *   status.c   the status file agentmmctl reads
+ *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
+ *   history.c  the event history on disk (STATE_DIR/events)
+ *   control.c  the root-only control socket (thaw, release, exempt)
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
+ *   governor.c the mTHP governor in user space (govparse.c: its parsers)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H
@@ -34,8 +38,12 @@
 #include "cgroup.h"
 #include "config.h"
 #include "pressure.h"
+#include "usergov.h"
 
-#define AMMD_VERSION	"0.1"
+#ifndef AMM_VERSION
+#define AMM_VERSION	"0.1.0"
+#endif
+#define AMMD_VERSION	AMM_VERSION
 #define MB		((uint64_t)1 << 20)
 
 #define AMM_MAX_SANDBOXES	512
@@ -91,6 +99,11 @@ struct sandbox {
 	uint64_t frozen_ms;	/* when we froze it */
 	bool swept;		/* oom_score_adj set on all its processes */
 	char high_orig[32];	/* high_dir's memory.high before we set it */
+	/* for metrics (metrics.c) and manual controls (control.c) */
+	uint64_t throttle_since_ms;	/* when the current throttle began */
+	uint64_t throttled_ms_total, frozen_ms_total;	/* ended spells */
+	uint64_t reclaimed_bytes;	/* memory.current drops after reclaim */
+	bool exempt;		/* agentmmctl exempt: never acted on */
 };
 
 struct agentmm_bpf;
@@ -100,6 +113,7 @@ struct daemon {
 	struct amm_config cfg;
 	const char *cfg_path;
 	bool cfg_path_given;
+	bool dry_run_arg;	/* --dry-run */
 	char applied_path[AMM_PATH_MAX + 16];	/* the restore journal */
 	struct sandbox sbs[AMM_MAX_SANDBOXES];
 
@@ -116,6 +130,13 @@ struct daemon {
 	enum amm_level level;
 	uint64_t kill_since_ms;
 	uint64_t last_reclaim_ms;
+	/* forecast: usage and time at the last tick, time left then */
+	uint64_t fc_used, fc_ms, time_left_ms;
+	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)
+	 * and what was there before, for the journal */
+	char pool_dir[AMM_PATH_MAX];
+	char pool_high_orig[32];
+	uint64_t pool_high;
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */
@@ -128,20 +149,57 @@ struct daemon {
 	unsigned int slow_count;
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
+	/* the mTHP governor in user space (governor.c); NULL when off */
+	struct ugov *gov;
+	bool gov_only;		/* no cgroup v2 memory controller: governor only */
+	/* metrics.c, control.c */
+	uint64_t last_metrics_ms;
+	int ctl_fd;		/* the control socket, -1 if none */
+
 	/* the status file as last written, without its uptime (status.c) */
 	char status_last[1 << 20];
 	size_t status_last_len;
 };
 
-/* log.c */
-void logmsg(const char *lvl, const char *fmt, ...)
+/* log.c: syslog priorities (3 err, 4 warning, 5 notice, 6 info, 7 debug) */
+enum amm_action {
+	AMM_ACT_NONE,
+	/* actions on sandboxes: "dry-run" prefixed when nothing is changed */
+	AMM_ACT_THROTTLE, AMM_ACT_RELEASE, AMM_ACT_FREEZE, AMM_ACT_THAW,
+	AMM_ACT_KILL, AMM_ACT_OOM_KILL, AMM_ACT_NO_VICTIM, AMM_ACT_EXEMPT,
+	AMM_ACT_UNEXEMPT,
+	/* the daemon */
+	AMM_ACT_RELOAD, AMM_ACT_RELOAD_FAILED, AMM_ACT_START, AMM_ACT_STOP,
+	AMM_ACT_TOOL, AMM_ACT_CONTROL, AMM_ACT_ADOPT,
+	AMM_ACT_NR
+};
+void log_init(void);
+void logmsg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* An action: logged with MESSAGE_ID and fields, and kept in the history. */
+void log_action(int prio, enum amm_action act, const char *sandbox,
+		const char *tool, pid_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+const char *log_action_name(enum amm_action a);
+const char *log_action_id(enum amm_action a);
+/* The journal's native record for one line (unit tests see it). */
+size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
+			  const char *sandbox, const char *tool, pid_t pid,
+			  const char *msg);
 void log_set_debug(bool on);
 bool log_debug(void);
-#define info(...) logmsg("", __VA_ARGS__)
-#define warn(...) logmsg("warning: ", __VA_ARGS__)
-#define err(...) logmsg("error: ", __VA_ARGS__)
-#define dbg(...) do { if (log_debug()) logmsg("debug: ", __VA_ARGS__); } while (0)
+void log_set_dry_run(bool on);
+bool log_dry_run(void);
+#define info(...) logmsg(6, __VA_ARGS__)
+#define notice(...) logmsg(5, __VA_ARGS__)
+#define warn(...) logmsg(4, __VA_ARGS__)
+#define err(...) logmsg(3, __VA_ARGS__)
+#define dbg(...) do { if (log_debug()) logmsg(7, __VA_ARGS__); } while (0)
+
+/* history.c */
+int history_open(const char *dir, uint64_t max_bytes);
+void history_add(enum amm_action act, const char *sandbox, const char *tool,
+		 pid_t pid, const char *msg);
 
 static inline uint64_t now_ms(void)
 {
@@ -231,6 +289,18 @@ void psi_start(struct daemon *d, int ep);
 
 /* status.c */
 void write_status(struct daemon *d, uint64_t now);
+
+/* metrics.c */
+extern const char *metrics_sysfs;	/* "/sys"; unit tests point elsewhere */
+size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len);
+void metrics_tick(struct daemon *d, uint64_t now, bool force);
+
+/* control.c */
+int control_start(struct daemon *d, int ep);
+void control_handle(struct daemon *d);
+void control_stop(struct daemon *d);
+struct sandbox *sb_by_name(struct daemon *d, const char *name);
+bool control_is_exempt(struct daemon *d, const char *rel);
 
 
 #endif

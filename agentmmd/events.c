@@ -15,6 +15,45 @@
 
 #include "daemon.h"
 
+/*
+ * Why the kernel OOM killer could take a runtime: the other processes the
+ * sandboxes held then (tools: anything but a runtime) and whether their
+ * oom_score_adj had been raised above the runtimes' yet - a tool that
+ * inherited the runtime's score before the daemon saw its fork competes
+ * with the runtime on size alone.
+ */
+static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
+{
+	static pid_t pids[8192];
+	unsigned int tools = 0, low = 0;
+	int i, k, np, adj;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		np = cg_pids(s->path, pids, 8192);
+		for (k = 0; k < np; k++) {
+			if (pids[k] == s->runtime)
+				continue;
+			tools++;
+			if (!proc_get_oom_adj(pids[k], &adj) &&
+			    adj <= d->cfg.runtime_oom_score_adj)
+				low++;
+		}
+	}
+	if (!tools)
+		snprintf(buf, len,
+			 "no tool was left in any sandbox: memory was held by runtimes alone (level %d, %" PRIu64
+			 " of %" PRIu64 " MB)", (int)d->level,
+			 d->host_used / MB, d->host_limit / MB);
+	else
+		snprintf(buf, len,
+			 "%u other processes were in the sandboxes, %u of them with an oom_score_adj not above the runtime's (not yet raised to tool_oom_score_adj %d)",
+			 tools, low, d->cfg.tool_oom_score_adj);
+}
+
 int handle_event(void *ctx, void *data, size_t len)
 {
 	struct daemon *d = ctx;
@@ -82,9 +121,12 @@ int handle_event(void *ctx, void *data, size_t len)
 	case AMM_EV_OOM_VICTIM:
 		s->oom_victims++;
 		if ((pid_t)e->tgid == s->runtime) {
-			err("sandbox %s: the kernel OOM killer chose the agent runtime %s (pid %d) despite oom_score_adj %d",
+			char why[256];
+
+			runtime_loss_reason(d, why, sizeof(why));
+			err("sandbox %s: the kernel OOM killer chose the agent runtime %s (pid %d) despite oom_score_adj %d; %s",
 			    s->rel, comm, (int)e->tgid,
-			    d->cfg.runtime_oom_score_adj);
+			    d->cfg.runtime_oom_score_adj, why);
 			break;
 		}
 		cg_read_u64(s->path, "memory.max", &s->max);
@@ -93,8 +135,9 @@ int handle_event(void *ctx, void *data, size_t len)
 			 comm, (int)e->tgid, s->rel,
 			 s->max == UINT64_MAX ? "host, " : "memory.max ",
 			 s->max == UINT64_MAX ? d->host_limit / MB : s->max / MB);
-		info("sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
-		     s->rel, comm, (int)e->tgid);
+		log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
+			   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
+			   s->rel, comm, (int)e->tgid);
 		notify(d, s, (pid_t)e->tgid, msg);
 		t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
 		if (t)

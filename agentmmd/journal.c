@@ -43,6 +43,11 @@ int applied_save(struct daemon *d)
 					"high %s %s\n", s->high_dir,
 					s->high_orig);
 	}
+	if (d->pool_high && off < sizeof(buf))
+		off += snprintf(buf + off, sizeof(buf) - off, "high %s %s\n",
+				d->pool_dir, d->pool_high_orig);
+	if (off < sizeof(buf))
+		off += gov_journal(d, buf + off, sizeof(buf) - off);
 	if (off >= sizeof(buf)) {
 		err("%s: too many entries to record; not applying more changes",
 		    d->applied_path);
@@ -69,6 +74,10 @@ int restore_file(const char *path)
 	while (fgets(line, sizeof(line), f)) {
 		char dir[AMM_PATH_MAX], orig[32];
 
+		if (!strncmp(line, "thp ", 4)) {	/* governor.c's knobs */
+			n += gov_restore_line(line) > 0;
+			continue;
+		}
 		if (sscanf(line, "freeze %4095s", dir) == 1) {
 			if (cg_write(dir, "cgroup.freeze", "0") && errno != ENOENT)
 				err("cannot thaw %s: %s", dir, strerror(errno));
@@ -106,6 +115,11 @@ void restore_all_live(struct daemon *d)
 		s->frozen = false;
 		s->high_dir[0] = 0;
 	}
+	if (d->pool_high &&
+	    cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0)
+		info("reset memory.high of pool %s to %s", d->pool_dir,
+		     d->pool_high_orig);
+	d->pool_high = 0;
 	restore_file(d->applied_path);
 }
 

@@ -36,8 +36,8 @@ static void usage(FILE *f)
 "    agentmmd - per-sandbox memory control for hosts running AI agents\n"
 "\n"
 "SYNOPSIS\n"
-"    agentmmd [-c FILE] [-d]\n"
-"    agentmmd [-c FILE] --check-config\n"
+"    agentmmd [-c FILE] [-d] [--dry-run]\n"
+"    agentmmd [-c FILE] --check-config [-q] [FILE]\n"
 "    agentmmd [-c FILE] --restore\n"
 "\n"
 "DESCRIPTION\n"
@@ -101,12 +101,32 @@ static void usage(FILE *f)
 "    -c, --config FILE  configuration file (default %s; a missing default\n"
 "                       file means built-in defaults)\n"
 "    -d, --debug        verbose logging (same as debug = 1)\n"
-"    --check-config     parse the configuration, print the effective values\n"
-"                       and exit: 0 if valid, 1 if not\n"
+"    --check-config [FILE]  parse the configuration (FILE, else -c's or the\n"
+"                       default), print the effective values and exit: 0 if\n"
+"                       valid, 1 with FILE:LINE: problem if not (systemd\n"
+"                       runs it before a reload; -q, --quiet: no values)\n"
+"    -n, --dry-run      decide and log every action (\"dry-run (nothing\n"
+"                       changed): ...\"), change nothing: no cgroup or /proc\n"
+"                       writes, no signals, no note on a tool's stderr\n"
 "    --restore          undo the throttles and freezes recorded in\n"
 "                       STATE_DIR/applied by a daemon that died, and exit\n"
 "                       (systemd: ExecStopPost)\n"
 "    -h, --help         this text;  -V, --version  the version\n"
+"    agentmmd(8) and agentmmd.conf(5) have the rest: metrics, the event\n"
+"    history, manual controls, log fields and MESSAGE_IDs.\n"
+"\n"
+"mTHP GOVERNOR\n"
+"    governor = auto (default) runs the adaptive mTHP governor of agentmm.ko\n"
+"    in the daemon when the module is not loaded in enforce mode: the same\n"
+"    policy code, fed from /proc/zoneinfo, /proc/buddyinfo and\n"
+"    hugepages-<N>kB/stats, writing hugepages-<N>kB/enabled. The admin's\n"
+"    values are recorded in STATE_DIR/applied before the first write and\n"
+"    written back on stop (or by the guardian / the next start after a\n"
+"    crash); a knob someone else changes is left to them. When agentmm.ko\n"
+"    enters enforce the daemon hands the knobs back and the module drives.\n"
+"    governor = kernel: only the module; daemon: the daemon's governor (it\n"
+"    still yields to a module in enforce); off: the knobs are left alone.\n"
+"    Without a cgroup v2 memory controller agentmmd runs governor-only.\n"
 "\n"
 "SIGNALS\n"
 "    SIGHUP   reload the configuration; a malformed file is reported as\n"
@@ -117,6 +137,10 @@ static void usage(FILE *f)
 "    /etc/agentmm/agentmmd.conf   configuration (key = value; see the shipped\n"
 "                                 agentmmd.conf for every key and default)\n"
 "    STATE_DIR/status             current state, read by agentmmctl\n"
+"    STATE_DIR/metrics            Prometheus text metrics\n"
+"    STATE_DIR/events, events.1   the event history (agentmmctl events)\n"
+"    STATE_DIR/control            root-only socket (agentmmctl thaw ...)\n"
+"    STATE_DIR/exempt             sandboxes exempted by agentmmctl exempt\n"
 "    STATE_DIR/applied            changes to undo if agentmmd dies\n"
 "    STATE_DIR/agentmmd.pid, agentmmd.lock\n"
 "    STATE_DIR defaults to /run/agentmm.\n"
@@ -127,7 +151,9 @@ static void usage(FILE *f)
 "    restarted daemon undoes leftovers and adopts the sandboxes it finds.\n"
 "\n"
 "LOGGING\n"
-"    To stderr (journald under systemd).\n"
+"    Under systemd to journald's native socket with PRIORITY, MESSAGE_ID\n"
+"    and AGENTMM_ACTION/SANDBOX/TOOL/PID fields (throttle, freeze and kill\n"
+"    at warning); elsewhere to stderr with the fields in brackets.\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on SIGTERM/SIGINT or success, 1 on a configuration or setup error.\n",
@@ -171,12 +197,19 @@ static void reload(struct daemon *d)
 	static struct amm_config next;
 	char e[1024];
 	bool bpf_was = d->cfg.bpf;
+	int gov_was = d->cfg.governor;
 
 	amm_config_defaults(&next);
 	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
-		err("%s; keeping the previous configuration", e);
+		log_action(3, AMM_ACT_RELOAD_FAILED, NULL, NULL, 0,
+			   "%s; keeping the previous configuration", e);
 		return;
 	}
+	if (next.dry_run != d->cfg.dry_run && !d->dry_run_arg) {
+		warn("%s: dry_run changes need a restart; keeping dry_run = %d",
+		     d->cfg_path, d->cfg.dry_run);
+	}
+	next.dry_run = d->cfg.dry_run;
 	if (strcmp(next.state_dir, d->cfg.state_dir)) {
 		warn("%s: state_dir changes need a restart; keeping %s",
 		     d->cfg_path, d->cfg.state_dir);
@@ -185,11 +218,44 @@ static void reload(struct daemon *d)
 	next.debug = next.debug || d->cfg.debug;
 	d->cfg = next;
 	log_set_debug(d->cfg.debug);
-	info("reloaded %s", d->cfg_path);
+	history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024);
+	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
 	if (d->cfg.bpf && !bpf_was)
 		bpf_start(d);
 	else if (!d->cfg.bpf && bpf_was)
 		bpf_stop(d);
+	gov_reload(d, gov_was);
+}
+
+/*
+ * Without a cgroup v2 memory controller at cgroup_root there are no
+ * sandboxes to control (memory may be on cgroup v1); the mTHP governor
+ * still runs. Said once, at start.
+ */
+static void check_gov_only(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 32], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", d->cfg.cgroup_root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+		if (!strcmp(t, "memory"))
+			return;
+	d->gov_only = true;
+	info("no cgroup v2 memory controller at %s (%s): governor-only mode; sandboxes are not watched%s",
+	     d->cfg.cgroup_root, n < 0 ? "no cgroup.controllers there" :
+	     "memory is not among its controllers",
+	     d->cfg.governor == UGOV_OFF ?
+	     ", and governor = off: agentmmd has nothing to do" :
+	     ", the mTHP governor runs");
 }
 
 /* Everything the daemon knows; large (the sandbox table), so not on the stack. */
@@ -205,6 +271,7 @@ static void daemon_init(struct daemon *d)
 	d->level = AMM_LEVEL_OK;
 	d->slow_due = true;
 	d->psi_fd = -1;
+	d->ctl_fd = -1;
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 
@@ -220,13 +287,15 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "debug", no_argument, NULL, 'd' },
-		{ "check-config", no_argument, NULL, 'C' },
+		{ "check-config", optional_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "restore", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	bool check = false, restore = false, debug = false;
+	bool check = false, restore = false, debug = false, quiet = false;
 	struct epoll_event ev, evs[8];
 	uint64_t next = 0, last_tick = 0, next_peak = 0, wake;
 	bool peaks = false;	/* tool calls run: sample their peaks too */
@@ -235,7 +304,8 @@ int main(int argc, char **argv)
 	sigset_t mask;
 
 	daemon_init(d);
-	while ((o = getopt_long(argc, argv, "c:dhV", opts, NULL)) != -1) {
+	log_init();
+	while ((o = getopt_long(argc, argv, "c:dhVnq", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			d->cfg_path = optarg;
@@ -246,6 +316,16 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			check = true;
+			if (optarg) {
+				d->cfg_path = optarg;
+				d->cfg_path_given = true;
+			}
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'n':
+			d->dry_run_arg = true;
 			break;
 		case 'R':
 			restore = true;
@@ -261,6 +341,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (check && optind + 1 == argc) {	/* --check-config FILE */
+		d->cfg_path = argv[optind++];
+		d->cfg_path_given = true;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "agentmmd: unexpected argument '%s'; try 'agentmmd --help'\n",
 			argv[optind]);
@@ -272,9 +356,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	d->cfg.debug = d->cfg.debug || debug;
+	d->cfg.dry_run = d->cfg.dry_run || d->dry_run_arg;
 	log_set_debug(d->cfg.debug);
 	if (check) {
-		amm_config_print(&d->cfg, stdout);
+		if (!quiet)
+			amm_config_print(&d->cfg, stdout);
 		return 0;
 	}
 	snprintf(d->applied_path, sizeof(d->applied_path), "%s/applied",
@@ -291,6 +377,14 @@ int main(int argc, char **argv)
 	n = restore_file(d->applied_path);
 	if (n)
 		info("undid %d throttle/freeze change(s) left by a previous run", n);
+	if (history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024))
+		warn("cannot open %s/events: %s; no event history", d->cfg.state_dir,
+		     strerror(errno));
+	/* after undoing a predecessor's changes: from here on none are made */
+	amm_dry_run = d->cfg.dry_run;
+	log_set_dry_run(d->cfg.dry_run);
+	if (d->cfg.dry_run)
+		warn("dry run: deciding and logging every action, changing nothing");
 	/* before BPF: the guardian must not hold BPF links open */
 	start_guardian(d, lock_fd);
 
@@ -299,10 +393,14 @@ int main(int argc, char **argv)
 
 		setrlimit(RLIMIT_NOFILE, &rl);	/* cached tool stderr fds */
 	}
-	if (d->cfg.bpf)
+	check_gov_only(d);
+	if (d->gov_only)
+		d->cfg.bpf = false;	/* no sandboxes to attribute to */
+	else if (d->cfg.bpf)
 		bpf_start(d);
 	else
 		info("bpf = 0: running from cgroupfs only");
+	gov_start(d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -324,8 +422,10 @@ int main(int argc, char **argv)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
 	psi_start(d, ep);
-	info("started (config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
-	     d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms, busy_ms(d), idle_ms(d));
+	control_start(d, ep);
+	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
+	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
+	     busy_ms(d), idle_ms(d));
 	for (;;) {
 		uint64_t now = now_ms();
 		int timeout;
@@ -335,13 +435,16 @@ int main(int argc, char **argv)
 
 			if (slow) {
 				d->slow_count++;
-				rescan(d);
+				if (!d->gov_only)
+					rescan(d);
 				d->last_slow_ms = now;
 				d->slow_due = false;
 			}
-			policy(d, now, slow);
+			if (!d->gov_only)
+				policy(d, now, slow);
 			if (slow || d->status_force)
 				write_status(d, now);
+			metrics_tick(d, now, false);
 			d->wake_policy = false;
 			last_tick = now;
 			next = now + next_interval(d, now);
@@ -352,6 +455,15 @@ int main(int argc, char **argv)
 			next_peak = now + d->cfg.interval_ms;
 		}
 		wake = peaks && next_peak < next ? next_peak : next;
+		{
+			uint64_t gnext = gov_tick(d, now);
+
+			if (d->status_force)
+				write_status(d, now);
+			if (gnext < wake)
+				wake = gnext;
+			now = now_ms();
+		}
 		timeout = wake > now ? (int)(wake - now) : 0;
 		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
@@ -376,12 +488,17 @@ int main(int argc, char **argv)
 					d->slow_due = d->status_force = true;
 					next = 0;
 				} else {
-					info("signal %d: restoring and exiting",
-					     (int)si.ssi_signo);
+					log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+						   "signal %d: restoring and exiting",
+						   (int)si.ssi_signo);
+					gov_stop(d);
 					restore_all_live(d);
+					control_stop(d);
 					bpf_stop(d);
 					return 0;
 				}
+			} else if (evs[i].data.fd == d->ctl_fd) {
+				control_handle(d);
 			} else if (evs[i].data.fd == d->psi_fd) {
 				/* memory stalls: act at the busy pace */
 				d->wake_policy = true;
@@ -402,6 +519,7 @@ int main(int argc, char **argv)
 				next = last_tick + busy_ms(d);
 		}
 	}
+	gov_stop(d);
 	restore_all_live(d);
 	return 1;
 }

@@ -121,10 +121,12 @@ static void adopt(struct daemon *d, const char *rel)
 				     rel);
 		}
 	}
+	s->exempt = control_is_exempt(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);
-	info("adopted sandbox %s (cgroup id %" PRIu64 ", priority %u)", rel,
-	     s->cgid, s->prio);
+	log_action(6, AMM_ACT_ADOPT, rel, NULL, 0,
+		   "adopted sandbox %s (cgroup id %" PRIu64 ", priority %u%s)",
+		   rel, s->cgid, s->prio, s->exempt ? ", exempt" : "");
 }
 
 bool matches(struct daemon *d, const char *rel)

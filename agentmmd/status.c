@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 #include "daemon.h"
+#include "escape.h"
 
 static const char *level_name(enum amm_level l)
 {
@@ -41,6 +42,8 @@ static const char *tool_state_name(enum tool_state s)
 void write_status(struct daemon *d, uint64_t now)
 {
 	static char buf[1 << 20];
+	/* names and commands come from sandboxes: one word, no newline */
+	static char name[AMM_PATH_MAX], cg[600], cmd[1200];
 	size_t off = 0, up0, up1;
 	int i, j;
 
@@ -57,8 +60,11 @@ void write_status(struct daemon *d, uint64_t now)
 	OUT(" uptime_s=%" PRIu64 "\n", (now - d->start_ms) / 1000);
 	up1 = off;
 	OUT("host limit_mb=%" PRIu64 " used_mb=%" PRIu64
-	    " psi_some_avg10=%u.%02u d->level=%s\n", d->host_limit / MB,
-	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level));
+	    " psi_some_avg10=%u.%02u level=%s dry_run=%d\n", d->host_limit / MB,
+	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level),
+	    d->cfg.dry_run);
+	if (off < sizeof(buf))
+		off += gov_status(d, buf + off, sizeof(buf) - off);
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 		struct amm_sb_stats st = { 0 };
@@ -77,14 +83,15 @@ void write_status(struct daemon *d, uint64_t now)
 			strcpy(maxs, "max");
 		else
 			snprintf(maxs, sizeof(maxs), "%" PRIu64, s->max / MB);
-		OUT("sandbox name=%s state=%s priority=%u runtime=%d current_mb=%"
+		amm_escape(name, sizeof(name), s->rel, AMM_ESC_WORD);
+		OUT("sandbox name=%s state=%s exempt=%d priority=%u runtime=%d current_mb=%"
 		    PRIu64 " peak_mb=%" PRIu64 " max_mb=%s"
 		    " high_mb=%" PRIu64 " psi=%u.%02u tools_running=%u"
 		    " tool_calls=%" PRIu64 " retries=%" PRIu64
 		    " tools_killed=%" PRIu64 " oom_kills=%" PRIu64
 		    " forks=%llu execs=%llu reclaim_stall_ms=%llu"
 		    " high_events=%llu\n",
-		    s->rel, state, s->prio, (int)s->runtime, s->current / MB,
+		    name, state, s->exempt, s->prio, (int)s->runtime, s->current / MB,
 		    s->peak / MB, maxs, s->high / MB,
 		    s->psi / 100, s->psi % 100, running, s->tool_calls,
 		    s->retries, s->tools_killed, s->oom_victims,
@@ -98,12 +105,15 @@ void write_status(struct daemon *d, uint64_t now)
 
 			if (!t->tgid)
 				continue;
+			amm_escape(cg, sizeof(cg), t->cgroup[0] ? t->cgroup : "-",
+				   AMM_ESC_WORD);
+			amm_escape(cmd, sizeof(cmd), t->cmd, AMM_ESC_TEXT);
 			OUT("tool sandbox=%s pid=%d state=%s duration_ms=%" PRIu64
 			    " peak_mb=%" PRIu64 " retry=%d cgroup=%s cmd=%s\n",
-			    s->rel, (int)t->tgid, tool_state_name(t->state),
+			    name, (int)t->tgid, tool_state_name(t->state),
 			    (t->end_ms ? t->end_ms : now) - t->start_ms,
 			    t->peak / MB, t->retry,
-			    t->cgroup[0] ? t->cgroup : "-", t->cmd);
+			    cg, cmd);
 		}
 	}
 #undef OUT

@@ -109,13 +109,73 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	/* the throttled tool cgroup may be gone with its tool call */
 	if (s->high_dir[0] && strcmp(s->high_dir, s->path) &&
 	    access(s->high_dir, F_OK) && errno == ENOENT) {
-		info("released throttle on %s (tool cgroup removed)",
-		     s->high_dir);
+		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
+			   "released throttle on %s (tool cgroup removed)",
+			   s->high_dir);
+		if (s->throttle_since_ms)
+			s->throttled_ms_total += now_ms() - s->throttle_since_ms;
+		s->throttle_since_ms = 0;
 		s->high_dir[0] = 0;
 		s->high = 0;
 		applied_save(d);
 		d->status_force = true;
 	}
+}
+
+/*
+ * The pool's memory.high backstop (pool_cgroup, pool_high_free_pct): the
+ * pool stalls a little below its limit instead of reaching memory.max,
+ * where the kernel OOM killer acts, while the steps below free memory.
+ * Checked on the slow tick: the pool may be created (or re-created) after
+ * the daemon started. Recorded in the journal like every other change.
+ */
+static void pool_backstop(struct daemon *d)
+{
+	char cur[32], want[32];
+	uint64_t max, limit, high;
+
+	if (!d->cfg.pool_cgroup[0] || !d->cfg.pool_high_free_pct)
+		return;
+	snprintf(d->pool_dir, sizeof(d->pool_dir), "%s/%s",
+		 d->cfg.cgroup_root, d->cfg.pool_cgroup);
+	if (cg_read_str(d->pool_dir, "memory.high", cur, sizeof(cur))) {
+		if (d->pool_high) {	/* the pool is gone */
+			d->pool_high = 0;
+			applied_save(d);
+		}
+		return;
+	}
+	if (cg_read_u64(d->pool_dir, "memory.max", &max))
+		max = UINT64_MAX;
+	limit = d->cfg.memory_limit_mb ? d->cfg.memory_limit_mb * MB :
+					  d->mem_total;
+	if (max < limit)
+		limit = max;
+	high = amm_pool_high(limit, d->cfg.pool_high_free_pct);
+	if (high == AMM_U64_MAX)
+		return;
+	snprintf(want, sizeof(want), "%" PRIu64, high);
+	if (!strcmp(cur, want))
+		return;
+	/* first time, or the pool was re-created or changed by someone else:
+	 * what is there now is what to restore */
+	snprintf(d->pool_high_orig, sizeof(d->pool_high_orig), "%s", cur);
+	d->pool_high = high;
+	if (applied_save(d)) {
+		d->pool_high = 0;
+		return;
+	}
+	if (cg_write(d->pool_dir, "memory.high", want)) {
+		warn("cannot set the backstop %s/memory.high: %s",
+		     d->pool_dir, strerror(errno));
+		d->pool_high = 0;
+		applied_save(d);
+		return;
+	}
+	info("pool %s: memory.high %" PRIu64 " MB, %u%% below its limit of %"
+	     PRIu64 " MB (was %s): allocations stall there instead of reaching the OOM killer",
+	     d->pool_dir, high / MB, d->cfg.pool_high_free_pct, limit / MB,
+	     d->pool_high_orig);
 }
 
 void policy(struct daemon *d, uint64_t now, bool slow)
@@ -130,6 +190,11 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		.kill_pct = d->cfg.kill_free_pct,
 		.hysteresis_pct = d->cfg.hysteresis_pct,
 	};
+	struct amm_horizons hz = {
+		.throttle_ms = d->cfg.forecast_throttle_ms,
+		.freeze_ms = d->cfg.forecast_freeze_ms,
+		.kill_ms = d->cfg.forecast_kill_ms,
+	};
 	struct amm_reclaim_params rp = {
 		.target_free_pct = d->cfg.reclaim_target_free_pct,
 		.host_psi_max = d->cfg.reclaim_host_psi_max,
@@ -138,7 +203,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		.step_pct = d->cfg.reclaim_step_pct,
 	};
 	uint64_t sum = 0, budget, floor = d->cfg.floor_mb * MB;
-	enum amm_level old_level = d->level;
+	enum amm_level old_level = d->level, static_level;
 	bool applied = false;
 	unsigned int nt = 0, j;
 	int i, n = 0, off, f;
@@ -152,6 +217,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (slow)
 			sample_slow(d, s);
 		sum += s->current;
+		if (s->exempt)
+			continue;	/* agentmmctl exempt: counted, never acted on */
 		applied |= s->frozen || s->high_dir[0];
 		map[n] = i;
 		a[n] = (struct amm_sb){
@@ -185,9 +252,27 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		d->host_limit = d->mem_total;
 		d->host_used = d->mem_total - d->mem_avail;
 	}
-	d->level = amm_level(d->host_limit, d->host_used, &th);
-	if (d->level != old_level)
+	static_level = amm_level(d->host_limit, d->host_used, &th);
+	/* act on the time left at the pool's growth since the last tick */
+	d->time_left_ms = UINT64_MAX;
+	if (d->fc_ms && now > d->fc_ms)
+		d->time_left_ms = amm_time_to_limit_ms(d->host_limit,
+			d->host_used, d->host_used > d->fc_used ?
+			d->host_used - d->fc_used : 0, now - d->fc_ms);
+	d->fc_used = d->host_used;
+	d->fc_ms = now;
+	d->level = amm_level_forecast(static_level, d->time_left_ms, &hz);
+	if (d->level != old_level) {
 		d->status_force = true;
+		if (d->level > static_level)
+			info("forecast: the pool reaches its limit in %" PRIu64
+			     " ms at its growth (%" PRIu64 " of %" PRIu64
+			     " MB used): acting one step early",
+			     d->time_left_ms, d->host_used / MB,
+			     d->host_limit / MB);
+	}
+	if (slow)
+		pool_backstop(d);
 
 	for (i = 0; i < n; i++) {
 		struct sandbox *s = &d->sbs[map[i]];
@@ -239,7 +324,9 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (d->level == AMM_LEVEL_KILL) {
 		if (!d->kill_since_ms)
 			d->kill_since_ms = now;
-		if (d->cfg.kill && now - d->kill_since_ms >= d->cfg.kill_after_ms) {
+		/* the forecast says the kernel would act before kill_after_ms */
+		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
+				    now - d->kill_since_ms >= d->cfg.kill_after_ms)) {
 			kill_step(d, map, n, &th);
 			d->kill_since_ms = now;
 		}
@@ -272,6 +359,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (cg_write(s->path, "memory.reclaim", buf) && errno != EAGAIN)
 			dbg("memory.reclaim on %s: %s", s->rel,
 			    strerror(errno));
+		else {
+			uint64_t after;
+
+			/* what it freed, as far as memory.current tells */
+			if (s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &after) == 0 &&
+			    after < s->current)
+				s->reclaimed_bytes += s->current - after;
+		}
 		budget -= amt;
 		dbg("reclaimed up to %" PRIu64 " KB from idle %s", amt / 1024,
 		    s->rel);

@@ -149,6 +149,19 @@ void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
 	tool_close(t);
 	dbg("sandbox %s: tool %d ended after %" PRIu64 " ms, peak %" PRIu64
 	    " MB", s->rel, (int)tgid, t->end_ms - t->start_ms, t->peak / MB);
+	{
+		static const char *const how[] = {
+			"-", "running", "done", "killed", "oom-killed",
+		};
+		char m[512];
+
+		/* the call outlives the in-memory list in the history */
+		snprintf(m, sizeof(m), "%s exit %d after %" PRIu64
+			 " ms, peak %" PRIu64 " MB%s: %s", how[t->state], code,
+			 t->end_ms - t->start_ms, t->peak / MB,
+			 t->retry ? ", retry" : "", t->cmd);
+		history_add(AMM_ACT_TOOL, s->rel, t->cgroup, tgid, m);
+	}
 }
 
 /*

@@ -79,6 +79,27 @@ static const struct model fitted = {
 	.calls_per_task = 8,
 };
 
+/*
+ * --tools real: the kinds of tool call, weighted by the first word of the
+ * traces' 419 Bash calls (python3/python/pytest/pip 180, git 83, find 38,
+ * ls 31, grep 19, source 33, other 35, here a C compile). The commands
+ * are in tools/runtime.js; the python kind builds objects in proportion to
+ * the model's burst draw (OBJS_PER_MB).
+ */
+struct kind {
+	const char *name;
+	int weight;
+};
+
+static const struct kind kinds[] = {
+	{ "pytest", 60 }, { "pytest-suite", 25 }, { "python", 75 }, { "pip", 20 },
+	{ "source", 33 }, { "git", 83 }, { "find", 38 }, { "ls", 31 },
+	{ "grep", 19 }, { "cc", 35 },
+};
+#define NKINDS		((int)(sizeof(kinds) / sizeof(kinds[0])))
+#define KIND_PYTHON	2
+#define OBJS_PER_MB	680	/* build_objects.py: ~1.5 KB of heap per object */
+
 /* Calls that stay under the burst threshold still start a process. */
 #define SMALL_CALL_MIN_MB	4.0
 #define SMALL_CALL_MAX_MB	20.0
@@ -100,6 +121,10 @@ struct opts {
 	int tool_cgroup;
 	int print_plan;
 	int quiet;
+	int real;		/* --tools real */
+	const char *tools_dir;
+	const char *workdir;
+	const char *node;
 };
 
 static struct opts o = {
@@ -116,6 +141,8 @@ static struct opts o = {
 	.sample_ms = 50,
 	.use_cgroup = 1,
 	.tool_cgroup = 1,
+	.workdir = "/var/tmp/agentload-work",
+	.node = "node",
 };
 
 const char *prog = "agentload";
@@ -232,6 +259,8 @@ struct call {
 	double hold_s;		/* wall time holding the heap (I/O wait) */
 	uint64_t seed;		/* tool's own PRNG seed; equal within a retry */
 	int retry;		/* 0 = first try, k = k-th repeat */
+	int kind;		/* --tools real: index in kinds[] */
+	unsigned int arg;	/* --tools real: the command's argument */
 };
 
 static void make_plan(int sb, struct call *plan, int n)
@@ -266,6 +295,10 @@ static void make_plan(int sb, struct call *plan, int n)
 		double u_retry = rng_unit(&r);
 		double u_len = rng_unit(&r);
 		uint64_t seed = rng_next(&r);
+		/* --tools real draws two more (only then: the synthetic
+		 * plans stay what they were). */
+		double u_kind = o.real ? rng_unit(&r) : 0;
+		unsigned int karg = o.real ? (unsigned int)(rng_next(&r) % 1000) : 0;
 
 		if (gap > o.max_call_s * 2)
 			gap = o.max_call_s * 2;
@@ -286,6 +319,23 @@ static void make_plan(int sb, struct call *plan, int n)
 		k->hold_s = dur * (1.0 - cpu_frac) * o.time_scale;
 		k->seed = seed;
 		k->retry = 0;
+		k->kind = 0;
+		k->arg = karg;
+		if (o.real) {
+			int wsum = 0, acc = 0;
+
+			for (int j = 0; j < NKINDS; j++)
+				wsum += kinds[j].weight;
+			for (int j = 0; j < NKINDS; j++) {
+				acc += kinds[j].weight;
+				if (u_kind * wsum < acc) {
+					k->kind = j;
+					break;
+				}
+			}
+			if (k->kind == KIND_PYTHON)
+				k->arg = (unsigned int)(k->heap_mb * OBJS_PER_MB) + 1000;
+		}
 		if (u_retry < fitted.p_retry_start) {
 			/* Runs of 3+ (the traces' "retry loop"); the mean
 			 * run length matches the fitted one, at least 3. */
@@ -380,6 +430,7 @@ struct call_result {
 	double peak_mb;		/* tool cgroup memory.peak */
 	long minflt, majflt;
 	int status;		/* wait status; -1 = not run */
+	int kind;		/* --tools real */
 };
 
 struct sb_result {
@@ -418,6 +469,42 @@ static pid_t spawn_into(int cgfd, const char *procs_path)
 	return pid;
 }
 
+/* --tools real: the sandbox's runtime is node (tools/runtime.js), which
+ * runs the planned calls itself; this process becomes it. */
+static void runtime_exec(int sb, const struct call *plan)
+{
+	char planf[PATH_MAX], resf[PATH_MAX], js[PATH_MAX], ws[PATH_MAX];
+	char heap[32], seed[32];
+	double base_mb = o.baseline_mb >= 0 ? o.baseline_mb : fitted.baseline_mb * o.scale;
+	FILE *f;
+
+	xsnprintf(planf, sizeof(planf), "%s/run/sb-%d.plan", o.workdir, sb);
+	xsnprintf(resf, sizeof(resf), "%s/run/sb-%d.results", o.workdir, sb);
+	xsnprintf(ws, sizeof(ws), "%s/run/sb-%d", o.workdir, sb);
+	xsnprintf(js, sizeof(js), "%s/runtime.js", o.tools_dir);
+	f = fopen(planf, "we");
+	if (!f) {
+		fprintf(stderr, "%s: sandbox %d: cannot write %s: %s\n", prog, sb, planf,
+			strerror(errno));
+		_exit(3);
+	}
+	fprintf(f, "# gap_s retry kind arg\n");
+	for (int i = 0; i < o.calls; i++)
+		fprintf(f, "%.6f\t%d\t%s\t%u\n", plan[i].gap_s, plan[i].retry,
+			kinds[plan[i].kind].name, plan[i].arg);
+	if (fclose(f)) {
+		fprintf(stderr, "%s: sandbox %d: writing %s failed\n", prog, sb, planf);
+		_exit(3);
+	}
+	snprintf(heap, sizeof(heap), "%.3f", base_mb);
+	snprintf(seed, sizeof(seed), "%llu", (o.seed * 1000003ULL + (unsigned long long)sb) & 0xffffffffULL);
+	execlp(o.node, o.node, "--max-old-space-size=8192", js, planf, resf, heap, seed, ws,
+	       (char *)NULL);
+	fprintf(stderr, "%s: sandbox %d: cannot run %s: %s (install nodejs: make deps, or --node PATH)\n",
+		prog, sb, o.node, strerror(errno));
+	_exit(3);
+}
+
 static void driver_main(int sb, int start_fd)
 {
 	struct call *plan = calloc((size_t)o.calls, sizeof(*plan));
@@ -448,6 +535,8 @@ static void driver_main(int sb, int start_fd)
 		;
 	close(start_fd);
 	t_start = now_s();
+	if (o.real)
+		runtime_exec(sb, plan);
 
 	/* Baseline heap: mixed chunks, all touched. */
 	for (double got = 0; got < base_mb * MB && nchunk < maxchunk;) {
@@ -758,6 +847,133 @@ static void sb_collect(int i)
 	sbres[i].oom_kill = keyed_value(path, "oom_kill");
 }
 
+/* Host CPU time from /proc/stat's "cpu" line: busy and total jiffies. */
+static void cpu_stat(unsigned long long *busy, unsigned long long *total)
+{
+	char buf[512];
+	unsigned long long v[10] = { 0 };
+
+	*busy = *total = 0;
+	if (read_file("/proc/stat", buf, sizeof(buf)) || strncmp(buf, "cpu ", 4))
+		return;
+	sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+	       &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+	/* guest and guest_nice are already in user and nice */
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*busy = *total - v[3] - v[4];	/* minus idle and iowait */
+}
+
+/*
+ * Anonymous memory of the sandboxes' processes right now, in kB: the sum
+ * of statm (resident - shared) over every process whose process group is
+ * one of the sandboxes' (each driver leads its own group; runtimes and
+ * tools stay in it). Unlike MemTotal - MemAvailable this does not move
+ * with other work on the host.
+ */
+static unsigned long long sandbox_anon_kb(void)
+{
+	static long page_kb;
+	unsigned long long sum = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!page_kb)
+		page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[64], buf[512], *rp;
+		unsigned long long res, shr;
+		int pgrp, ours = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) || !(rp = strrchr(buf, ')')) ||
+		    sscanf(rp + 2, "%*c %*d %d", &pgrp) != 1)
+			continue;
+		for (int i = 0; i < o.sandboxes && !ours; i++)
+			ours = drivers[i] > 0 && pgrp == drivers[i];
+		if (!ours)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/statm", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) ||
+		    sscanf(buf, "%*u %llu %llu", &res, &shr) != 2)
+			continue;
+		if (res > shr)
+			sum += (res - shr) * page_kb;
+	}
+	closedir(d);
+	return sum;
+}
+
+/* --tools real: fresh workspaces for this run (tools/prepare.sh), before
+ * the timer starts. */
+static void real_prepare(void)
+{
+	char script[PATH_MAX], seed[32], n[16];
+	int st;
+	pid_t pid;
+
+	xsnprintf(script, sizeof(script), "%s/prepare.sh", o.tools_dir);
+	snprintf(seed, sizeof(seed), "%llu", o.seed);
+	snprintf(n, sizeof(n), "%d", o.sandboxes);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		execl("/bin/sh", "sh", script, o.workdir, seed, n, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		die("%s %s %s %s failed (status %d); see the messages above", script,
+		    o.workdir, seed, n, st);
+}
+
+/* --tools real: the per-call results the node runtimes wrote. */
+static void real_collect(int sb)
+{
+	char path[PATH_MAX], line[256], kname[64], sig[32];
+	FILE *f;
+
+	xsnprintf(path, sizeof(path), "%s/run/sb-%d.results", o.workdir, sb);
+	f = fopen(path, "re");
+	if (!f)
+		return;		/* a runtime that never ran a call */
+	while (fgets(line, sizeof(line), f)) {
+		char *fld[5], *p = line;
+		int i, ex, k, nf = 0;
+		double ms;
+
+		/* index, latency_ms, exit, signal (may be empty), kind */
+		line[strcspn(line, "\n")] = 0;
+		while (nf < 5 && (fld[nf] = strsep(&p, "\t")))
+			nf++;
+		if (nf != 5)
+			continue;
+		i = atoi(fld[0]);
+		ms = atof(fld[1]);
+		ex = atoi(fld[2]);
+		snprintf(sig, sizeof(sig), "%s", fld[3]);
+		snprintf(kname, sizeof(kname), "%s", fld[4]);
+		if (i < 0 || i >= o.calls)
+			continue;
+		struct call_result *r = &results[(size_t)sb * o.calls + i];
+
+		r->latency_s = ms / 1000.0;
+		/* as a wait status: signalled (SIGKILL stands for any) or exit code */
+		r->status = sig[0] ? SIGKILL : (ex & 0xff) << 8;
+		r->kind = 0;
+		for (k = 0; k < NKINDS; k++)
+			if (!strcmp(kinds[k].name, kname))
+				r->kind = k;
+	}
+	fclose(f);
+}
+
 static void on_signal(int sig)
 {
 	stop_sig = sig;
@@ -835,6 +1051,22 @@ static void usage(FILE *f)
 "    -l, --label STR        label stored in the JSON (e.g. the arm name)\n"
 "        --sample-ms MS     host memory sampling period (default 50)\n"
 "        --print-plan       print every sandbox's planned calls and exit\n"
+"        --tools KIND       synthetic (default: the forked tool above) or\n"
+"                           real: each sandbox's runtime is node\n"
+"                           (tools/runtime.js) holding a context heap of the\n"
+"                           baseline (x scale) and churning it; its calls run\n"
+"                           the real programs agents run, in the traces'\n"
+"                           mix: pytest, python scripts (objects sized by the\n"
+"                           burst model), pip install --no-index into a venv,\n"
+"                           source venv/bin/activate, git, find, ls, grep,\n"
+"                           gcc; on a project generated from --seed\n"
+"                           (tools/mkworkspace.py; offline, deterministic)\n"
+"        --tools-dir DIR    runtime.js, prepare.sh, mkworkspace.py (default:\n"
+"                           benchmarks/tools of the tree this binary was\n"
+"                           built in)\n"
+"        --workdir DIR      real tools: workspaces go here; the template per\n"
+"                           seed is kept (default /var/tmp/agentload-work)\n"
+"        --node PATH        node binary (default: node in PATH)\n"
 "    -q, --quiet            no table on stdout\n"
 "    -h, --help             this help\n"
 "\n"
@@ -845,6 +1077,10 @@ static void usage(FILE *f)
 "                          sampled every --sample-ms; also its rise over\n"
 "                          the value at start\n"
 "    memcg peak sum        sum of the sandboxes' memory.peak\n"
+"    sandboxes' anon peak  max over samples (every 2nd) of the sum of\n"
+"                          resident - shared (statm) of every process in\n"
+"                          the sandboxes' process groups: their own memory,\n"
+"                          whatever else the host runs\n"
 "    page faults           minflt/majflt of all reaped descendants, and\n"
 "                          the /proc/vmstat pgfault delta\n"
 "    page tables peak      max of PageTables in /proc/meminfo\n"
@@ -901,7 +1137,9 @@ static unsigned long long parse_size(const char *name, const char *s)
 
 static void parse_args(int argc, char **argv)
 {
-	enum { O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN };
+	enum { O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
+	       O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE };
+	static char exe_tools[PATH_MAX];
 	static const struct option lo[] = {
 		{ "sandboxes", required_argument, NULL, 'n' },
 		{ "calls", required_argument, NULL, 'c' },
@@ -918,6 +1156,10 @@ static void parse_args(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "sample-ms", required_argument, NULL, O_SAMPLE },
 		{ "print-plan", no_argument, NULL, O_PLAN },
+		{ "tools", required_argument, NULL, O_TOOLS },
+		{ "tools-dir", required_argument, NULL, O_TOOLSDIR },
+		{ "workdir", required_argument, NULL, O_WORKDIR },
+		{ "node", required_argument, NULL, O_NODE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -954,6 +1196,19 @@ static void parse_args(int argc, char **argv)
 		case 'l': o.label = optarg; break;
 		case O_SAMPLE: o.sample_ms = (int)parse_long("--sample-ms", optarg, 1, 100); break;
 		case O_PLAN: o.print_plan = 1; break;
+		case O_TOOLS:
+			if (!strcmp(optarg, "real"))
+				o.real = 1;
+			else if (strcmp(optarg, "synthetic"))
+				bad_opt("--tools: '%s' is neither 'synthetic' nor 'real'", optarg);
+			break;
+		case O_TOOLSDIR: o.tools_dir = optarg; break;
+		case O_WORKDIR:
+			if (optarg[0] != '/')
+				bad_opt("--workdir: '%s' must be an absolute path", optarg);
+			o.workdir = optarg;
+			break;
+		case O_NODE: o.node = optarg; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case ':': bad_opt("option '%s' needs a value", argv[optind - 1]);
@@ -965,6 +1220,30 @@ static void parse_args(int argc, char **argv)
 		bad_opt("unexpected argument '%s'", argv[optind]);
 	if (o.calls < 0)
 		o.calls = fitted.calls_per_task;
+	if (o.real) {
+		/* node spawns the tools: they share the runtime's cgroup */
+		o.tool_cgroup = 0;
+		if (!o.tools_dir) {
+			/* build/tools/agentload -> benchmarks/tools of the tree */
+			ssize_t n = readlink("/proc/self/exe", exe_tools, sizeof(exe_tools) - 1);
+			char *sl;
+
+			if (n < 0)
+				bad_opt("--tools real needs --tools-dir DIR");
+			exe_tools[n] = 0;
+			for (int up = 0; up < 3 && (sl = strrchr(exe_tools, '/')); up++)
+				*sl = 0;
+			if (strlen(exe_tools) + 20 >= sizeof(exe_tools))
+				bad_opt("--tools real needs --tools-dir DIR");
+			strcat(exe_tools, "/benchmarks/tools");
+			o.tools_dir = exe_tools;
+		}
+		char js[PATH_MAX + 16];
+
+		snprintf(js, sizeof(js), "%s/runtime.js", o.tools_dir);
+		if (access(js, R_OK))
+			bad_opt("--tools real: no %s (give --tools-dir DIR: benchmarks/tools)", js);
+	}
 	for (const char *p = o.label; *p; p++)
 		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)
 			bad_opt("--label: quotes, backslashes and control characters are not allowed");
@@ -996,6 +1275,9 @@ int main(int argc, char **argv)
 	int start_pipe[2], alive = 0, nlat = 0, tools_killed = 0, failed = 0;
 	int runtimes_killed = 0;
 	long minflt = 0, majflt = 0;
+	unsigned long long cpu_busy0, cpu_total0, cpu_busy1 = 0, cpu_total1 = 0;
+	unsigned long long sb_anon_peak_kb = 0, nsamples = 0;
+	double cpu_user = 0, cpu_sys = 0, cpu_util;
 	struct sigaction sa;
 	struct rusage ru;
 	char gbuf[32], dbuf[32];
@@ -1024,6 +1306,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	if (o.real)
+		real_prepare();
 	if (o.use_cgroup)
 		cg_setup();
 	mthp_discover();
@@ -1052,6 +1336,7 @@ int main(int argc, char **argv)
 	close(start_pipe[0]);
 
 	mthp_read(0);
+	cpu_stat(&cpu_busy0, &cpu_total0);
 	for (size_t k = 0; k < NVMSTAT; k++)
 		vm0[k] = keyed_value("/proc/vmstat", vmstat_keys[k]);
 	if (meminfo(&m0))
@@ -1086,6 +1371,13 @@ int main(int argc, char **argv)
 				alive--;
 			}
 		}
+		/* every other sample: a walk of /proc costs more */
+		if (!(nsamples++ & 1)) {
+			unsigned long long a = sandbox_anon_kb();
+
+			if (a > sb_anon_peak_kb)
+				sb_anon_peak_kb = a;
+		}
 		if (!meminfo(&m)) {
 			if (m.total_kb - m.avail_kb > peak_used_kb)
 				peak_used_kb = m.total_kb - m.avail_kb;
@@ -1106,11 +1398,17 @@ int main(int argc, char **argv)
 		return 128 + stop_sig;
 	}
 	mthp_read(1);
+	cpu_stat(&cpu_busy1, &cpu_total1);
+	if (o.real)
+		for (int i = 0; i < o.sandboxes; i++)
+			real_collect(i);
 	for (size_t k = 0; k < NVMSTAT; k++)
 		vm1[k] = keyed_value("/proc/vmstat", vmstat_keys[k]);
 	if (!getrusage(RUSAGE_CHILDREN, &ru)) {
 		minflt = ru.ru_minflt;
 		majflt = ru.ru_majflt;
+		cpu_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		cpu_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	}
 	cg_teardown();
 
@@ -1145,6 +1443,27 @@ int main(int argc, char **argv)
 		a_tot += mthp[i].alloc;
 		f_tot += mthp[i].fallback;
 	}
+	cpu_util = cpu_total1 > cpu_total0 ?
+		100.0 * (cpu_busy1 - cpu_busy0) / (cpu_total1 - cpu_total0) : 0;
+
+	/* --tools real: latency per kind of call */
+	int kn[NKINDS] = { 0 };
+	double kp50[NKINDS] = { 0 }, kp99[NKINDS] = { 0 }, *kl = calloc(nres + 1, sizeof(*kl));
+
+	if (!kl)
+		die("out of memory");
+	for (int k = 0; o.real && k < NKINDS; k++) {
+		int m = 0;
+
+		for (size_t i = 0; i < nres; i++)
+			if (results[i].status != -1 && results[i].kind == k)
+				kl[m++] = results[i].latency_s * 1000.0;
+		qsort(kl, m, sizeof(*kl), dbl_cmp);
+		kn[k] = m;
+		kp50[k] = pctl(kl, m, 50);
+		kp99[k] = pctl(kl, m, 99);
+	}
+	free(kl);
 
 	if (!o.quiet) {
 		printf("agentload %s: %d sandboxes x %d calls, scale %.3g, time-scale %.3g, seed %llu\n",
@@ -1155,9 +1474,16 @@ int main(int argc, char **argv)
 		printf("  %-28s %10.1f MB (+%.1f MB over start)\n", "host peak memory",
 		       peak_used_kb / 1024.0, (peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
 		printf("  %-28s %10.1f MB\n", "sum of memory.peak", memcg_sum / MB);
+		printf("  %-28s %10.1f MB\n", "sandboxes' anon peak", sb_anon_peak_kb / 1024.0);
 		printf("  %-28s %10ld minor, %ld major (vmstat pgfault +%llu)\n", "page faults",
 		       minflt, majflt, vm1[0] - vm0[0]);
 		printf("  %-28s %10.1f MB\n", "page tables peak", pt_peak_kb / 1024.0);
+		printf("  %-28s %10.1f %% (descendants: %.2f s user, %.2f s sys)\n",
+		       "host CPU utilisation", cpu_util, cpu_user, cpu_sys);
+		for (int k = 0; o.real && k < NKINDS; k++)
+			if (kn[k])
+				printf("    %-14s %4d calls  p50 %9.1f ms  p99 %9.1f ms\n",
+				       kinds[k].name, kn[k], kp50[k], kp99[k]);
 		printf("  %-28s %10llu (runtimes killed %d)\n", "OOM kills", oom, runtimes_killed);
 		printf("  %-28s %10s\n", "mTHP size: alloc / fallback", "");
 		for (int i = 0; i < nmthp; i++)
@@ -1196,7 +1522,11 @@ int main(int argc, char **argv)
 		fprintf(jf, "  \"host_peak_rise_mb\": %.1f,\n",
 			(peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
 		fprintf(jf, "  \"memcg_peak_sum_mb\": %.1f,\n", memcg_sum / MB);
+		fprintf(jf, "  \"sandbox_anon_peak_mb\": %.1f,\n", sb_anon_peak_kb / 1024.0);
 		fprintf(jf, "  \"page_tables_peak_kb\": %llu,\n", pt_peak_kb);
+		fprintf(jf, "  \"tools\": \"%s\",\n", o.real ? "real" : "synthetic");
+		fprintf(jf, "  \"host_cpu_util_pct\": %.2f,\n", cpu_util);
+		fprintf(jf, "  \"cpu_user_s\": %.3f,\n  \"cpu_sys_s\": %.3f,\n", cpu_user, cpu_sys);
 		fprintf(jf, "  \"minflt\": %ld,\n  \"majflt\": %ld,\n", minflt, majflt);
 		for (size_t k = 0; k < NVMSTAT; k++)
 			fprintf(jf, "  \"vmstat_%s\": %llu,\n", vmstat_keys[k], vm1[k] - vm0[k]);
@@ -1209,6 +1539,15 @@ int main(int argc, char **argv)
 				"\"anon_fault_alloc\": %llu, \"anon_fault_fallback\": %llu}",
 				i ? "," : "", mthp[i].kb, mthp[i].enabled,
 				mthp[i].alloc, mthp[i].fallback);
+		fprintf(jf, "\n  ],\n  \"kinds\": [");
+		for (int k = 0, first = 1; o.real && k < NKINDS; k++) {
+			if (!kn[k])
+				continue;
+			fprintf(jf, "%s\n    {\"kind\": \"%s\", \"calls\": %d, \"p50_ms\": %.3f, "
+				"\"p99_ms\": %.3f}", first ? "" : ",", kinds[k].name, kn[k],
+				kp50[k], kp99[k]);
+			first = 0;
+		}
 		fprintf(jf, "\n  ],\n  \"sandbox_completion_s\": [");
 		for (int i = 0; i < o.sandboxes; i++)
 			fprintf(jf, "%s%.4f", i ? ", " : "", sbres[i].end_s);

@@ -24,13 +24,18 @@ lines: unusable index and free MB in large blocks while the run lasted).
 
 Arms:
   stock     kernel defaults as captured when bench-guest started
+  static-mthp  stock plus hugepages-16kB/32kB/64kB enabled=always: what an
+            admin who simply turns mTHP on does (no governor, no tuning)
   tuned     agentmm's static tuning: the [vm], [sysctl] and [sysfs] entries of
             the tuned profile (--tuned-profile; include= is not followed);
             skipped with a message when no profile is found, unless
             --tuned-placeholder selects the built-in set documented below
   agentmm   the tuned settings (when available) plus
-            `insmod agentmm.ko mode=enforce`; skipped with a message if the
-            module does not load in that mode
+            `insmod agentmm.ko mode=enforce`; where the module does not load
+            and --governor-cmd is given, that command (agentmmd's user-space
+            governor) runs in the background during the run instead and is
+            stopped with SIGTERM after it (it must restore the knobs it
+            borrowed); skipped with a message if neither works
   agentmm-small  the same with extra module parameters (--small-params,
             default "candidates=16,32,64"): a tunables experiment; not in
             the default arms
@@ -45,7 +50,8 @@ Options:
   -t, --time-scale F    agentload time scale (default 0.05)
   -m, --memory-max SIZE memory.max per sandbox (default 2G)
   -S, --seed N          first workload seed (default 1)
-      --arms "A B"      arms to run, in this order (default "stock tuned agentmm")
+      --arms "A B"      arms to run, in this order (default "stock static-mthp
+                        tuned agentmm")
       --small-params P  module parameters of the agentmm-small arm, added to
                         mode=enforce (default "candidates=16,32,64")
       --states "S T"    healthy and/or fragmented (default both)
@@ -65,6 +71,12 @@ Options:
                         always, 128K-1024K never, 2048K inherit,
                         vm.watermark_scale_factor=100
       --agentmm-ko F    module to load (default /lib/modules/agentmm.ko)
+      --governor-cmd C  the agentmm arm's governor where the module does
+                        not load (a shell command run in the background)
+      --load-args "..." extra agentload options (e.g. "--tools real
+                        --no-cgroup")
+      --map-count N     raise vm.max_map_count to at least N while
+                        fragment holds (restored after; default 1048576)
       --smoke           1 rep, 2 sandboxes x 4 calls, scale 0.1, small
                         fragmenter: proves the harness works end to end
       --host            allow running outside the test guest (it changes
@@ -93,9 +105,10 @@ die() { echo "bench-guest: error: $*" >&2; exit 2; }
 say() { echo "bench-guest: $*"; }
 
 reps=5 n=4 calls=16 scale=0.4 tscale=0.05 memmax=2G seed=1
-arms="stock tuned agentmm" states="healthy fragmented"
+arms="stock static-mthp tuned agentmm" states="healthy fragmented"
 frag_order=4 frag_index=950 frag_args="" small_params="candidates=16,32,64""" tuned_profile="" placeholder=0
 ko=/lib/modules/agentmm.ko smoke=0 host=0 out="" frag_per_run=0
+gov_cmd="" load_args="" map_count=1048576
 
 need() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -116,6 +129,9 @@ while [ $# -gt 0 ]; do
 	--tuned-profile) need "$@"; tuned_profile=$2; shift ;;
 	--tuned-placeholder) placeholder=1 ;;
 	--agentmm-ko) need "$@"; ko=$2; shift ;;
+	--governor-cmd) need "$@"; gov_cmd=$2; shift ;;
+	--load-args) need "$@"; load_args=$2; shift ;;
+	--map-count) need "$@"; map_count=$2; shift ;;
 	--smoke) smoke=1 ;;
 	--frag-per-run) frag_per_run=1 ;;
 	--host) host=1 ;;
@@ -130,12 +146,12 @@ if [ $smoke = 1 ]; then
 	reps=1 n=2 calls=4 scale=0.1
 	frag_args="--files 500 --dentries 5000 $frag_args"
 fi
-for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index"; do
+for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count"; do
 	case $v in ''|*[!0-9]*) die "'$v' is not a non-negative integer" ;; esac
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 for a in $arms; do
-	case $a in stock|tuned|agentmm|agentmm-small) ;; *) die "unknown arm '$a' (stock, tuned, agentmm, agentmm-small)" ;; esac
+	case $a in stock|static-mthp|tuned|agentmm|agentmm-small) ;; *) die "unknown arm '$a' (stock, static-mthp, tuned, agentmm, agentmm-small)" ;; esac
 done
 for s in $states; do
 	case $s in healthy|fragmented) ;; *) die "unknown state '$s' (healthy, fragmented)" ;; esac
@@ -145,6 +161,20 @@ if [ $host = 0 ] && [ "$(hostname)" != agentmm-test ]; then
 fi
 command -v agentload >/dev/null || die "agentload not in PATH"
 command -v fragment >/dev/null || die "fragment not in PATH"
+
+# Refuse before changing anything when the per-size mTHP switches are
+# absent or cannot be written: the arms would silently measure nothing.
+# Writing a knob's current value back changes nothing.
+nknobs=0
+for f in $THP/hugepages-*kB/enabled; do
+	[ -f "$f" ] || continue
+	nknobs=$((nknobs + 1))
+	cur=$(cat "$f" 2>/dev/null) || die "cannot read $f: nothing changed; run as root"
+	case $cur in *"["*) cur=${cur#*[}; cur=${cur%%]*} ;; *) die "$f: unexpected content '$cur'; nothing changed" ;; esac
+	{ [ -w "$f" ] && echo "$cur" 2>/dev/null >"$f"; } ||
+		die "$f is read-only (not root, or sysfs mounted read-only): the arms cannot set mTHP sizes; nothing changed"
+done
+[ $nknobs -gt 0 ] || die "no $THP/hugepages-*kB/enabled: this kernel has no multi-size THP switches (Linux >= 6.8 with CONFIG_TRANSPARENT_HUGEPAGE); nothing changed"
 mkdir -p "$out/runs" || die "cannot create $out/runs"
 
 # ---- settings: capture, apply, restore ----
@@ -152,6 +182,9 @@ mkdir -p "$out/runs" || die "cannot create $out/runs"
 settings_files() {
 	for f in $THP/enabled $THP/defrag $THP/shrink_underused \
 		 $THP/khugepaged/defrag $THP/khugepaged/max_ptes_none \
+		 $THP/khugepaged/max_ptes_swap $THP/khugepaged/max_ptes_shared \
+		 $THP/khugepaged/pages_to_scan $THP/khugepaged/scan_sleep_millisecs \
+		 $THP/khugepaged/alloc_sleep_millisecs \
 		 $THP/hugepages-*kB/enabled; do
 		[ -f "$f" ] && echo "$f"
 	done
@@ -171,17 +204,36 @@ read_setting() {
 
 stock=$out/stock-settings.txt
 settings_files | while read -r f; do
-	printf '%s\t%s\n' "$f" "$(read_setting "$f")"
-done >"$stock"
+	v=$(read_setting "$f") || { echo "$f"; continue; }
+	printf '%s\t%s\n' "$f" "$v"
+done >"$stock" || die "cannot write $stock"
+# a line without a tab is a file that could not be read
+bad=$(grep -v "$(printf '\t')" "$stock")
+[ -z "$bad" ] || die "cannot snapshot $(echo $bad): nothing changed"
 
 # While fragment holds its state it owns vm.compact_unevictable_allowed
 # (it sets 0 and restores it on release), so the arms leave it alone then.
+# vm.max_map_count stays raised while it holds (its holes are VMAs).
 restore_settings() {
 	while IFS="$(printf '\t')" read -r f v; do
-		[ -n "$frag_pid" ] && [ "$f" = /proc/sys/vm/compact_unevictable_allowed ] && continue
+		[ -n "$frag_pid" ] && case $f in
+			/proc/sys/vm/compact_unevictable_allowed|/proc/sys/vm/max_map_count) continue ;;
+		esac
 		[ "$(read_setting "$f")" = "$v" ] && continue
 		echo "$v" >"$f" 2>/dev/null || say "warning: cannot restore $f to '$v'"
 	done <"$stock"
+}
+
+# After the final restore: anything still not as found is said loudly.
+verify_restored() {
+	left=0
+	while IFS="$(printf '\t')" read -r f v; do
+		cur=$(read_setting "$f")
+		[ "$cur" = "$v" ] && continue
+		echo "bench-guest: RESTORE FAILED: $f is '$cur', was '$v' before the benchmark; set it back by hand: echo $v > $f" >&2
+		left=1
+	done <"$stock"
+	return $left
 }
 
 set_file() {
@@ -238,6 +290,12 @@ apply_placeholder() {
 	set_file /proc/sys/vm/watermark_scale_factor 100
 }
 
+apply_static_mthp() {
+	rc=0
+	for s in 16 32 64; do set_file $THP/hugepages-${s}kB/enabled always || rc=1; done
+	return $rc
+}
+
 # Static tuning; 77 = not available.
 apply_tuned() {
 	p=$(find_profile)
@@ -255,10 +313,11 @@ apply_tuned() {
 	return 77
 }
 
-agentmm_loaded_here=0
+agentmm_loaded_here=0 gov_pid=
 arm_setup() {
 	case $1 in
 	stock) restore_settings ;;
+	static-mthp) apply_static_mthp ;;
 	tuned) apply_tuned ;;
 	agentmm|agentmm-small)
 		apply_tuned
@@ -266,13 +325,55 @@ arm_setup() {
 		params=mode=enforce
 		[ $1 = agentmm-small ] && params="$params $small_params"
 		# shellcheck disable=SC2086
-		if ! out_ins=$(insmod "$ko" $params 2>&1); then
-			say "  SKIP $1: 'insmod $ko $params' failed: $out_ins"
+		if [ -f "$ko" ] && out_ins=$(insmod "$ko" $params 2>&1); then
+			agentmm_loaded_here=1
+			return 0
+		fi
+		[ -f "$ko" ] || out_ins="no module file $ko"
+		if [ -n "$gov_cmd" ] && [ $1 = agentmm ]; then
+			say "  agentmm.ko not loaded ($out_ins); governor: $gov_cmd"
+			# append mode: the CPU line written at the end must not be
+			# overwritten by the governor's own last words
+			: >"$out/runs/$name.gov"
+			sh -c "exec $gov_cmd" >>"$out/runs/$name.gov" 2>&1 &
+			gov_pid=$!
+			gov_t0=$(awk '{ print $1 }' /proc/uptime)
+			sleep 2	# let it take the knobs before the workload starts
+			if kill -0 $gov_pid 2>/dev/null; then
+				return 0
+			fi
+			wait $gov_pid
+			say "  SKIP $1: the governor command exited at once ($?); see runs/$name.gov"
+			gov_pid=
 			restore_settings
 			return 77
 		fi
-		agentmm_loaded_here=1 ;;
+		say "  SKIP $1: 'insmod $ko $params' failed: $out_ins${gov_cmd:+ (and --governor-cmd is for the agentmm arm only)}"
+		restore_settings
+		return 77 ;;
 	esac
+}
+
+# Stop the user-space governor; it restores what it borrowed on SIGTERM.
+# Its CPU time (utime+stime, in clock ticks) goes into the .gov file.
+stop_governor() {
+	[ -n "$gov_pid" ] || return 0
+	if [ -r /proc/$gov_pid/stat ]; then
+		# the command's process tree: sum over its processes
+		t=0
+		for p in $gov_pid $(cat /proc/$gov_pid/task/*/children 2>/dev/null); do
+			[ -r /proc/$p/stat ] || continue
+			t=$((t + $(sed 's/.*) //' /proc/$p/stat | awk '{ print $12 + $13 }')))
+		done
+		echo "governor_cpu_ticks $t clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)" \
+			"wall_s $(awk -v t0="$gov_t0" '{ printf "%.2f", $1 - t0 }' /proc/uptime)" >>"$out/runs/$name.gov"
+	fi
+	kill -TERM $gov_pid 2>/dev/null
+	w=0
+	while kill -0 $gov_pid 2>/dev/null && [ $w -lt 50 ]; do sleep 0.2; w=$((w + 1)); done
+	kill -0 $gov_pid 2>/dev/null && { say "warning: governor did not stop in 10 s; killing it"; kill -KILL $gov_pid; }
+	wait $gov_pid 2>/dev/null
+	gov_pid=
 }
 
 arm_teardown() {
@@ -280,6 +381,7 @@ arm_teardown() {
 		rmmod agentmm || say "warning: rmmod agentmm failed"
 		agentmm_loaded_here=0
 	fi
+	stop_governor
 	restore_settings
 }
 
@@ -295,12 +397,23 @@ stop_fragment() {
 	frag_pid=
 }
 
+load_pid=
 cleanup() {
+	# agentload removes its sandboxes and children on SIGTERM
+	if [ -n "$load_pid" ]; then
+		kill -TERM "$load_pid" 2>/dev/null
+		wait "$load_pid" 2>/dev/null
+		load_pid=
+	fi
 	stop_fragment
 	[ $agentmm_loaded_here = 1 ] && rmmod agentmm 2>/dev/null
+	agentmm_loaded_here=0
+	stop_governor
 	restore_settings
+	verify_restored
 }
-trap 'cleanup; exit 130' INT TERM HUP
+trap 'trap - EXIT; say "interrupted: stopping the run, restoring the settings"; cleanup; exit 130' INT TERM HUP
+trap 'rc=$?; trap - EXIT; cleanup || rc=3; exit $rc' EXIT
 
 # ---- the runs ----
 
@@ -324,6 +437,9 @@ usable_mb() {
 # 0 = ready, 1 = failed.
 start_fragment() {
 	rm -f "$ready"
+	mc=$(cat /proc/sys/vm/max_map_count)
+	[ "$mc" -ge "$map_count" ] || echo "$map_count" >/proc/sys/vm/max_map_count ||
+		say "warning: cannot raise vm.max_map_count to $map_count; fragment's holes may stop early"
 	# shellcheck disable=SC2086
 	fragment --target-order $frag_order --target-index $frag_index \
 		--hold --ready-file "$ready" $frag_args >"$1" 2>&1 &
@@ -370,10 +486,16 @@ run_one() {
 		printf '%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\n' $rep $arm $state $st $rseed >>"$tsv"
 		return
 	fi
-	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed \
+	# shellcheck disable=SC2086
+	# In the background: a shell runs its traps only once a foreground
+	# command ends, and SIGINT/SIGTERM must restore the host now.
+	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args \
 		--label "$arm/$state" --json "$out/runs/$name.json" \
-		>"$out/runs/$name.txt" 2>&1
+		>"$out/runs/$name.txt" 2>&1 &
+	load_pid=$!
+	wait $load_pid
 	rc=$?
+	load_pid=
 	if [ $agentmm_loaded_here = 1 ]; then
 		{
 			cat /sys/kernel/agentmm/summary
@@ -466,7 +588,7 @@ restore_settings
 	echo "  \"seed\": $seed, \"smoke\": $smoke,"
 	echo "  \"arms\": \"$arms\", \"states\": \"$states\","
 	echo "  \"frag_order\": $frag_order, \"frag_index\": $frag_index, \"frag_args\": \"$frag_args\","
-	echo "  \"small_params\": \"$small_params\","
+	echo "  \"small_params\": \"$small_params\", \"load_args\": \"$load_args\", \"governor_cmd\": \"$(echo "$gov_cmd" | sed 's/["\\]/_/g')\","
 	echo "  \"tuned_profile\": \"$(find_profile)\", \"tuned_placeholder\": $placeholder,"
 	echo "  \"elapsed_s\": $(($(date +%s) - start_all)),"
 	echo '  "stock_settings": {'

@@ -75,3 +75,36 @@ bench: test-module guest-bins
 	  2>&1 | tee $(BENCH_OUT)/console.txt
 	$(BENCH_DIR)/report.sh $(BENCH_OUT)
 	@echo "bench: table in $(BENCH_OUT)/report.txt, plots $(BENCH_OUT)/*.png, runs $(BENCH_OUT)/runs/"
+
+# ---- make bench-host: the same arms natively on the running kernel ----
+# (benchmarks/bench-host.sh --help). It writes THP/mTHP and vm sysctl
+# knobs, snapshotted first and restored on every exit path, and refuses
+# (changing nothing) where the mTHP knobs are absent or read-only.
+# BENCH_HOST_ARGS go to bench-host.sh (e.g. BENCH_HOST_ARGS="--reps 3
+# --regimes busy"); BENCH_HOST_OUT names the output directory.
+BENCH_HOST_ARGS ?=
+BENCH_HOST_OUT ?=
+.PHONY: bench-host bench-host-smoke bench-host-refuse bench-host-governor bench-host-check demo-host
+bench-host: tools
+	$(BENCH_DIR)/bench-host.sh $(BENCH_HOST_ARGS) $(BENCH_HOST_OUT)
+
+# Host-side checks (each ends "N passed, N failed"): one tiny native run of
+# the real-tool workload with the knobs left as found, and the refusal where
+# the knobs are read-only or absent (private mount namespace).
+bench-host-smoke: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+	$(BENCH_DIR)/bench-host-test.sh smoke
+
+bench-host-refuse: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+	$(BENCH_DIR)/bench-host-test.sh refuse
+
+# The agentmm arm's pluggable governor command, against tmpfs copies of the
+# knobs in a private mount namespace (the host's knobs are never written).
+bench-host-governor: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+	$(BENCH_DIR)/bench-host-test.sh governor
+
+bench-host-check: bench-host-smoke bench-host-refuse bench-host-governor
+
+# The native part of `make demo` (skipped with a message where the host's
+# mTHP knobs are not writable).
+demo-host: tools
+	$(BENCH_DIR)/demo-host.sh

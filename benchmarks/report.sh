@@ -63,6 +63,8 @@ jget() {
 # and >= order 9 (zones other than DMA)
 data=$out/plots/runs.dat
 : >"$data"
+: >"$out/plots/mthp.dat"
+rm -f "$out"/plots/lat-*.raw
 tab=$(printf '\t')
 while IFS="$tab" read -r rep arm state status seed json fidx freached fusable hmax hpmd hmin; do
 	[ "$status" = ok ] || continue
@@ -71,7 +73,14 @@ while IFS="$tab" read -r rep arm state status seed json fidx freached fusable hm
 	echo "$arm $state $rep $(jget "$j" completion_s) $(jget "$j" host_peak_mb)" \
 		"$(jget "$j" latency_p99_ms) $(jget "$j" mthp_alloc_total)" \
 		"$(jget "$j" mthp_fallback_total) $(jget "$j" memcg_peak_sum_mb)" \
-		"${hmin:-NA} ${hmax:-NA} ${hpmd:-NA}" >>"$data"
+		"${hmin:-NA} ${hmax:-NA} ${hpmd:-NA}" \
+		"$(jget "$j" host_cpu_util_pct | grep . || echo NA) $(jget "$j" minflt)" \
+		"$(jget "$j" cpu_sys_s | grep . || echo NA) $(jget "$j" latency_p50_ms)" \
+		"$(jget "$j" latency_p95_ms) $(jget "$j" cpu_user_s | grep . || echo NA)" \
+		"$(jget "$j" sandbox_anon_peak_mb | grep . || echo NA)" >>"$data"
+	# per-size mTHP faults, summed per arm/state
+	sed -n 's/.*"size_kb": \([0-9]*\), "enabled": "\([^"]*\)", "anon_fault_alloc": \([0-9]*\), "anon_fault_fallback": \([0-9]*\).*/\1 \2 \3 \4/p' "$j" |
+		sed "s|^|$arm $state |" >>"$out/plots/mthp.dat"
 	# latencies for the CDF, pooled per arm/state
 	sed -n 's/^  "latencies_ms": \[\(.*\)\]$/\1/p' "$j" | tr ',' '\n' |
 		sed 's/ //g; /^$/d' >>"$out/plots/lat-$arm-$state.raw"
@@ -92,7 +101,7 @@ function median(a, n,   i, j, t) {
 # stats of metric column c for arm/state: sets MED, MIN, MAX, N
 function stats(arm, st, c,   i, n, v) {
 	n = 0
-	for (i = 1; i <= rows; i++) if (A[i] == arm && S[i] == st) v[++n] = V[i, c]
+	for (i = 1; i <= rows; i++) if (A[i] == arm && S[i] == st && V[i, c] != "NA" && V[i, c] != "") v[++n] = V[i, c]
 	N = n
 	if (!n) return 0
 	MED = median(v, n); MIN = v[1]; MAX = v[n]
@@ -121,7 +130,7 @@ function paired(arm, st, c,   i, j, n, v) {
 	for (i = 1; i <= rows; i++) {
 		if (A[i] != arm || S[i] != st) continue
 		for (j = 1; j <= rows; j++)
-			if (A[j] == "stock" && S[j] == st && V[j, 3] == V[i, 3] && V[j, c] > 0)
+			if (A[j] == "stock" && S[j] == st && V[j, 3] == V[i, 3] && V[j, c] > 0 && V[i, c] != "NA")
 				v[++n] = V[i, c] / V[j, c]
 	}
 	N = n
@@ -161,9 +170,20 @@ END {
 	row("completion time fragmented", "fragmented", 4, "s", "-")
 	row("host peak memory", "healthy", 5, "MB", "-21.60% (41.15 -> 32.26 GB)")
 	row("sum of memory.peak", "healthy", 9, "MB", "-")
+	row("sandbox anon peak", "healthy", 19, "MB", "sandbox processes only")
+	row("sandbox anon peak frag.", "fragmented", 19, "MB", "-")
+	row("p50 healthy", "healthy", 16, "ms", "-")
+	row("p95 healthy", "healthy", 17, "ms", "-")
 	row("p99 healthy", "healthy", 6, "ms", "equal on healthy memory")
+	row("p50 fragmented", "fragmented", 16, "ms", "-")
+	row("p95 fragmented", "fragmented", 17, "ms", "-")
 	row("p99 fragmented", "fragmented", 6, "ms", "stock >3x its healthy p99; tuned ~flat")
 	frag_ratio("p99 fragmented / p99 healthy", "stock >3x, tuned ~1x")
+	row("page faults (minor)", "healthy", 14, "", "-")
+	row("CPU time user", "healthy", 18, "s", "-")
+	row("CPU time sys (kernel)", "healthy", 15, "s", "Roberts mTHP: kernel -42.9%")
+	row("host CPU utilisation", "healthy", 13, "%", "reference: CPU kept busy")
+	row("host CPU util. fragmented", "fragmented", 13, "%", "-")
 	thp("mTHP allocation success", "healthy", "-")
 	thp("mTHP allocation success frag.", "fragmented", "-")
 	fstate("frag. state: unusable index", 10, "min", "order-4 index, lowest seen in any run")
@@ -224,6 +244,39 @@ END {
 	}
 	print line "  stock >3x, tuned ~1x"
 }' "$pooled" | tee -a "$out/report.txt"
+
+# Per-size mTHP success: anon_fault_alloc / (alloc + fallback) of every run
+# of an arm and state, per size that saw faults.
+awk -v arms="$arms" '
+{ k = $1 SUBSEP $2 SUBSEP $3; AL[k] += $5; FB[k] += $6; if ($5 + $6) SZ[$3] = 1; EN[k] = $4 }
+END {
+	na = split(arms, arm, " ")
+	for (k = 1; k <= na; k++) if (arm[k] == "stock" && k > 1) { t = arm[1]; arm[1] = "stock"; arm[k] = t }
+	ns = 0; for (z in SZ) sz[++ns] = z + 0
+	for (i = 2; i <= ns; i++) { t = sz[i]; for (j = i - 1; j >= 1 && sz[j] > t; j--) sz[j + 1] = sz[j]; sz[j + 1] = t }
+	split("healthy fragmented", st, " ")
+	for (s = 1; s <= 2; s++) for (i = 1; i <= ns; i++) {
+		line = sprintf("%-30s", "mTHP " sz[i] "K success " (s == 1 ? "healthy" : "frag."))
+		any = 0
+		for (k = 1; k <= na; k++) {
+			key = arm[k] SUBSEP st[s] SUBSEP sz[i]
+			if (!(key in AL)) { line = line sprintf(" %-26s", "-"); continue }
+			any = 1
+			n = AL[key] + FB[key]
+			line = line sprintf(" %-26s", n ? sprintf("%.1f%% (%d/%d) [%s]", 100 * AL[key] / n, AL[key], n, EN[key]) : "- (no faults) [" EN[key] "]")
+		}
+		if (any) print line "  per size; [enabled] of the last run"
+	}
+}' "$out/plots/mthp.dat" | tee -a "$out/report.txt"
+
+# The user-space governor's CPU (bench-guest --governor-cmd): its
+# utime+stime over its wall time, per run, as % of one core.
+govs=$(cat "$out"/runs/*.gov 2>/dev/null | awk '/^governor_cpu_ticks/ && $6 > 0 { print 100 * $2 / $4 / $6 }' | sort -g)
+if [ -n "$govs" ]; then
+	echo "$govs" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%-30s %.3f%% of one core [%.3f-%.3f] n=%d  (utime+stime over its wall time, per run)\n", "user-space governor CPU", m, v[1], v[NR], NR }' |
+		tee -a "$out/report.txt"
+fi
 
 skipped=$(awk -F '\t' 'NR > 1 && $4 != "ok" { print $2 "/" $3 " rep " $1 ": " $4 }' "$tsv")
 [ -z "$skipped" ] || { echo "not run:"; echo "$skipped" | sed 's/^/  /'; } | tee -a "$out/report.txt"

@@ -22,6 +22,9 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Events lost to a full ring buffer (agentmmd's metrics show it). */
+__u64 amm_ev_drops = 0;
+
 /*
  * Pressure events more often than this per sandbox are counted, not sent:
  * one only switches the daemon to its busy interval, so more would only
@@ -166,8 +169,11 @@ static __always_inline void emit_args(__u32 type, struct task_struct *t,
 	__u64 len = 0;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e)
-		return;	/* user space is behind; counters still hold */
+	if (!e) {
+		/* user space is behind; counters still hold */
+		__sync_fetch_and_add(&amm_ev_drops, 1);
+		return;
+	}
 	e->type = type;
 	e->pid = BPF_CORE_READ(t, pid);
 	e->tgid = BPF_CORE_READ(t, tgid);

@@ -237,6 +237,7 @@ AGENTMM_SENSOR_U64_ATTR(compact_us, div_u64(agentmm_gov.compact_ns,
 AGENTMM_SENSOR_U64_ATTR(knob_writes, agentmm_gov.writes);
 AGENTMM_SENSOR_U64_ATTR(knob_write_errors, agentmm_gov.write_errors);
 AGENTMM_SENSOR_U64_ATTR(external_changes, agentmm_gov.external_changes);
+AGENTMM_SENSOR_U64_ATTR(external_races, agentmm_gov.external_races);
 AGENTMM_SENSOR_U64_ATTR(memory_downs, agentmm_gov.st.memory_downs);
 
 static ssize_t mem_cap_kb_show(struct kobject *kobj,
@@ -250,6 +251,18 @@ static ssize_t mem_cap_kb_show(struct kobject *kobj,
 	return at + sysfs_emit_at(buf, at, "\n");
 }
 static struct kobj_attribute mem_cap_kb_attr = __ATTR_RO(mem_cap_kb);
+
+static ssize_t config_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	int n;
+
+	mutex_lock(&agentmm_sensor.lock);
+	n = agentmm_gov_show_config(buf);
+	mutex_unlock(&agentmm_sensor.lock);
+	return n;
+}
+static struct kobj_attribute config_attr = __ATTR_RO(config);
 
 static ssize_t headroom_permille_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
@@ -300,9 +313,11 @@ static struct attribute *agentmm_governor_attrs[] = {
 	&knob_writes_attr.attr,
 	&knob_write_errors_attr.attr,
 	&external_changes_attr.attr,
+	&external_races_attr.attr,
 	&memory_downs_attr.attr,
 	&mem_cap_kb_attr.attr,
 	&headroom_permille_attr.attr,
+	&config_attr.attr,
 	NULL,
 };
 
@@ -343,7 +358,7 @@ static const char *agentmm_knob_state(unsigned int idx)
 		return "absent";
 	if (k->external)
 		return "external";
-	if (k->enabled && agentmm_gov.cfg.candidates &
+	if (k->borrowed && agentmm_gov.cfg.candidates &
 	    (1U << agentmm_sensor.sizes[idx].order))
 		return "managed";
 	return "unmanaged";
@@ -385,8 +400,37 @@ static struct kobj_attribute size_##_name##_attr =			\
 AGENTMM_SIZE_STR_ATTR(decision, agentmm_decision_of(idx));
 AGENTMM_SIZE_STR_ATTR(reason, agentmm_reason_of(idx));
 AGENTMM_SIZE_STR_ATTR(knob, agentmm_knob_state(idx));
-AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].enabled ?
+AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].borrowed ?
 		      agentmm_gov.knobs[idx].original : "-");
+AGENTMM_SIZE_STR_ATTR(enable_as, agentmm_gov.knobs[idx].borrowed ?
+		      agentmm_gov.knobs[idx].on : "-");
+
+static const char * const agentmm_ext_names[] = {
+	[AGENTMM_EXT_NONE] = "-",
+	[AGENTMM_EXT_BEFORE] = "changed",
+	[AGENTMM_EXT_DURING] = "raced",
+	[AGENTMM_EXT_RESTORE] = "restore",
+};
+
+/* "<when> <value seen>" for a released knob, "-" otherwise. */
+static ssize_t size_external_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	const struct agentmm_knob *k =
+		&agentmm_gov.knobs[agentmm_item_idx(kobj)];
+	ssize_t ret;
+
+	mutex_lock(&agentmm_sensor.lock);
+	if (k->external)
+		ret = sysfs_emit(buf, "%s %s\n", agentmm_ext_names[k->why],
+				 k->seen);
+	else
+		ret = sysfs_emit(buf, "-\n");
+	mutex_unlock(&agentmm_sensor.lock);
+	return ret;
+}
+static struct kobj_attribute size_external_attr =
+	__ATTR(external, 0444, size_external_show, NULL);
 
 static ssize_t size_fallback_permille_show(struct kobject *kobj,
 					   struct kobj_attribute *attr,
@@ -439,6 +483,8 @@ static struct attribute *agentmm_size_attrs[] = {
 	&size_footprint_permille_attr.attr,
 	&size_knob_attr.attr,
 	&size_original_attr.attr,
+	&size_enable_as_attr.attr,
+	&size_external_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(agentmm_size);

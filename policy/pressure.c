@@ -59,6 +59,92 @@ enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t)
 }
 
 /**
+ * amm_time_to_limit_ms() - how long until usage reaches the limit
+ * @limit:       bytes the sandboxes may use together
+ * @used:        bytes in use now
+ * @growth:      bytes usage grew over the last @interval_ms (0 if it shrank)
+ * @interval_ms: length of that interval
+ *
+ * A linear forecast from the last interval's growth: a tool burst rises
+ * fast and steadily, so the next interval looks like the last one.
+ *
+ * Return: milliseconds, 0 when already at or over the limit, AMM_U64_MAX
+ * when not growing (or @interval_ms is 0: nothing is known).
+ */
+u64 amm_time_to_limit_ms(u64 limit, u64 used, u64 growth, u64 interval_ms)
+{
+	u64 free;
+
+	if (used >= limit)
+		return 0;
+	if (!growth || !interval_ms)
+		return AMM_U64_MAX;
+	free = limit - used;
+	/* free * interval / growth, saturating instead of overflowing */
+	if (free > amm_div64(AMM_U64_MAX, interval_ms)) {
+		u64 q = amm_div64(free, growth);
+
+		if (q > amm_div64(AMM_U64_MAX, interval_ms))
+			return AMM_U64_MAX;
+		return q * interval_ms;
+	}
+	return amm_div64(free * interval_ms, growth);
+}
+
+/**
+ * amm_level_forecast() - the level, raised by the time left before the limit
+ * @level:        the level free memory gives (amm_level())
+ * @time_left_ms: amm_time_to_limit_ms()
+ * @h:            horizons (see struct amm_horizons)
+ *
+ * Return: @level, or one step above it when the limit is nearer in time
+ * than that step's horizon: RELAXED or OK -> THROTTLE within
+ * @h->throttle_ms, THROTTLE -> FREEZE within @h->freeze_ms, FREEZE -> KILL
+ * within @h->kill_ms. Never lowered; KILL stays KILL.
+ */
+enum amm_level amm_level_forecast(enum amm_level level, u64 time_left_ms,
+				  const struct amm_horizons *h)
+{
+	switch (level) {
+	case AMM_LEVEL_RELAXED:
+	case AMM_LEVEL_OK:
+		if (h->throttle_ms && time_left_ms < h->throttle_ms)
+			return AMM_LEVEL_THROTTLE;
+		return level;
+	case AMM_LEVEL_THROTTLE:
+		if (h->freeze_ms && time_left_ms < h->freeze_ms)
+			return AMM_LEVEL_FREEZE;
+		return level;
+	case AMM_LEVEL_FREEZE:
+		if (h->kill_ms && time_left_ms < h->kill_ms)
+			return AMM_LEVEL_KILL;
+		return level;
+	default:
+		return level;
+	}
+}
+
+/**
+ * amm_pool_high() - memory.high for the pool cgroup, the backstop
+ * @limit:    the pool's limit (bytes)
+ * @free_pct: how much of it stays free above memory.high
+ *
+ * Allocations above memory.high are throttled (reclaim, then a sleep on
+ * return to user space) instead of failing: the pool stalls where the
+ * daemon's own steps were too slow, and the kernel OOM killer (which acts
+ * only at memory.max) is not reached while the daemon kills a tool.
+ *
+ * Return: bytes (page-aligned), or AMM_U64_MAX ("max": no backstop) for a
+ * zero limit or @free_pct 0 or >= 100.
+ */
+u64 amm_pool_high(u64 limit, u32 free_pct)
+{
+	if (!limit || !free_pct || free_pct >= 100)
+		return AMM_U64_MAX;
+	return (limit - pct_of(limit, free_pct)) & ~(u64)4095;
+}
+
+/**
  * amm_pick_offender() - the sandbox driving the pressure
  * @sb: sandboxes
  * @n:  how many

@@ -65,6 +65,33 @@ enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t);
 
 bool amm_thresholds_valid(const struct amm_thresholds *t);
 
+/**
+ * struct amm_horizons - act on the time left before the limit
+ * @throttle_ms:	at RELAXED or OK, THROTTLE when the pool would reach its
+ *			limit within this at its current growth
+ * @freeze_ms:		at THROTTLE, FREEZE within this
+ * @kill_ms:		at FREEZE, KILL within this - at once, without
+ *			waiting for kill_after_ms: the kernel would act first
+ *
+ * 0 switches a step's forecast off. The forecast raises the level by one
+ * step at most above the one free memory gives, so each step still needs
+ * its band of free memory to be near (a fast burst far below the limit is
+ * throttled, never killed) but is taken as soon as the growth shows it
+ * will be crossed, not after.
+ */
+struct amm_horizons {
+	u32 throttle_ms;
+	u32 freeze_ms;
+	u32 kill_ms;
+};
+
+u64 amm_time_to_limit_ms(u64 limit, u64 used, u64 growth, u64 interval_ms);
+
+enum amm_level amm_level_forecast(enum amm_level level, u64 time_left_ms,
+				  const struct amm_horizons *h);
+
+u64 amm_pool_high(u64 limit, u32 free_pct);
+
 int amm_pick_offender(const struct amm_sb *sb, unsigned int n);
 
 u64 amm_throttle_high(const struct amm_sb *sb, u64 limit, u64 used,

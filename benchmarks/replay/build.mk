@@ -9,18 +9,28 @@
 # Also in the guest: replay-daemon-cpu (agentmmd's CPU with many sandboxes)
 # and cpu-calib (emulation slowdown); see RESULTS.md for how they were run.
 #
-# The traces are read from $(REPLAY_TRACES) (default ../shared/traces/
-# agentcgroup next to the checkout); the guest sees them through a 9p share
-# of the checkout's parent directory, never through a copy in the tree.
-# Without them the run falls back to --synthetic traces.
+# The traces are the public AgentCgroup sets vendored in the tree
+# (benchmarks/replay/traces/agentcgroup: haiku and batch18, GPL-2.0, see its
+# README for provenance); the guest sees them through a 9p share of the
+# checkout. REPLAY_SET picks the set: all (default), haiku, batch18 or
+# synthetic (the built-in model, no trace files).
+#
+#   make replay REPLAY_SET=haiku REPLAY_ARGS='--overcommit 1.5 --swap zswap'
+#   make density               largest sustainable overcommit per arm (see
+#                              density-guest.sh; DENSITY_ARGS passes options)
+#   make density-smoke         the same, one seed and two steps (minutes)
 
 REPLAY_DIR := $(TOP)/benchmarks/replay
-REPLAY_SHARE ?= $(abspath $(TOP)/..)
-REPLAY_TRACES ?= $(REPLAY_SHARE)/shared/traces/agentcgroup
+REPLAY_TRACES ?= $(REPLAY_DIR)/traces/agentcgroup
+REPLAY_SET ?= all
 REPLAY_VM_MEM ?= 2048
 REPLAY_TIMEOUT ?= 3600
 REPLAY_ARGS ?=
 REPLAY_LOG ?= $(BUILD)/replay/console.log
+DENSITY_ARGS ?=
+DENSITY_TIMEOUT ?= 10800
+DENSITY_OUT ?= density
+DENSITY_LOG ?= $(BUILD)/$(DENSITY_OUT)/console.log
 
 REPLAY_SRC := $(REPLAY_DIR)/replay.c $(TOP)/benchmarks/util.c
 REPLAY_DEPS := $(REPLAY_SRC) $(TOP)/benchmarks/util.h
@@ -37,22 +47,39 @@ $(BUILD)/tools/replay: $(REPLAY_DEPS) | $(BUILD)/tools
 $(BUILD)/guest/bin/replay-daemon-cpu: $(REPLAY_DIR)/daemon-cpu.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
+$(BUILD)/guest/bin/replay-density: $(REPLAY_DIR)/density-guest.sh | $(BUILD)/guest/bin
+	install -m 755 $< $@
+
+# sourced by replay-guest and replay-density from their own directory
+$(BUILD)/guest/bin/replay-lib.sh: $(REPLAY_DIR)/replay-lib.sh | $(BUILD)/guest/bin
+	install -m 644 $< $@
+
 # the same static binary runs natively and in the guest (emulation slowdown)
 $(BUILD)/guest/bin/cpu-calib: $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c $(TOP)/benchmarks/util.h | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c
 
 GUEST_BINS += $(BUILD)/guest/bin/replay $(BUILD)/guest/bin/replay-guest \
-	$(BUILD)/guest/bin/replay-daemon-cpu $(BUILD)/guest/bin/cpu-calib
+	$(BUILD)/guest/bin/replay-daemon-cpu $(BUILD)/guest/bin/cpu-calib \
+	$(BUILD)/guest/bin/replay-density $(BUILD)/guest/bin/replay-lib.sh
 TOOLS += $(BUILD)/tools/replay
 
-.PHONY: replay
+# Guest path of the in-tree traces (the checkout is shared at /host).
+REPLAY_GUEST_TRACES = /host/$(patsubst $(TOP)/%,%,$(abspath $(REPLAY_TRACES)))
+
+.PHONY: replay density density-smoke
 replay: test-module guest-bins
 	@mkdir -p $(dir $(REPLAY_LOG))
-	@share=$(REPLAY_SHARE); rel=$(patsubst $(REPLAY_SHARE)/%,%,$(TOP)); \
-	traces=$(REPLAY_TRACES); \
-	case $$traces in $$share/*) gtr=/host/$${traces#$$share/} ;; *) gtr= ;; esac; \
-	if [ -z "$$gtr" ] || [ ! -d "$$traces" ]; then \
-		echo "replay: no traces at $$traces (inside $$share); using --synthetic"; gtr=; fi; \
-	$(TOP)/tests/vm/run --tcg-threads $(BENCH_TCG_THREADS) --share $$share --mem $(REPLAY_VM_MEM) \
+	@case "$(abspath $(REPLAY_TRACES))" in $(TOP)/*) ;; \
+		*) echo "replay: REPLAY_TRACES must be inside the checkout ($(TOP))" >&2; exit 2 ;; esac
+	$(TOP)/tests/vm/run --tcg-threads $(BENCH_TCG_THREADS) --share $(TOP) --mem $(REPLAY_VM_MEM) \
 		--timeout $(REPLAY_TIMEOUT) --log $(REPLAY_LOG) \
-		--cmd "replay-guest $${gtr:+--traces $$gtr} --out /host/$$rel/build/replay $(REPLAY_ARGS)"
+		--cmd "replay-guest --traces $(REPLAY_GUEST_TRACES) --trace-set $(REPLAY_SET) --out /host/build/replay $(REPLAY_ARGS)"
+
+density: test-module guest-bins
+	@mkdir -p $(dir $(DENSITY_LOG))
+	$(TOP)/tests/vm/run --tcg-threads $(BENCH_TCG_THREADS) --share $(TOP) --mem $(REPLAY_VM_MEM) \
+		--timeout $(DENSITY_TIMEOUT) --log $(DENSITY_LOG) \
+		--cmd "replay-density --traces $(REPLAY_GUEST_TRACES) --trace-set $(REPLAY_SET) --out /host/build/$(DENSITY_OUT) $(DENSITY_ARGS)"
+
+density-smoke:
+	$(MAKE) density DENSITY_OUT=density-smoke DENSITY_TIMEOUT=3600 DENSITY_ARGS="--smoke $(DENSITY_ARGS)"

@@ -14,14 +14,19 @@ Runs 'replay' RUNS times per arm, rotating which arm goes first. By
 default two arms:
   stock     no daemon: the kernel's memcg OOM killer acts at the limit;
   agentmmd  agentmmd running with memory_limit_mb = the limit and
-            sandbox_patterns = agent.slice/* (everything else default).
+            sandbox_patterns = agent.slice/*, pool_cgroup = agent.slice
+            (everything else default).
 Run i of every arm uses seed SEED+i-1: the same traces, offsets and scale.
 Then prints, per arm, median [min-max] over the runs, and the paired
 ratios of every other arm to the first (by default agentmmd/stock).
 
 Options:
-  --traces DIR     trace root (e.g. /host/shared/traces/agentcgroup);
-                   without it, --synthetic traces
+  --traces DIR     trace root (the tree's benchmarks/replay/traces/
+                   agentcgroup, which holds the haiku and batch18 sets);
+                   without it, synthetic traces
+  --trace-set S    all (DIR itself: every set below it), haiku, batch18
+                   (DIR/S) or synthetic (the built-in model; no DIR
+                   needed). Default: all with --traces, else synthetic
   --runs N         runs per arm (5)
   --sandboxes M    concurrent sandboxes (4)
   --limit-mb N     memory.max of agent.slice (1024)
@@ -35,21 +40,41 @@ Options:
                    the first is the reference of the ratios): NAME stock
                    runs no daemon, any other name runs agentmmd with the
                    config above plus the lines of F (e.g. "reclaim = 0")
-  --swap-mb N      a zram swap device of N MiB (lz4) for the whole run,
-                   set up before the first run (zram module, disksize,
-                   mkswap, swapon) and removed at the end; the table then
-                   adds swap traffic and zram's peak (host_used_peak_mb,
-                   MemTotal - MemAvailable, includes zram's memory)
+  --swap KIND      none (default), zram or zswap, for the whole run:
+                   zram: /dev/zram0 (lz4, --swap-mb MiB) is the swap
+                   device; zswap: zswap on (lzo, the guest kernel's
+                   built-in compressor; max_pool_percent as the kernel
+                   has it) in front of the same zram device, which zswap
+                   needs as its backing store (a swap file on tmpfs cannot
+                   be one; zram0 is marked rotational so THPs are split
+                   and reach zswap). Set up before the first run, removed at the end
+                   (zswap's enabled parameter restored). The table then adds
+                   swap and zswap traffic, zram's and zswap's peaks
+                   (host_used_peak_mb, MemTotal - MemAvailable, includes
+                   them; zswap's pool is also charged to the sandboxes)
+  --swap-mb N      size of the zram device (1024 with --swap; alone, it
+                   means --swap zram, as before)
+  --time-scale     scale every agentmmd time constant that has a config key
+                   by the replay speed, so the daemon sees trace time:
+                   interval_ms, busy_interval_ms, idle_interval_ms,
+                   kill_after_ms, forecast_*_ms and reclaim_idle_s divided
+                   by --speed
+                   (clamped at the daemon's minimums, reported),
+                   reclaim_budget_mb_per_s multiplied; the lines go after
+                   --daemon-conf and before each arm's own file
   -h, --help       this text
 Anything after -- goes to every replay invocation (e.g. --stagger 60).
 EOF
 }
 
 TRACES= RUNS=5 M=4 LIMIT=1024 OC=1.3 SPEED=50 SEED=1 OUT=/tmp/replay-results
-EXTRA_CONF= ARMS= SWAP_MB=0
+EXTRA_CONF= ARMS= SWAP_MB= SWAP=none SET= TSCALE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--traces) TRACES=$2; shift ;;
+	--trace-set) SET=$2; shift ;;
+	--swap) SWAP=$2; shift ;;
+	--time-scale) TSCALE=1 ;;
 	--runs) RUNS=$2; shift ;;
 	--sandboxes) M=$2; shift ;;
 	--limit-mb) LIMIT=$2; shift ;;
@@ -67,7 +92,15 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+case $SWAP in
+none) [ -z "$SWAP_MB" ] || [ "$SWAP_MB" = 0 ] || SWAP=zram ;;
+zram|zswap) ;;
+*) echo "replay-guest: --swap wants none, zram or zswap, not '$SWAP'" >&2; exit 2 ;;
+esac
+[ "$SWAP" = none ] && SWAP_MB=0
+: "${SWAP_MB:=1024}"
 case $SWAP_MB in ''|*[!0-9]*) echo "replay-guest: --swap-mb wants a number of MiB, not '$SWAP_MB'" >&2; exit 2 ;; esac
+[ "$SWAP" = none ] || [ "$SWAP_MB" -gt 0 ] || { echo "replay-guest: --swap $SWAP needs --swap-mb > 0" >&2; exit 2; }
 [ -n "$ARMS" ] || ARMS="stock agentmmd"
 ARM_NAMES=
 for a in $ARMS; do
@@ -86,22 +119,41 @@ NARMS=0
 for a in $ARM_NAMES; do NARMS=$((NARMS + 1)); done
 [ "$NARMS" -ge 2 ] || { echo "replay-guest: give at least two arms (or none for stock and agentmmd)" >&2; exit 2; }
 REF=${ARM_NAMES%% *}
+# start_daemon, stop_daemon, swap_setup, swap_teardown, scaled_time_conf
+# (shared with replay-density)
+. "$(dirname "$0")/replay-lib.sh" || { echo "replay-guest: cannot read replay-lib.sh next to $0" >&2; exit 1; }
 command -v replay >/dev/null || { echo "replay-guest: no replay in PATH" >&2; exit 1; }
 command -v agentmmd >/dev/null || { echo "replay-guest: no agentmmd in PATH" >&2; exit 1; }
 mkdir -p "$OUT" || exit 1
-if [ -n "$TRACES" ]; then
-	[ -d "$TRACES" ] || { echo "replay-guest: no trace directory $TRACES" >&2; exit 1; }
-	SRC="--traces $TRACES"
-else
-	SRC="--synthetic"
-fi
+[ -n "$SET" ] || { if [ -n "$TRACES" ]; then SET=all; else SET=synthetic; fi; }
+case $SET in
+synthetic) SRC="--synthetic" TDESC="synthetic traces" ;;
+all|haiku|batch18)
+	[ -n "$TRACES" ] || { echo "replay-guest: --trace-set $SET needs --traces DIR" >&2; exit 2; }
+	d=$TRACES
+	[ "$SET" = all ] || d=$TRACES/$SET
+	[ -d "$d" ] || { echo "replay-guest: no trace directory $d" >&2; exit 1; }
+	SRC="--traces $d" TDESC="trace set $SET ($d)" ;;
+*) echo "replay-guest: --trace-set wants all, haiku, batch18 or synthetic, not '$SET'" >&2; exit 2 ;;
+esac
 CONF=$OUT/agentmmd.conf
 {
 	echo "memory_limit_mb = $LIMIT"
 	echo "sandbox_patterns = agent.slice/*"
+	echo "pool_cgroup = agent.slice"
 	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
 } >"$CONF" || exit 1
 agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+# --time-scale: the effective values of the common config, scaled
+if [ $TSCALE = 1 ]; then
+	scaled_time_conf "$CONF" "$SPEED" >"$OUT/time-scale.conf" || exit 1
+	[ "$(grep -c '^[a-z]' "$OUT/time-scale.conf")" -ge 6 ] ||
+		{ echo "replay-guest: --time-scale: could not read the daemon's time keys from --check-config" >&2; exit 1; }
+	echo "replay-guest: --time-scale ${SPEED}x: $(grep -v '^#' "$OUT/time-scale.conf" | tr '\n' ' ')"
+	grep '^#' "$OUT/time-scale.conf" | sed 's/^# /replay-guest: --time-scale: /'
+	cat "$OUT/time-scale.conf" >>"$CONF" || exit 1
+	agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+fi
 for a in $ARMS; do	# per-arm configs: the common one plus the arm's file
 	n=${a%%:*}
 	[ "$n" = stock ] && continue
@@ -111,49 +163,6 @@ for a in $ARMS; do	# per-arm configs: the common one plus the arm's file
 done
 HZ=100	# USER_HZ; /proc/PID/stat utime+stime are in these ticks
 
-DPID=
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	DPID=
-}
-
-# ---- zram swap (--swap-mb) ----------------------------------------------
-Z=/sys/block/zram0 ZRAM_LOADED=0 SWAP_ON=0
-swap_setup() {
-	if [ ! -e $Z ]; then
-		if ! modprobe zram 2>/dev/null; then
-			for m in lz4_compress lz4hc_compress zram; do
-				[ -f /lib/modules/$m.ko ] || continue
-				grep -q "^$m " /proc/modules || insmod /lib/modules/$m.ko ||
-					{ echo "replay-guest: insmod $m failed" >&2; return 1; }
-			done
-		fi
-		[ -e $Z ] || { echo "replay-guest: no zram device after loading the zram module (is it in /lib/modules?)" >&2; return 1; }
-		ZRAM_LOADED=1
-	fi
-	grep -q '^/dev/zram0 ' /proc/swaps && { echo "replay-guest: /dev/zram0 is already a swap device" >&2; return 1; }
-	[ "$(cat $Z/disksize)" = 0 ] || echo 1 >$Z/reset ||
-		{ echo "replay-guest: cannot reset $Z (in use?)" >&2; return 1; }
-	echo lz4 >$Z/comp_algorithm 2>/dev/null	# the default; older kernels may differ
-	echo "${SWAP_MB}M" >$Z/disksize || { echo "replay-guest: cannot set $Z/disksize to ${SWAP_MB}M" >&2; return 1; }
-	mkswap /dev/zram0 >/dev/null || { echo "replay-guest: mkswap /dev/zram0 failed" >&2; return 1; }
-	swapon /dev/zram0 || { echo "replay-guest: swapon /dev/zram0 failed" >&2; return 1; }
-	SWAP_ON=1
-	echo "replay-guest: swap: zram0 $SWAP_MB MiB, $(sed 's/.*\[\(.*\)\].*/\1/' $Z/comp_algorithm), vm.swappiness $(cat /proc/sys/vm/swappiness)"
-}
-swap_teardown() {
-	if [ $SWAP_ON = 1 ]; then
-		swapoff /dev/zram0 || echo "replay-guest: swapoff /dev/zram0 failed" >&2
-		echo 1 >$Z/reset 2>/dev/null
-		SWAP_ON=0
-	fi
-	if [ $ZRAM_LOADED = 1 ]; then
-		rmmod zram 2>/dev/null || echo "replay-guest: cannot unload zram" >&2
-		ZRAM_LOADED=0
-	fi
-}
 trap 'stop_daemon; swap_teardown; exit 130' INT TERM
 
 cpu_ticks() {	# utime + stime of PID (comm has no spaces here)
@@ -178,14 +187,7 @@ run_arm() {	# ARM RUN
 	json=$OUT/$arm-$r.json
 	if [ "$arm" != stock ]; then
 		log=$OUT/$arm-$r.log
-		: >"$log"	# exists before the wait below looks into it
-		agentmmd -c "$OUT/conf-$arm" >"$log" 2>&1 &
-		DPID=$!
-		n=0
-		while ! grep -q 'started (config' "$log" && [ $n -lt 100 ]; do
-			sleep 0.1; n=$((n + 1))
-		done
-		sleep 1	# BPF attached, first scan done
+		start_daemon "$OUT/conf-$arm" "$log"
 		c0=$(cpu_ticks $DPID) t0=$(uptime_s)
 	fi
 	# shellcheck disable=SC2086
@@ -218,12 +220,15 @@ summary_line() {
 		"tools killed $(jget "$1" tools_killed)/$(jget "$1" tools)," \
 		"high $(jget "$1" high_events), frozen $(jget "$1" frozen_s) s," \
 		"completion $(jget "$1" completion_s) s, alloc p95 $(jget "$1" alloc_p95_us) us," \
-		"parent peak $(jget "$1" parent_peak_mb) MB$(
+		"parent peak $(jget "$1" parent_peak_mb) MB," \
+		"goodput $(jget "$1" goodput_runs_per_min)/min, work lost $(jget "$1" work_lost_s) s," \
+		"kernel OOM kills $(jget "$1" oom_kills) (runtimes $(jget "$1" runtime_oom_kills))$(
 		[ "$SWAP_MB" -gt 0 ] && echo ", host peak $(jget "$1" host_used_peak_mb) MB," \
-			"swap out/in $(jget "$1" swap_out_mb)/$(jget "$1" swap_in_mb) MB, zram peak $(jget "$1" zram_peak_mb) MB")"
+			"swap out/in $(jget "$1" swap_out_mb)/$(jget "$1" swap_in_mb) MB, zram peak $(jget "$1" zram_peak_mb) MB")$(
+		[ "$SWAP" = zswap ] && echo ", zswap out $(jget "$1" zswap_out_mb) MB, pool peak $(jget "$1" zswap_peak_mb) MB")"
 }
 
-echo "replay-guest: $RUNS runs per arm ($ARM_NAMES), $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x, ${TRACES:-synthetic traces}"
+echo "replay-guest: $RUNS runs per arm ($ARM_NAMES), $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x$([ $TSCALE = 1 ] && echo ' (daemon time scaled)'), swap $SWAP, $TDESC"
 echo "replay-guest: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { printf "%d MB", $2 / 1024 }' /proc/meminfo), THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 if [ "$SWAP_MB" -gt 0 ]; then
 	swap_setup || { swap_teardown; exit 1; }
@@ -285,18 +290,20 @@ row() {	# cells...: the metric column, then one per arm and ratio
 	printf '\n'
 }
 
-KEYS="runtimes_killed tools_killed tools oom_kills high_events throttled_sandboxes frozen_s
+KEYS="runtimes_killed runtime_oom_kills tools_killed tools oom_kills intact_runs
+	goodput_runs_per_min work_lost_s high_events throttled_sandboxes frozen_s
 	completion_s slowdown psi_some_ms psi_full_ms alloc_p50_us alloc_p95_us alloc_p99_us
 	runtime_alloc_p95_us tool_alloc_p95_us parent_peak_mb host_used_peak_mb"
 [ "$SWAP_MB" -gt 0 ] && KEYS="$KEYS swap_out_mb swap_in_mb zram_peak_mb touch_s"
+[ "$SWAP" = zswap ] && KEYS="$KEYS zswap_out_mb zswap_in_mb zswap_peak_mb"
 {
 	echo
-	echo "== replay comparison: $RUNS runs per arm, $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x$([ "$SWAP_MB" -gt 0 ] && echo ", $SWAP_MB MiB zram swap")"
+	echo "== replay comparison: $RUNS runs per arm, $M sandboxes, limit $LIMIT MB, overcommit $OC, speed ${SPEED}x$([ $TSCALE = 1 ] && echo ' (daemon time scaled)')$([ "$SWAP" = zram ] && echo ", $SWAP_MB MiB zram swap")$([ "$SWAP" = zswap ] && echo ", zswap over $SWAP_MB MiB zram")"
 	if [ "$NARMS" = 2 ]; then
-		echo "   ${TRACES:-synthetic traces}; median [min-max] over runs; ratio = $OTHERS / $REF, paired by seed"
+		echo "   $TDESC; median [min-max] over runs; ratio = $OTHERS / $REF, paired by seed"
 		hdr=ratio
 	else
-		echo "   ${TRACES:-synthetic traces}; median [min-max] over runs; ratios = ARM / $REF, paired by seed"
+		echo "   $TDESC; median [min-max] over runs; ratios = ARM / $REF, paired by seed"
 		hdr=
 		for a in $OTHERS; do hdr="$hdr $a/$REF"; done
 	fi
@@ -308,12 +315,12 @@ KEYS="runtimes_killed tools_killed tools oom_kills high_events throttled_sandbox
 	row "runtime survival" "$@"
 	for k in $KEYS; do
 		fmt=%.1f
-		case $k in slowdown|touch_s) fmt=%.3f ;; esac
+		case $k in slowdown|touch_s|goodput_runs_per_min) fmt=%.3f ;; esac
 		set --
 		for a in $ARM_NAMES; do set -- "$@" "$(vals "$a" $k | med $fmt)"; done
 		for a in $OTHERS; do
 			case $k in
-			completion_s|slowdown|alloc_p*|runtime_alloc_p95_us|tool_alloc_p95_us|parent_peak_mb|host_used_peak_mb|psi_some_ms|psi_full_ms)
+			completion_s|slowdown|goodput_runs_per_min|alloc_p*|runtime_alloc_p95_us|tool_alloc_p95_us|parent_peak_mb|host_used_peak_mb|psi_some_ms|psi_full_ms)
 				set -- "$@" "$(ratios "$a" $k | med %.3f)" ;;
 			*) set -- "$@" - ;;
 			esac

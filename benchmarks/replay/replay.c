@@ -1363,6 +1363,25 @@ static uint64_t zram_used_max(bool reset)
 	return f[4];
 }
 
+static int cg_read(const char *dir, const char *file, char *buf, size_t len);
+
+/* Compressed bytes zswap holds for the parent cgroup (memory.stat zswap). */
+static double zswap_bytes(void)
+{
+	char path[PATH_LEN + 32];
+	size_t len;
+	char *buf;
+	double v = 0;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", o.cgroup);
+	buf = slurp(path, &len);
+	if (buf) {
+		v = (double)keyed(buf, "zswap");
+		free(buf);
+	}
+	return v;
+}
+
 static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 {
 	char path[PATH_LEN + 64];
@@ -1394,6 +1413,7 @@ struct sb_result {
 	int freezes;
 	bool frozen_now;
 	uint64_t high, max, oom, oom_kill;
+	uint64_t rt_oom_kill;	/* sb-N/runtime memory.events oom_kill */
 	uint64_t peak;
 };
 
@@ -1510,7 +1530,10 @@ struct totals {
 	struct hist rt, tool, all;
 	double tool_lag_s;
 	double swap_out, swap_in, zram_peak, touch_s;	/* bytes, s */
+	double zswap_out, zswap_in, zswap_peak;	/* bytes */
 	uint64_t touches;
+	uint64_t rt_oom_kills;	/* the kernel OOM killer chose a runtime */
+	double work_lost_s, work_total_s, goodput;	/* trace s, runs/min */
 };
 
 static void print_json(FILE *f, const struct totals *t, const char *date)
@@ -1547,7 +1570,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 			"\"memory_events\": {\"high\": %" PRIu64 ", \"max\": %"
 			PRIu64 ", \"oom\": %" PRIu64 ", \"oom_kill\": %" PRIu64
 			"}, \"frozen_s\": %.3f, \"freezes\": %d, "
-			"\"memory_peak_mb\": %.1f, \"tool_wait_s\": %.3f}%s\n",
+			"\"memory_peak_mb\": %.1f, \"tool_wait_s\": %.3f, "
+			"\"runtime_oom_kill\": %" PRIu64 ", \"trace_s_done\": %.1f, "
+			"\"trace_s\": %.1f}%s\n",
 			traces[i].n, traces[i].has_calls &&
 			!o.synthetic ? "true" : "false",
 			plans[i].base / MIB, plans[i].peak / MIB,
@@ -1557,6 +1582,7 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 			s->tools_started, s->tools_killed, s->tools_failed,
 			r->high, r->max, r->oom, r->oom_kill, r->frozen_s,
 			r->freezes, r->peak / MIB, s->tool_lag_ns / 1e9,
+			r->rt_oom_kill, s->end_vt, plans[i].dur,
 			i + 1 < nsb ? "," : "");
 	}
 	fprintf(f, "  ],\n  \"totals\": {\"runtimes\": %d, \"runtimes_killed\": %d, "
@@ -1578,7 +1604,11 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		"\"host_used_peak_mb\": %.1f, \"host_used_before_mb\": %.1f, "
 		"\"sum_peaks_mb\": %.1f, \"swap_out_mb\": %.1f, "
 		"\"swap_in_mb\": %.1f, \"zram_peak_mb\": %.1f, "
-		"\"touches\": %" PRIu64 ", \"touch_s\": %.3f}\n}\n",
+		"\"touches\": %" PRIu64 ", \"touch_s\": %.3f, "
+		"\"zswap_out_mb\": %.1f, \"zswap_in_mb\": %.1f, "
+		"\"zswap_peak_mb\": %.1f, \"runtime_oom_kills\": %" PRIu64 ", "
+		"\"intact_runs\": %d, \"goodput_runs_per_min\": %.3f, "
+		"\"work_lost_s\": %.1f, \"work_total_s\": %.1f}\n}\n",
 		nsb, t->killed, nsb ? 100.0 * (nsb - t->killed) / nsb : 0,
 		t->completed, t->tools, t->tools_killed, t->tools_failed,
 		t->throttled, t->high, t->max, t->oom, t->oom_kill,
@@ -1591,7 +1621,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		hist_pct(&t->tool, 99), t->parent_peak / MIB,
 		t->host_peak / MIB, t->host_before / MIB, t->sum_peaks / MIB,
 		t->swap_out / MIB, t->swap_in / MIB, t->zram_peak / MIB,
-		t->touches, t->touch_s);
+		t->touches, t->touch_s, t->zswap_out / MIB, t->zswap_in / MIB,
+		t->zswap_peak / MIB, t->rt_oom_kills, t->completed, t->goodput,
+		t->work_lost_s, t->work_total_s);
 }
 
 static void print_table(FILE *f, const struct totals *t)
@@ -1632,8 +1664,10 @@ static void print_table(FILE *f, const struct totals *t)
 	fprintf(f, "runtimes killed      %d of %d (survival %.0f%%)\n",
 		t->killed, nsb, nsb ? 100.0 * (nsb - t->killed) / nsb : 0);
 	fprintf(f, "tools killed         %" PRIu64 " of %" PRIu64
-		" (kernel OOM kills %" PRIu64 ")\n", t->tools_killed,
-		t->tools, t->oom_kill);
+		" (kernel OOM kills %" PRIu64 ", of them runtimes %" PRIu64
+		")\n", t->tools_killed, t->tools, t->oom_kill, t->rt_oom_kills);
+	fprintf(f, "goodput              %d intact runs, %.3f per minute; work lost %.0f of %.0f trace s\n",
+		t->completed, t->goodput, t->work_lost_s, t->work_total_s);
 	fprintf(f, "throttled            %d sandboxes, %" PRIu64
 		" memory.high events; memory.max events %" PRIu64 "\n",
 		t->throttled, t->high, t->max);
@@ -1649,8 +1683,9 @@ static void print_table(FILE *f, const struct totals *t)
 		o.step_kb);
 	fprintf(f, "host peak            parent memory.peak %.0f MB, MemTotal-MemAvailable %.0f MB (before %.0f MB)\n",
 		t->parent_peak / MIB, t->host_peak / MIB, t->host_before / MIB);
-	fprintf(f, "swap                 out %.0f MB, in %.0f MB, zram peak %.0f MB\n",
-		t->swap_out / MIB, t->swap_in / MIB, t->zram_peak / MIB);
+	fprintf(f, "swap                 out %.0f MB, in %.0f MB, zram peak %.0f MB; zswap out %.0f MB, in %.0f MB, pool peak %.0f MB\n",
+		t->swap_out / MIB, t->swap_in / MIB, t->zram_peak / MIB,
+		t->zswap_out / MIB, t->zswap_in / MIB, t->zswap_peak / MIB);
 	if (o.touch_on_call)
 		fprintf(f, "heap walks           %" PRIu64 " at tool-call starts, %.1f s in total\n",
 			t->touches, t->touch_s);
@@ -1765,10 +1800,15 @@ static void usage(FILE *f)
 "    buckets), host peak memory (the parent's memory.peak, and MemTotal -\n"
 "    MemAvailable polled every 100 ms; it includes what a zram swap device\n"
 "    holds), swap traffic (pswpout/pswpin of /proc/vmstat) and the peak of\n"
-"    /sys/block/zram0's mem_used_max when that device exists.\n"
+"    /sys/block/zram0's mem_used_max when that device exists; zswap traffic\n"
+"    (zswpout/zswpin) and the peak of the parent's memory.stat zswap.\n"
+"    Goodput: intact runs (runtime never killed, trace replayed to its end)\n"
+"    per minute of completion time; work lost: the trace seconds the killed\n"
+"    runtimes had replayed. runtime_oom_kills: kills the kernel OOM killer\n"
+"    made in a sb-N/runtime cgroup (its memory.events oom_kill).\n"
 "\n"
 "EXAMPLES\n"
-"    replay --traces ../shared/traces/agentcgroup -n 3 -l 1024 --json r.json\n"
+"    replay --traces benchmarks/replay/traces/agentcgroup/haiku -n 3 -l 1024 --json r.json\n"
 "    replay --synthetic -n 2 --synthetic-duration 60 --limit-mb 512\n"
 "    benchmarks/replay/replay-guest.sh runs both arms (stock, agentmmd)\n"
 "\n"
@@ -1850,7 +1890,7 @@ int main(int argc, char **argv)
 	char buf[4096], psi0[512] = "", psi1[512] = "", ev0[512] = "",
 	     ev1[512] = "", date[64];
 	double t0, last_sample, sum_peaks = 0, maxoff = 0;
-	uint64_t swpout0, swpin0;
+	uint64_t swpout0, swpin0, zswpout0, zswpin0;
 	int c, i, alive, peak_fd = -1;
 	bool idle_released = false;
 	time_t wall = time(NULL);
@@ -1921,8 +1961,16 @@ int main(int argc, char **argv)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
 
 	select_traces();
-	for (i = 0; i < nsb; i++)
-		sum_peaks += traces[i].peak;
+	/* the peaks of what is replayed: --max-trace-s cuts the traces */
+	for (i = 0; i < nsb; i++) {
+		double pk = 0;
+		int k;
+
+		for (k = 0; k < traces[i].n; k++)
+			if (o.max_trace_s <= 0 || traces[i].t[k] <= o.max_trace_s)
+				pk = fmax(pk, traces[i].m[k]);
+		sum_peaks += pk;
+	}
 	t.scale = o.scale ? o.scale : o.overcommit * o.limit_mb * MIB / sum_peaks;
 	plans = xcalloc(nsb, sizeof(*plans));
 	t.sum_peaks = 0;
@@ -2019,6 +2067,8 @@ int main(int argc, char **argv)
 	t.host_before = (double)host_used();
 	swpout0 = vmstat("pswpout");
 	swpin0 = vmstat("pswpin");
+	zswpout0 = vmstat("zswpout");
+	zswpin0 = vmstat("zswpin");
 	zram_used_max(true);
 	fflush(NULL);
 
@@ -2040,7 +2090,7 @@ int main(int argc, char **argv)
 	alive = nsb;
 	last_sample = now_s();
 	while (alive > 0 && !stop_sig) {
-		double tn;
+		double tn, zs;
 		uint64_t hu;
 		int st;
 		pid_t pid;
@@ -2088,6 +2138,9 @@ int main(int argc, char **argv)
 		if (!cg_read(o.cgroup, "memory.current", buf, sizeof(buf)) &&
 		    strtod(buf, NULL) > t.parent_peak)
 			t.parent_peak = strtod(buf, NULL);
+		zs = zswap_bytes();
+		if (zs > t.zswap_peak)
+			t.zswap_peak = zs;
 		if (alive > 0)
 			sleep_s(0.1);
 	}
@@ -2108,6 +2161,8 @@ int main(int argc, char **argv)
 	t.swap_out = (double)(vmstat("pswpout") - swpout0) * PAGE;
 	t.swap_in = (double)(vmstat("pswpin") - swpin0) * PAGE;
 	t.zram_peak = (double)zram_used_max(false);
+	t.zswap_out = (double)(vmstat("zswpout") - zswpout0) * PAGE;
+	t.zswap_in = (double)(vmstat("zswpin") - zswpin0) * PAGE;
 	t.psi_some = psi_total(psi1, "some") - psi_total(psi0, "some");
 	t.psi_full = psi_total(psi1, "full") - psi_total(psi0, "full");
 	t.high = keyed(ev1, "high") - keyed(ev0, "high");
@@ -2117,6 +2172,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsb; i++) {
 		struct sb_result *r = &res[i];
 		struct sb_shared *s = &shm[i];
+		char rtdir[sizeof(sb_dir[0]) + 16];
 
 		if (!cg_read(sb_dir[i], "memory.events", buf, sizeof(buf))) {
 			r->high = keyed(buf, "high");
@@ -2126,6 +2182,15 @@ int main(int argc, char **argv)
 		}
 		if (!cg_read(sb_dir[i], "memory.peak", buf, sizeof(buf)))
 			r->peak = strtoull(buf, NULL, 10);
+		if ((size_t)snprintf(rtdir, sizeof(rtdir), "%.*s/runtime",
+				     (int)sizeof(sb_dir[0]) - 1, sb_dir[i]) <
+		    sizeof(rtdir) &&
+		    !cg_read(rtdir, "memory.events", buf, sizeof(buf)))
+			r->rt_oom_kill = keyed(buf, "oom_kill");
+		t.rt_oom_kills += r->rt_oom_kill;
+		t.work_total_s += plans[i].dur;
+		if (r->runtime_killed)
+			t.work_lost_s += s->end_vt;
 		t.killed += r->runtime_killed;
 		t.completed += r->completed;
 		t.tools += s->tools_started;
@@ -2146,6 +2211,8 @@ int main(int argc, char **argv)
 		hist_merge(&t.rt, &s->rt);
 		hist_merge(&t.tool, &s->tool);
 	}
+	if (t.makespan > 0)
+		t.goodput = t.completed / (t.makespan / 60.0);
 	if (t.completed) {
 		t.mean_elapsed /= t.completed;
 		t.slowdown /= t.completed;

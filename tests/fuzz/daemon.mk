@@ -12,10 +12,11 @@ $(BUILD)/fuzz/fuzz_config: $(TOP)/tests/fuzz/fuzz_config.c \
 # agentmmctl.c is compiled into the target (its main renamed).
 $(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c \
 		$(FUZZ_AMMD)/agentmmctl.c $(FUZZ_AMMD)/config.c \
-		$(FUZZ_AMMD)/cgroup.c $(FUZZ_AMMD_HDRS)
+		$(FUZZ_AMMD)/cgroup.c $(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< \
-		$(FUZZ_AMMD)/config.c $(FUZZ_AMMD)/cgroup.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -DAMM_VERSION='"fuzz"' \
+		-o $@ $< $(FUZZ_AMMD)/config.c $(FUZZ_AMMD)/cgroup.c \
+		$(FUZZ_AMMD)/escape.c
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_status
 

@@ -301,3 +301,84 @@ int main(void)
 {
 	return unit_main();
 }
+
+/* ---- forecast: act on the time left before the limit ---------------- */
+
+TEST(time_to_limit)
+{
+	u64 L = 1000 * MB;
+
+	/* 100 MB free, growing 50 MB per 100 ms: 200 ms left */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, 50 * MB, 100), 200);
+	/* at or over the limit: no time left */
+	EXPECT_EQ(amm_time_to_limit_ms(L, L, 1, 100), 0);
+	EXPECT_EQ(amm_time_to_limit_ms(L, 2 * L, 0, 100), 0);
+	/* not growing, or no interval: unknown, never */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, 0, 100), AMM_U64_MAX);
+	EXPECT_EQ(amm_time_to_limit_ms(L, 900 * MB, MB, 0), AMM_U64_MAX);
+	/* huge numbers do not overflow: the answer stays in range */
+	EXPECT_TRUE(amm_time_to_limit_ms(AMM_U64_MAX, 0, 1, 1000) ==
+		    AMM_U64_MAX);
+	EXPECT_EQ(amm_time_to_limit_ms(AMM_U64_MAX, 0, AMM_U64_MAX, 1), 1);
+	/* slow growth: far away */
+	EXPECT_EQ(amm_time_to_limit_ms(L, 500 * MB, MB, 1000), 500000);
+}
+
+TEST(level_forecast)
+{
+	const struct amm_horizons h = {
+		.throttle_ms = 4000, .freeze_ms = 2000, .kill_ms = 1000,
+	};
+	const struct amm_horizons off = { 0 };
+
+	/* far from the limit in time: the level free memory gives */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_RELAXED, 10000, &h),
+		  AMM_LEVEL_RELAXED);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, AMM_U64_MAX, &h),
+		  AMM_LEVEL_FREEZE);
+	/* one step up when the step's horizon is crossed */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_RELAXED, 3999, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 3000, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 1999, &h),
+		  AMM_LEVEL_FREEZE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 999, &h),
+		  AMM_LEVEL_KILL);
+	/* ...but never more than one: a fast burst far below the limit is
+	 * throttled, not frozen or killed */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 0, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 0, &h),
+		  AMM_LEVEL_FREEZE);
+	/* exactly at a horizon is not within it */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 2000, &h),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 1000, &h),
+		  AMM_LEVEL_FREEZE);
+	/* never lowered; KILL stays */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_KILL, AMM_U64_MAX, &h),
+		  AMM_LEVEL_KILL);
+	/* horizons of 0 switch the forecast off */
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_OK, 0, &off), AMM_LEVEL_OK);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_THROTTLE, 0, &off),
+		  AMM_LEVEL_THROTTLE);
+	EXPECT_EQ(amm_level_forecast(AMM_LEVEL_FREEZE, 0, &off),
+		  AMM_LEVEL_FREEZE);
+}
+
+TEST(pool_high)
+{
+	u64 L = 1024 * MB;
+
+	/* 2% of 1 GiB stays free above memory.high, page-aligned */
+	EXPECT_EQ(amm_pool_high(L, 2), (L - L * 2 / 100) & ~4095ULL);
+	EXPECT_TRUE(amm_pool_high(L, 2) < L);
+	EXPECT_EQ(amm_pool_high(L, 2) % 4096, 0);
+	/* off, or nonsense: no backstop */
+	EXPECT_EQ(amm_pool_high(L, 0), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(L, 100), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(0, 2), AMM_U64_MAX);
+	/* huge limits do not overflow */
+	EXPECT_TRUE(amm_pool_high(AMM_U64_MAX, 1) < AMM_U64_MAX);
+}

@@ -18,7 +18,7 @@ for leave in observe off unload; do
 	check "the enabled set is in force" sh -c "
 		for d in $AGENTMM_SYS/sensor/sizes/*kB; do
 			kb=\${d##*/}; [ \$(cat \$d/knob) = managed ] || continue
-			want=never; [ \$(cat \$d/decision) = enabled ] && want=always
+			want=never; [ \$(cat \$d/decision) = enabled ] && want=\$(cat \$d/enable_as)
 			grep -q \"\\[\$want\\]\" $THP_SYS/hugepages-\$kb/enabled || exit 1
 		done"
 	expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/original)" madvise "16kB original recorded"

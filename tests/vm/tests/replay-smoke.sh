@@ -10,6 +10,9 @@ command -v replay >/dev/null || skip "no replay binary"
 check "replay --help" sh -c 'replay --help | grep -q "^SYNOPSIS"'
 check_fails "bad option is refused" replay --synthetic --speed x
 check "dry run needs no cgroup" sh -c 'replay --synthetic -n 2 --dry-run | grep -q "^plan: 2 sandboxes"'
+check_fails "replay-guest refuses an unknown trace set" replay-guest --trace-set nosuch --traces /tmp
+check_fails "replay-guest refuses an unknown swap kind" replay-guest --swap nosuch
+check "replay-density --help" sh -c 'replay-density --help | grep -q "agents per GiB"'
 check "replay runs" sh -c "timeout 45 replay --synthetic -n 2 --synthetic-duration 60 \
 	--speed 20 --limit-mb 384 --overcommit 0.8 --stagger 5 --seed 7 --label smoke --json $J >/tmp/replay-smoke.txt 2>&1"
 sed 's/^/    /' /tmp/replay-smoke.txt
@@ -29,11 +32,14 @@ check "JSON is balanced" awk '
 check "JSON starts and ends as an object" sh -c "head -c1 $J | grep -q '{' && tail -n1 $J | grep -q '^}$'"
 expect_eq "$(grep -c '"name": "sb-' $J)" 2 "two sandboxes reported"
 for k in runtimes_killed tools_killed high_events frozen_s completion_s psi_some_ms \
-	alloc_p50_us alloc_p99_us parent_peak_mb host_used_peak_mb; do
+	alloc_p50_us alloc_p99_us parent_peak_mb host_used_peak_mb runtime_oom_kills \
+	intact_runs goodput_runs_per_min work_lost_s work_total_s zswap_out_mb zswap_peak_mb; do
 	check "totals has $k" grep -q "\"$k\": [0-9]" $J
 done
 check "no NaN/inf in JSON" sh -c "! grep -qiE 'nan|inf[^o]' $J"
 expect_eq "$(sed -n 's/.*"completed": \([0-9]*\),.*/\1/p' $J)" 2 "both sandboxes completed"
+expect_eq "$(sed -n 's/.*"intact_runs": \([0-9]*\),.*/\1/p' $J)" 2 "both runs intact"
+check "goodput > 0 and no work lost" sh -c "grep -q '\"goodput_runs_per_min\": [1-9]' $J && grep -q '\"work_lost_s\": 0.0,' $J"
 check "allocation steps were timed" sh -c "[ \$(sed -n 's/.*\"alloc_steps\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
 check "tool processes ran" sh -c "[ \$(sed -n 's/.*\"tools\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
 check "sandboxes removed" sh -c "! ls -d $AS/sb-* 2>/dev/null"

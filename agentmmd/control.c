@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Manual controls: `agentmmctl thaw|release|exempt|unexempt SANDBOX`.
+ *
+ * A SOCK_SEQPACKET unix socket STATE_DIR/control, mode 0600 (root only),
+ * whose every peer is also checked with SO_PEERCRED (uid 0) before a
+ * request is read. One request per connection: "VERB SANDBOX"; one reply:
+ * "ok MESSAGE" or "error MESSAGE". Exemptions are kept in STATE_DIR/exempt
+ * (one escaped sandbox name per line) so a restarted daemon keeps them.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "escape.h"
+
+#define MAX_EXEMPT AMM_MAX_SANDBOXES
+static char exempt_list[MAX_EXEMPT][512];
+static int n_exempt;
+static bool exempt_loaded;
+
+static void exempt_path(struct daemon *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/exempt", d->cfg.state_dir);
+}
+
+static void exempt_load(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 16], line[2100];
+	FILE *f;
+
+	exempt_loaded = true;
+	exempt_path(d, path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (n_exempt < MAX_EXEMPT && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		amm_unescape(line);
+		if (*line && strlen(line) < sizeof(exempt_list[0]))
+			strcpy(exempt_list[n_exempt++], line);
+	}
+	fclose(f);
+}
+
+static int exempt_save(struct daemon *d)
+{
+	static char buf[MAX_EXEMPT * 2100];
+	char path[AMM_PATH_MAX + 16];
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < n_exempt; i++) {
+		off += amm_escape(buf + off, sizeof(buf) - off - 1,
+				  exempt_list[i], AMM_ESC_WORD);
+		buf[off++] = '\n';
+	}
+	exempt_path(d, path, sizeof(path));
+	return write_atomic(path, buf, off);
+}
+
+bool control_is_exempt(struct daemon *d, const char *rel)
+{
+	int i;
+
+	if (!exempt_loaded)
+		exempt_load(d);
+	for (i = 0; i < n_exempt; i++)
+		if (!strcmp(exempt_list[i], rel))
+			return true;
+	return false;
+}
+
+struct sandbox *sb_by_name(struct daemon *d, const char *name)
+{
+	size_t rl = strlen(d->cfg.cgroup_root);
+	int i;
+
+	/* an absolute cgroupfs path names it too */
+	if (name[0] == '/' && !strncmp(name, d->cfg.cgroup_root, rl) &&
+	    name[rl] == '/')
+		name += rl + 1;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used && !strcmp(d->sbs[i].rel, name))
+			return &d->sbs[i];
+	return NULL;
+}
+
+int control_start(struct daemon *d, int ep)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN };
+	mode_t old;
+	int fd;
+
+	if (!exempt_loaded)
+		exempt_load(d);
+	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/control",
+			     d->cfg.state_dir) >= sizeof(a.sun_path)) {
+		warn("state_dir %s is too long for the control socket; agentmmctl thaw/release/exempt will not work",
+		     d->cfg.state_dir);
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		goto fail;
+	unlink(a.sun_path);	/* ours: the state dir lock is held */
+	old = umask(0177);	/* 0600: only root may connect */
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		umask(old);
+		goto fail;
+	}
+	umask(old);
+	if (chmod(a.sun_path, 0600) || listen(fd, 8))
+		goto fail;
+	ev.data.fd = fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		goto fail;
+	d->ctl_fd = fd;
+	return 0;
+fail:
+	warn("cannot set up the control socket %s: %s; agentmmctl thaw/release/exempt will not work",
+	     a.sun_path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+void control_stop(struct daemon *d)
+{
+	char path[AMM_PATH_MAX + 16];
+
+	if (d->ctl_fd < 0)
+		return;
+	close(d->ctl_fd);
+	d->ctl_fd = -1;
+	snprintf(path, sizeof(path), "%s/control", d->cfg.state_dir);
+	unlink(path);
+}
+
+/* Carry out "VERB NAME"; the reply goes into @out. */
+static void request(struct daemon *d, char *req, char *out, size_t len)
+{
+	char *name = strchr(req, ' ');
+	struct sandbox *s;
+	int i;
+
+	if (!name || !name[1]) {
+		snprintf(out, len, "error expected 'VERB SANDBOX'");
+		return;
+	}
+	*name++ = 0;
+	if (strcmp(req, "thaw") && strcmp(req, "release") &&
+	    strcmp(req, "exempt") && strcmp(req, "unexempt")) {
+		snprintf(out, len, "error unknown request '%.32s' (thaw, release, exempt, unexempt)",
+			 req);
+		return;
+	}
+	s = sb_by_name(d, name);
+	if (!s) {
+		snprintf(out, len,
+			 "error agentmmd watches no sandbox '%.600s' (agentmmctl status lists them)",
+			 name);
+		return;
+	}
+	log_action(5, AMM_ACT_CONTROL, s->rel, NULL, 0,
+		   "agentmmctl %s %s (by root)", req, s->rel);
+	if (!strcmp(req, "unexempt")) {
+		for (i = 0; i < n_exempt; i++)
+			if (!strcmp(exempt_list[i], s->rel))
+				break;
+		if (i == n_exempt && !s->exempt) {
+			snprintf(out, len, "ok %.600s was not exempt", s->rel);
+			return;
+		}
+		if (i < n_exempt)
+			memmove(exempt_list[i], exempt_list[i + 1],
+				(size_t)(n_exempt - i - 1) * sizeof(exempt_list[0]));
+		n_exempt -= i < n_exempt;
+		s->exempt = false;
+		exempt_save(d);
+		log_action(5, AMM_ACT_UNEXEMPT, s->rel, NULL, 0,
+			   "sandbox %s is no longer exempt", s->rel);
+		snprintf(out, len, "ok %.600s is no longer exempt", s->rel);
+		return;
+	}
+	if (!strcmp(req, "exempt")) {
+		if (!s->exempt && n_exempt < MAX_EXEMPT &&
+		    strlen(s->rel) < sizeof(exempt_list[0])) {
+			strcpy(exempt_list[n_exempt++], s->rel);
+			if (exempt_save(d))
+				warn("cannot record the exemption of %s: %s (kept until agentmmd restarts)",
+				     s->rel, strerror(errno));
+		}
+		s->exempt = true;
+		log_action(5, AMM_ACT_EXEMPT, s->rel, NULL, 0,
+			   "sandbox %s is exempt: never throttled, frozen, killed or reclaimed", s->rel);
+	}
+	if (!strcmp(req, "thaw") && !s->frozen) {
+		snprintf(out, len, "ok %.600s is not frozen by agentmmd; nothing to do", s->rel);
+		return;
+	}
+	if (!strcmp(req, "release") && !s->high_dir[0]) {
+		snprintf(out, len, "ok %.600s has no throttle from agentmmd; nothing to do", s->rel);
+		return;
+	}
+	/* exempt releases as well; thaw and release are one-shot */
+	if (!strcmp(req, "thaw") || !strcmp(req, "exempt")) {
+		if (s->frozen)
+			set_frozen(d, s, false);
+	}
+	if (!strcmp(req, "release") || !strcmp(req, "exempt"))
+		release_high(d, s);
+	d->status_force = true;
+	if (s->frozen || s->high_dir[0])
+		snprintf(out, len, "error %.600s: could not undo everything (see the log)", s->rel);
+	else if (!strcmp(req, "exempt"))
+		snprintf(out, len, "ok %.600s is exempt from every action until 'agentmmctl unexempt'", s->rel);
+	else
+		snprintf(out, len, "ok %.600s: %s done (agentmmd may act again if memory stays short; 'agentmmctl exempt' keeps it out)",
+			 s->rel, !strcmp(req, "thaw") ? "thaw" : "release");
+}
+
+void control_handle(struct daemon *d)
+{
+	char req[AMM_PATH_MAX + 64], out[1024];
+	struct ucred cr = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t cl = sizeof(cr);
+	struct pollfd p;
+	ssize_t n;
+	int c;
+
+	c = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != 0) {
+		snprintf(out, sizeof(out),
+			 "error only root may control agentmmd (peer uid %d)",
+			 (int)cr.uid);
+		if (send(c, out, strlen(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			dbg("control: cannot reply: %s", strerror(errno));
+		warn("control: refused a request from uid %d (pid %d)",
+		     (int)cr.uid, (int)cr.pid);
+		close(c);
+		return;
+	}
+	/* root's agentmmctl sends right after connecting: wait briefly */
+	p.fd = c;
+	p.events = POLLIN;
+	n = poll(&p, 1, 500) == 1 ? recv(c, req, sizeof(req) - 1, MSG_DONTWAIT) : -1;
+	if (n <= 0) {
+		close(c);
+		return;
+	}
+	req[n] = 0;
+	request(d, req, out, sizeof(out));
+	if (send(c, out, strlen(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		dbg("control: cannot reply: %s", strerror(errno));
+	close(c);
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Escaping of untrusted strings; see escape.h. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+
+/* Length of the valid UTF-8 sequence at @s (1..4), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond Unicode */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t off = 0;
+	static const char hex[] = "0123456789abcdef";
+
+	if (!len)
+		return 0;
+	while (*s) {
+		char tmp[8];
+		size_t n = 0, u = utf8_len(s), i;
+		unsigned char c = *s;
+
+		if (u > 1) {
+			memcpy(tmp, s, u);
+			n = u;
+		} else if (u == 1 && c == '\\') {
+			tmp[0] = tmp[1] = '\\';
+			n = 2;
+		} else if (u == 1 && c == '"' &&
+			   (mode == AMM_ESC_LABEL || mode == AMM_ESC_JSON)) {
+			tmp[0] = '\\';
+			tmp[1] = '"';
+			n = 2;
+		} else if (u == 1 && c == '\n') {
+			tmp[0] = '\\';
+			tmp[1] = 'n';
+			n = 2;
+		} else if (u == 1 && c == '\t' && mode != AMM_ESC_LABEL) {
+			tmp[0] = '\\';
+			tmp[1] = 't';
+			n = 2;
+		} else if (u == 1 && c == ' ' && mode == AMM_ESC_WORD) {
+			memcpy(tmp, "\\x20", 4);
+			n = 4;
+		} else if (u == 1 && c >= 0x20 && c != 0x7f) {
+			tmp[0] = (char)c;
+			n = 1;
+		} else if (mode == AMM_ESC_JSON && u == 1) {
+			memcpy(tmp, "\\u00", 4);
+			tmp[4] = hex[c >> 4];
+			tmp[5] = hex[c & 15];
+			n = 6;
+		} else {
+			/* a control character or a byte that is not UTF-8 */
+			if (mode == AMM_ESC_LABEL || mode == AMM_ESC_JSON)
+				tmp[n++] = '\\';
+			tmp[n++] = '\\';
+			tmp[n++] = 'x';
+			tmp[n++] = hex[c >> 4];
+			tmp[n++] = hex[c & 15];
+			u = 1;
+		}
+		if (off + n >= len)
+			break;
+		for (i = 0; i < n; i++)
+			dst[off++] = tmp[i];
+		s += u ? u : 1;
+	}
+	dst[off] = 0;
+	return off;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+void amm_unescape(char *s)
+{
+	char *w = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == '\\') {
+			*w++ = '\\';
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == 'n') {
+			*w++ = '\n';
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == 't') {
+			*w++ = '\t';
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == 'x' && hexval(s[2]) >= 0 &&
+			   hexval(s[3]) >= 0) {
+			*w++ = (char)(hexval(s[2]) << 4 | hexval(s[3]));
+			s += 4;
+		} else {
+			*w++ = *s++;
+		}
+	}
+	*w = 0;
+}
+
+void amm_json_str(FILE *f, const char *s)
+{
+	char buf[1024], *big = NULL, *p = buf;
+	size_t need = strlen(s) * 6 + 1;
+
+	if (need > sizeof(buf)) {
+		big = malloc(need);
+		if (big)
+			p = big;
+		else
+			need = sizeof(buf);
+	}
+	amm_escape(p, need, s, AMM_ESC_JSON);
+	fputc('"', f);
+	fputs(p, f);
+	fputc('"', f);
+	free(big);
+}

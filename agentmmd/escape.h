@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Escaping of untrusted strings (cgroup names, comm, command lines: a
+ * sandbox chooses them) for every output agentmmd and agentmmctl write:
+ * logs, the status and event files, metrics labels, JSON. No output ever
+ * carries a raw control character or invalid UTF-8 from a sandbox.
+ */
+#ifndef _AGENTMM_ESCAPE_H
+#define _AGENTMM_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum amm_esc {
+	/* log text, event file: \\ \n \t as such, other controls \xHH */
+	AMM_ESC_TEXT,
+	/* a word of a "key=value key=value" line: as TEXT, space as \x20 */
+	AMM_ESC_WORD,
+	/* Prometheus label value: \\ \" \n; other controls as \\xHH */
+	AMM_ESC_LABEL,
+	/* JSON string contents: \" \\ \n \t, other controls \u00HH */
+	AMM_ESC_JSON,
+};
+
+/*
+ * Escape @src into @dst (@len bytes, always NUL-terminated; an escape is
+ * never cut in half). Bytes that are not valid UTF-8 are written as \xHH
+ * (TEXT, WORD) or \\xHH (LABEL, JSON). Returns the length written.
+ */
+size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode);
+
+/* Undo AMM_ESC_TEXT / AMM_ESC_WORD in place (for readers of our files). */
+void amm_unescape(char *s);
+
+/* Write @s as a quoted JSON string to @f. */
+void amm_json_str(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mTHP governor in user space, for hosts that cannot load agentmm.ko
+ * (lockdown, managed node images, a kernel DKMS has not caught up with).
+ *
+ * The decisions come from the same policy/governor.c the module runs. The
+ * input is filled from /proc/zoneinfo (free pages, watermarks, managed,
+ * protection:), /proc/buddyinfo (free blocks per order) and
+ * hugepages-<N>kB/stats/, exactly as the module's sensor fills it; the
+ * decision is applied by writing hugepages-<N>kB/enabled.
+ *
+ * Every knob is borrowed as the module borrows it: the admin's value is
+ * recorded (in the restore journal, before the first write, so the guardian
+ * or the next start restores it after a crash or kill -9), a value we did
+ * not write means the admin changed it (we stop managing that size and say
+ * why), and stopping writes the admin's values back byte-exact.
+ *
+ * Only one governor drives the knobs at a time. With governor = auto (or
+ * daemon) and agentmm.ko entering enforce, the daemon hands the knobs back:
+ * it puts the module in observe (which makes the module restore what it
+ * found, i.e. our values), restores the admin's values, and puts the
+ * module back in enforce, which then records the admin's values as its
+ * originals and drives. When the module leaves enforce, the daemon takes
+ * over again.
+ *
+ * Cost: files are kept open and read with pread; a tick every 500 ms (the
+ * module's default interval), doubling up to 4 s while nothing changes.
+ * Compaction (per-node compact, else vm.compact_memory) runs in a thread,
+ * within the policy's budget and futility back-off and at most 1% of wall
+ * time.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "usergov.h"
+
+#define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+#define MODULE_MODE	"/sys/kernel/agentmm/mode"
+#define UGOV_BASE_MS	500	/* agentmm.ko's default interval_ms */
+#define UGOV_MAX_MS	4000	/* back-off while nothing changes */
+#define UGOV_WORD	16
+/* Compaction may use at most 1/UGOV_COMPACT_DUTY of wall time. */
+#define UGOV_COMPACT_DUTY 100
+
+/* --- the daemon side --- */
+
+enum ugov_stat {
+	ST_ALLOC, ST_FALLBACK, ST_CHARGE, ST_NR_ANON, ST_PARTIAL, ST_DEFERRED,
+	UGOV_NR_STATS
+};
+
+static const char *const stat_names[UGOV_NR_STATS] = {
+	"anon_fault_alloc", "anon_fault_fallback",
+	"anon_fault_fallback_charge", "nr_anon", "nr_anon_partially_mapped",
+	"split_deferred",
+};
+
+struct ugov_knob {
+	unsigned int kb, order;
+	int en_fd;			/* enabled, O_RDWR; -1 if not writable */
+	int st_fd[UGOV_NR_STATS];	/* -1 where the kernel lacks it */
+	bool borrowed;			/* @original recorded in the journal */
+	bool external;			/* the admin changed it: theirs now */
+	char original[UGOV_WORD];	/* the admin's value */
+	char written[UGOV_WORD];	/* what we last wrote, "" if nothing */
+	char prev[UGOV_WORD];		/* the value before that write */
+	char now[UGOV_WORD];		/* as last read */
+	char note[64];			/* why it is not managed, "" if it is */
+};
+
+enum ugov_driver { DRV_NONE, DRV_KERNEL, DRV_DAEMON };
+
+struct ugov {
+	enum ugov_mode mode;
+	enum ugov_driver driver;
+	char module[UGOV_WORD];		/* absent, off, observe, enforce */
+	int mode_fd, zi_fd, bi_fd;
+	char *buf;
+	size_t cap;
+	struct ugov_zones zs;
+	struct ugov_knob k[AMM_MAX_ORDERS];
+	unsigned int nk;
+	struct amm_gov_config cfg;
+	struct amm_gov_state st;
+	struct amm_gov_decision dec;
+	struct amm_gov_input in;
+	bool initialised;
+	uint64_t next_ms;
+	unsigned int interval_ms;
+	u64 prev_attempts;
+	unsigned int prev_headroom;
+	uint64_t ticks, writes, write_errors, admin_changes, handovers;
+	bool said_daemon_yield;
+	bool unable;			/* cannot drive here: report only */
+	/* compaction */
+	char compact_path[8][64];
+	unsigned int n_compact;
+	pthread_t thr;
+	bool thr_live;
+	atomic_bool busy;
+	atomic_uint_fast64_t compact_ns, compact_not_before_ms;
+	uint64_t compact_runs, compact_skipped;
+};
+
+static const char *driver_name(enum ugov_driver drv)
+{
+	return drv == DRV_DAEMON ? "daemon" : drv == DRV_KERNEL ? "kernel" :
+	       "none";
+}
+
+/* Read all of @fd from offset 0 into g->buf (grown as needed). */
+static ssize_t read_all(struct ugov *g, int fd)
+{
+	size_t len = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 > g->cap) {
+			size_t cap = g->cap ? g->cap * 2 : 65536;
+			char *nb = cap > (64u << 20) ? NULL : realloc(g->buf, cap);
+
+			if (!nb) {
+				errno = ENOMEM;
+				return -1;
+			}
+			g->buf = nb;
+			g->cap = cap;
+		}
+		n = pread(fd, g->buf + len, g->cap - len - 1, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	g->buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static int read_small(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int read_selected(int fd, char *out, size_t len)
+{
+	char buf[128];
+
+	if (read_small(fd, buf, sizeof(buf)))
+		return -1;
+	return ugov_parse_selected(buf, out, len);
+}
+
+static int write_word(int fd, const char *w)
+{
+	ssize_t n = pwrite(fd, w, strlen(w), 0);
+
+	return n == (ssize_t)strlen(w) ? 0 : -1;
+}
+
+static bool is_thp_word(const char *w)
+{
+	return !strcmp(w, "always") || !strcmp(w, "inherit") ||
+	       !strcmp(w, "madvise") || !strcmp(w, "never");
+}
+
+/* Module mode now: absent, off, observe or enforce. */
+static void module_poll(struct ugov *g)
+{
+	char buf[32];
+
+	if (g->mode_fd < 0)
+		g->mode_fd = open(MODULE_MODE, O_RDONLY | O_CLOEXEC);
+	if (g->mode_fd < 0 || read_small(g->mode_fd, buf, sizeof(buf))) {
+		if (g->mode_fd >= 0)
+			close(g->mode_fd);	/* unloaded: reopen later */
+		g->mode_fd = -1;
+		strcpy(g->module, "absent");
+		return;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(g->module, sizeof(g->module), "%s", buf);
+}
+
+static int module_set(const char *mode)
+{
+	int fd = open(MODULE_MODE, O_WRONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -1;
+	r = write_word(fd, mode);
+	close(fd);
+	return r;
+}
+
+static void knob_close(struct ugov_knob *k)
+{
+	unsigned int j;
+
+	if (k->en_fd >= 0)
+		close(k->en_fd);
+	k->en_fd = -1;
+	for (j = 0; j < UGOV_NR_STATS; j++) {
+		if (k->st_fd[j] >= 0)
+			close(k->st_fd[j]);
+		k->st_fd[j] = -1;
+	}
+}
+
+/* Open every hugepages-<N>kB with an anon enabled knob and stats. */
+static void knobs_open(struct ugov *g)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	DIR *dir = opendir(THP_DIR);
+	struct dirent *de;
+
+	g->nk = 0;
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && g->nk < AMM_MAX_ORDERS) {
+		struct ugov_knob *k = &g->k[g->nk];
+		char path[256];
+		unsigned int kb, j;
+		int order;
+
+		if (sscanf(de->d_name, "hugepages-%ukB", &kb) != 1)
+			continue;
+		order = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
+		if (order < 0)
+			continue;
+		memset(k, 0, sizeof(*k));
+		k->kb = kb;
+		k->order = (unsigned int)order;
+		k->en_fd = -1;
+		for (j = 0; j < UGOV_NR_STATS; j++) {
+			snprintf(path, sizeof(path), THP_DIR "/%s/stats/%s",
+				 de->d_name, stat_names[j]);
+			k->st_fd[j] = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		snprintf(path, sizeof(path), THP_DIR "/%s/enabled", de->d_name);
+		if (k->st_fd[ST_ALLOC] < 0 || access(path, F_OK)) {
+			knob_close(k);	/* no anon knob (8kB): not a size of ours */
+			continue;
+		}
+		k->en_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (k->en_fd < 0)
+			snprintf(k->note, sizeof(k->note), "not-writable");
+		g->nk++;
+	}
+	closedir(dir);
+}
+
+static void compact_paths(struct ugov *g)
+{
+	unsigned int i, j;
+
+	g->n_compact = 0;
+	for (i = 0; i < g->zs.n && g->n_compact < 8; i++) {
+		char path[64];
+		bool dup = false;
+
+		if (!g->zs.z[i].managed)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/compact",
+			 g->zs.z[i].node);
+		for (j = 0; j < g->n_compact; j++)
+			dup |= !strcmp(g->compact_path[j], path);
+		if (!dup && !access(path, W_OK))
+			strcpy(g->compact_path[g->n_compact++], path);
+	}
+	if (!g->n_compact && !access("/proc/sys/vm/compact_memory", W_OK))
+		strcpy(g->compact_path[g->n_compact++],
+		       "/proc/sys/vm/compact_memory");
+}
+
+static void *compact_thread(void *arg)
+{
+	struct ugov *g = arg;
+	uint64_t t0 = now_ms(), t1;
+	struct timespec a, b;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < g->n_compact; i++) {
+		int fd = open(g->compact_path[i], O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		if (write(fd, "1", 1) != 1)
+			dbg("governor: compaction through %s failed: %s",
+			    g->compact_path[i], strerror(errno));
+		close(fd);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	t1 = now_ms();
+	atomic_fetch_add(&g->compact_ns,
+			 (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
+			 (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec);
+	atomic_store(&g->compact_not_before_ms,
+		     t1 + (t1 - t0) * UGOV_COMPACT_DUTY);
+	atomic_store(&g->busy, false);
+	return NULL;
+}
+
+static void compact_join(struct ugov *g)
+{
+	if (g->thr_live)
+		pthread_join(g->thr, NULL);
+	g->thr_live = false;
+}
+
+static void compact(struct ugov *g, uint64_t now)
+{
+	if (!g->n_compact || atomic_load(&g->busy) ||
+	    now < atomic_load(&g->compact_not_before_ms)) {
+		g->compact_skipped++;
+		return;
+	}
+	compact_join(g);
+	atomic_store(&g->busy, true);
+	if (pthread_create(&g->thr, NULL, compact_thread, g)) {
+		atomic_store(&g->busy, false);
+		g->compact_skipped++;
+		return;
+	}
+	g->thr_live = true;
+	g->compact_runs++;
+}
+
+/* The word that enables a size: the admin's own mode, "always" if never. */
+static const char *enable_word(const struct ugov_knob *k)
+{
+	return strcmp(k->original, "never") ? k->original : "always";
+}
+
+/* Sample /proc and the stats; 0 if the input is complete. */
+static int sample(struct ugov *g, uint64_t now)
+{
+	struct amm_gov_input *in = &g->in;
+	int tries;
+	unsigned int i;
+
+	for (tries = 0; tries < 2; tries++) {
+		if (read_all(g, g->zi_fd) < 0 ||
+		    ugov_parse_zoneinfo(g->buf, &g->zs) < 0)
+			return -1;
+		if (read_all(g, g->bi_fd) < 0)
+			return -1;
+		if (ugov_parse_buddyinfo(g->buf, &g->zs) >= 0)
+			break;
+	}
+	if (tries == 2)
+		return -1;
+	memset(in, 0, sizeof(*in));
+	in->now_ms = now;
+	ugov_fill_input(&g->zs, g->cfg.candidates, in);
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+		struct amm_gov_order_input *o = &in->order[k->order];
+		u64 *v[UGOV_NR_STATS] = {
+			&o->fault_alloc, &o->fault_fallback,
+			&o->fault_fallback_charge, &o->nr_anon,
+			&o->nr_anon_partially_mapped, &o->split_deferred,
+		};
+		unsigned int j;
+
+		o->present = true;
+		if (!(g->cfg.candidates & (1U << k->order)))
+			continue;
+		for (j = 0; j < UGOV_NR_STATS; j++) {
+			char buf[32];
+
+			if (k->st_fd[j] < 0 || read_small(k->st_fd[j], buf,
+							  sizeof(buf)) ||
+			    ugov_parse_counter(buf, v[j]))
+				*v[j] = 0;
+		}
+	}
+	return 0;
+}
+
+static void note_admin(struct daemon *d, struct ugov_knob *k)
+{
+	struct ugov *g = d->gov;
+
+	k->external = true;
+	g->admin_changes++;
+	snprintf(k->note, sizeof(k->note), "admin-set-%s", k->now);
+	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
+	     k->kb, k->now, k->written);
+	applied_save(d);	/* drop its journal entry: it is theirs */
+	d->status_force = true;
+}
+
+static bool module_enforcing(struct ugov *g)
+{
+	module_poll(g);
+	return !strcmp(g->module, "enforce");
+}
+
+/* Make the knobs match the decision. */
+static void apply(struct daemon *d)
+{
+	struct ugov *g = d->gov;
+	unsigned int i;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+		const char *want;
+
+		if (k->en_fd < 0 || k->external ||
+		    !(g->cfg.candidates & (1U << k->order)))
+			continue;
+		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
+		    !is_thp_word(k->now)) {
+			g->write_errors++;
+			continue;
+		}
+		if (!k->borrowed) {
+			strcpy(k->original, k->now);
+			k->written[0] = k->prev[0] = '\0';
+			k->borrowed = true;
+			if (applied_save(d)) {
+				k->borrowed = false;	/* not recorded: hands off */
+				continue;
+			}
+		} else if (k->written[0] && strcmp(k->now, k->written)) {
+			/* the module may have just started: that is not the admin */
+			if (module_enforcing(g))
+				return;
+			note_admin(d, k);
+			continue;
+		}
+		want = g->dec.enabled & (1U << k->order) ? enable_word(k) : "never";
+		if (!strcmp(k->now, want)) {
+			strcpy(k->written, want);
+			continue;
+		}
+		strcpy(k->prev, k->now);
+		strcpy(k->written, want);
+		if (applied_save(d)) {
+			strcpy(k->written, k->prev);
+			continue;
+		}
+		if (write_word(k->en_fd, want)) {
+			g->write_errors++;
+			warn("governor: cannot write '%s' to hugepages-%ukB/enabled: %s",
+			     want, k->kb, strerror(errno));
+			strcpy(k->written, k->prev);
+			continue;
+		}
+		g->writes++;
+		d->status_force = true;
+		dbg("governor: hugepages-%ukB/enabled %s -> %s (%s)", k->kb,
+		    k->prev, want, amm_gov_reason_name(g->dec.reason[k->order]));
+	}
+}
+
+/* Write the admin's values back where the knob still holds ours. */
+static void restore_knobs(struct daemon *d)
+{
+	struct ugov *g = d->gov;
+	unsigned int i;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+
+		if (!k->borrowed || k->external || k->en_fd < 0)
+			continue;
+		if (read_selected(k->en_fd, k->now, sizeof(k->now))) {
+			err("governor: cannot read hugepages-%ukB/enabled to restore it to '%s'",
+			    k->kb, k->original);
+			continue;
+		}
+		if (k->written[0] && strcmp(k->now, k->written) &&
+		    strcmp(k->now, k->original)) {
+			warn("governor: hugepages-%ukB/enabled is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
+			     k->kb, k->now, k->written);
+			continue;
+		}
+		if (strcmp(k->now, k->original)) {
+			if (write_word(k->en_fd, k->original))
+				err("governor: cannot restore hugepages-%ukB/enabled to '%s': %s; write it by hand",
+				    k->kb, k->original, strerror(errno));
+			else
+				info("governor: restored hugepages-%ukB/enabled to '%s'",
+				     k->kb, k->original);
+		}
+	}
+	for (i = 0; i < g->nk; i++) {
+		g->k[i].borrowed = false;
+		g->k[i].written[0] = g->k[i].prev[0] = '\0';
+	}
+	applied_save(d);
+}
+
+static void take_over(struct daemon *d)
+{
+	struct ugov *g = d->gov;
+	unsigned int i;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+
+		k->borrowed = k->external = false;
+		k->written[0] = k->prev[0] = '\0';
+		if (k->en_fd >= 0)
+			k->note[0] = '\0';
+	}
+	g->initialised = false;
+	g->driver = DRV_DAEMON;
+	g->said_daemon_yield = false;
+	info("governor: the daemon drives the mTHP knobs (governor = %s, agentmm.ko %s)",
+	     ugov_mode_name(g->mode), g->module);
+	d->status_force = true;
+}
+
+/* agentmm.ko entered enforce while we drive: hand the knobs back first. */
+static void hand_over(struct daemon *d)
+{
+	struct ugov *g = d->gov;
+	bool toggled = !module_set("observe");
+
+	/* observe: the module restored what it found, i.e. our values */
+	restore_knobs(d);
+	if (toggled && module_set("enforce"))
+		err("governor: cannot put agentmm.ko back in enforce (%s); set it by hand: echo enforce > %s",
+		    strerror(errno), MODULE_MODE);
+	compact_join(g);
+	g->handovers++;
+	g->driver = DRV_KERNEL;
+	info("governor: agentmm.ko is in enforce: the daemon handed the mTHP knobs back (the admin's values) and the module drives them");
+	d->status_force = true;
+}
+
+static enum ugov_driver wanted_driver(struct ugov *g)
+{
+	bool enf = !strcmp(g->module, "enforce");
+
+	if (g->unable)
+		return enf ? DRV_KERNEL : DRV_NONE;
+	switch (g->mode) {
+	case UGOV_OFF:
+		return DRV_NONE;
+	case UGOV_KERNEL:
+		return enf ? DRV_KERNEL : DRV_NONE;
+	case UGOV_DAEMON:
+		if (enf && !g->said_daemon_yield) {
+			warn("governor = daemon, but agentmm.ko is in enforce: the two never drive the knobs together, so the daemon waits; set the module to observe (echo observe > %s) or use governor = auto",
+			     MODULE_MODE);
+			g->said_daemon_yield = true;
+		}
+		return enf ? DRV_KERNEL : DRV_DAEMON;
+	default:
+		return enf ? DRV_KERNEL : DRV_DAEMON;
+	}
+}
+
+uint64_t gov_tick(struct daemon *d, uint64_t now)
+{
+	struct ugov *g = d->gov;
+	enum ugov_driver want;
+	u64 attempts = 0;
+	unsigned int i;
+	bool idle;
+
+	if (!g)
+		return UINT64_MAX;
+	if (now < g->next_ms)
+		return g->next_ms;
+	module_poll(g);
+	want = wanted_driver(g);
+	if (g->driver == DRV_DAEMON && want != DRV_DAEMON) {
+		if (want == DRV_KERNEL) {
+			hand_over(d);
+		} else {
+			restore_knobs(d);
+			compact_join(g);
+			g->driver = want;
+		}
+	} else if (g->driver != DRV_DAEMON && want == DRV_DAEMON) {
+		take_over(d);
+	} else if (g->driver != want) {
+		g->driver = want;
+		d->status_force = true;
+	}
+	if (g->driver != DRV_DAEMON) {
+		g->next_ms = now + UGOV_BASE_MS;
+		return g->next_ms;
+	}
+	if (sample(g, now)) {
+		g->write_errors++;
+		g->next_ms = now + UGOV_BASE_MS;
+		return g->next_ms;
+	}
+	if (!g->initialised) {
+		if (amm_gov_init(&g->st, &g->cfg, &g->in, &g->dec))
+			return g->next_ms = now + UGOV_MAX_MS;
+		g->initialised = true;
+		g->dec.changed = true;
+	} else if (amm_gov_step(&g->st, &g->cfg, &g->in, &g->dec)) {
+		return g->next_ms = now + UGOV_BASE_MS;
+	}
+	g->ticks++;
+	apply(d);
+	if (g->driver == DRV_DAEMON && g->dec.compact_mask)
+		compact(g, now);
+	/* back off while nothing changes */
+	for (i = 0; i < AMM_MAX_ORDERS; i++)
+		if (g->cfg.candidates & (1U << i))
+			attempts += g->in.order[i].fault_alloc +
+				    g->in.order[i].fault_fallback;
+	idle = !g->dec.changed && !g->dec.compact_mask &&
+	       attempts == g->prev_attempts &&
+	       g->dec.headroom_permille + 5 >= g->prev_headroom &&
+	       g->prev_headroom + 5 >= g->dec.headroom_permille;
+	g->prev_attempts = attempts;
+	g->prev_headroom = g->dec.headroom_permille;
+	if (g->dec.changed)
+		d->status_force = true;
+	g->interval_ms = idle ? (g->interval_ms * 2 > UGOV_MAX_MS ?
+				 UGOV_MAX_MS : g->interval_ms * 2) : UGOV_BASE_MS;
+	g->next_ms = now + g->interval_ms;
+	return g->next_ms;
+}
+
+void gov_start(struct daemon *d)
+{
+	struct ugov *g;
+	unsigned int i, writable = 0;
+
+	if (d->gov || d->cfg.governor == UGOV_OFF) {
+		if (!d->gov)
+			info("governor = off: agentmmd leaves the mTHP knobs alone");
+		return;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		err("governor: out of memory; the mTHP governor is off");
+		return;
+	}
+	g->mode = (enum ugov_mode)d->cfg.governor;
+	g->mode_fd = -1;
+	g->interval_ms = UGOV_BASE_MS;
+	atomic_init(&g->busy, false);
+	atomic_init(&g->compact_ns, 0);
+	atomic_init(&g->compact_not_before_ms, 0);
+	amm_gov_config_default(&g->cfg);
+	g->zi_fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC);
+	g->bi_fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
+	knobs_open(g);
+	for (i = 0; i < g->nk; i++)
+		writable += g->k[i].en_fd >= 0 &&
+			    (g->cfg.candidates & (1U << g->k[i].order));
+	d->gov = g;
+	module_poll(g);
+	if (g->zi_fd < 0 || g->bi_fd < 0 || !writable) {
+		if (g->mode != UGOV_KERNEL)
+			warn("governor: %s; the daemon's mTHP governor cannot run here (it still reports agentmm.ko's state)",
+			     g->zi_fd < 0 || g->bi_fd < 0 ?
+			     "cannot open /proc/zoneinfo or /proc/buddyinfo" :
+			     g->nk ? "no writable " THP_DIR "/hugepages-<N>kB/enabled for the candidate sizes (not root, or a read-only sysfs)" :
+			     "no " THP_DIR "/hugepages-<N>kB (kernel without mTHP, 6.8+ needed)");
+		g->unable = true;	/* report only */
+	}
+	if (!sample(g, now_ms()))
+		compact_paths(g);
+	info("governor = %s: agentmm.ko %s; sizes %u, interval %u ms",
+	     ugov_mode_name((enum ugov_mode)d->cfg.governor), g->module, g->nk,
+	     UGOV_BASE_MS);
+}
+
+void gov_stop(struct daemon *d)
+{
+	struct ugov *g = d->gov;
+	unsigned int i;
+
+	if (!g)
+		return;
+	if (g->driver == DRV_DAEMON)
+		restore_knobs(d);
+	compact_join(g);
+	for (i = 0; i < g->nk; i++)
+		knob_close(&g->k[i]);
+	if (g->zi_fd >= 0)
+		close(g->zi_fd);
+	if (g->bi_fd >= 0)
+		close(g->bi_fd);
+	if (g->mode_fd >= 0)
+		close(g->mode_fd);
+	free(g->buf);
+	free(g);
+	d->gov = NULL;
+	applied_save(d);
+}
+
+void gov_reload(struct daemon *d, int old)
+{
+	if (old == d->cfg.governor)
+		return;
+	info("governor: %s -> %s", ugov_mode_name((enum ugov_mode)old),
+	     ugov_mode_name((enum ugov_mode)d->cfg.governor));
+	gov_stop(d);
+	gov_start(d);
+}
+
+size_t gov_journal(struct daemon *d, char *buf, size_t len)
+{
+	struct ugov *g = d->gov;
+	size_t off = 0;
+	unsigned int i;
+
+	if (!g)
+		return 0;
+	for (i = 0; i < g->nk && off < len; i++) {
+		const struct ugov_knob *k = &g->k[i];
+
+		if (!k->borrowed || k->external)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "thp %u %s %s %s\n",
+					k->kb, k->original,
+					k->written[0] ? k->written : "-",
+					k->prev[0] ? k->prev : "-");
+	}
+	return off < len ? off : len;
+}
+
+int gov_restore_line(const char *line)
+{
+	char orig[UGOV_WORD], new[UGOV_WORD], prev[UGOV_WORD], now[UGOV_WORD];
+	char path[128];
+	unsigned int kb;
+	int fd, r = 0;
+
+	if (sscanf(line, "thp %u %15s %15s %15s", &kb, orig, new, prev) != 4)
+		return 0;
+	if (kb > (1u << 24) || !is_thp_word(orig) ||
+	    (strcmp(new, "-") && !is_thp_word(new)) ||
+	    (strcmp(prev, "-") && !is_thp_word(prev))) {
+		err("governor: ignoring a malformed journal line: %.80s", line);
+		return -1;
+	}
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/enabled", kb);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err("governor: cannot open %s to restore it to '%s': %s",
+		    path, orig, strerror(errno));
+		return -1;
+	}
+	if (read_selected(fd, now, sizeof(now))) {
+		err("governor: cannot read %s to restore it to '%s'", path, orig);
+		r = -1;
+	} else if (!strcmp(now, orig)) {
+		r = 0;
+	} else if (!strcmp(now, new) || !strcmp(now, prev)) {
+		if (write_word(fd, orig)) {
+			err("governor: cannot restore %s to '%s': %s; write it by hand",
+			    path, orig, strerror(errno));
+			r = -1;
+		} else {
+			r = 1;
+		}
+	} else {
+		warn("governor: %s is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
+		     path, now, new);
+	}
+	close(fd);
+	return r;
+}
+
+size_t gov_status(struct daemon *d, char *buf, size_t len)
+{
+	struct ugov *g = d->gov;
+	char sizes[128] = "";
+	size_t off = 0, so = 0;
+	unsigned int i;
+
+#define GOUT(...) do {							\
+	if (off < len)							\
+		off += (size_t)snprintf(buf + off, len - off, __VA_ARGS__); \
+} while (0)
+	if (!g) {
+		GOUT("governor mode=%s driver=none module=- enabled_kb=-\n",
+		     ugov_mode_name((enum ugov_mode)d->cfg.governor));
+		return off < len ? off : len;
+	}
+	for (i = 0; i < g->nk; i++) {
+		const struct ugov_knob *k = &g->k[i];
+
+		if (g->driver == DRV_DAEMON && g->initialised &&
+		    (g->dec.enabled & (1U << k->order)) &&
+		    !k->external && so < sizeof(sizes))
+			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
+					       "%s%u", so ? "," : "", k->kb);
+	}
+	GOUT("governor mode=%s driver=%s module=%s enabled_kb=%s",
+	     ugov_mode_name(g->mode), driver_name(g->driver), g->module,
+	     sizes[0] ? sizes : "-");
+	if (g->unable)
+		GOUT(" note=cannot-drive-here");
+	if (g->driver == DRV_DAEMON && g->initialised)
+		GOUT(" headroom_permille=%d", g->dec.headroom_permille ==
+		     AMM_GOV_UNRATED ? -1 : (int)g->dec.headroom_permille);
+	GOUT(" ticks=%" PRIu64 " writes=%" PRIu64 " admin_changes=%" PRIu64
+	     " write_errors=%" PRIu64 " handovers=%" PRIu64
+	     " compactions=%" PRIu64 " compact_ms=%" PRIu64
+	     " compact_skipped=%" PRIu64 "\n",
+	     g->ticks, g->writes, g->admin_changes, g->write_errors,
+	     g->handovers, g->compact_runs,
+	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
+	if (g->driver != DRV_DAEMON)
+		return off < len ? off : len;
+	for (i = 0; i < g->nk; i++) {
+		const struct ugov_knob *k = &g->k[i];
+		bool cand = g->cfg.candidates & (1U << k->order);
+		const char *managed = !cand ? "no" : k->external ? "admin" :
+				      k->en_fd < 0 ? "not-writable" : "yes";
+
+		GOUT("gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=%s\n",
+		     k->kb, g->initialised &&
+		     !!(g->dec.enabled & (1U << k->order)),
+		     g->initialised ? amm_gov_reason_name(g->dec.reason[k->order]) : "-",
+		     managed, k->now[0] ? k->now : "-",
+		     k->borrowed || k->external ? k->original : "-",
+		     k->note[0] ? k->note : "-");
+	}
+#undef GOUT
+	return off < len ? off : len;
+}

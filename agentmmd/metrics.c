@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Metrics in the Prometheus text exposition format (version 0.0.4, which
+ * node_exporter's textfile collector and every Prometheus server read):
+ * per sandbox, per mTHP size (the kernel's own per-size stats; servable
+ * pages from agentmm.ko's sensor when it is loaded), the governor's
+ * transitions and compaction (agentmm.ko), and the daemon itself.
+ *
+ * Written every metrics_interval_s to STATE_DIR/metrics (what `agentmmctl
+ * metrics` prints) and, if metrics_textfile is set, to that file, both
+ * atomically (temporary file + rename), so a scraper never sees half.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "escape.h"
+#ifndef AMM_NO_BPF
+#include "agentmm.skel.h"
+#endif
+
+const char *metrics_sysfs = "/sys";
+
+struct out {
+	char *buf;
+	size_t len, off;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->off >= o->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->off, o->len - o->off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->off += (size_t)n;
+	if (o->off >= o->len)
+		o->off = o->len;
+}
+
+static void head(struct out *o, const char *name, const char *type,
+		 const char *help)
+{
+	put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static uint64_t event_drops(struct daemon *d)
+{
+#ifndef AMM_NO_BPF
+	if (d->skel && d->skel->bss)
+		return d->skel->bss->amm_ev_drops;
+#else
+	(void)d;
+#endif
+	return 0;
+}
+
+/* One number from a sysfs file; false if absent or not a number. */
+static bool sys_u64(const char *path, uint64_t *v)
+{
+	char buf[64], *end;
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok || buf[0] < '0' || buf[0] > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return !errno && (*end == '\n' || *end == 0);
+}
+
+/* The bracketed word of "always [inherit] madvise never". */
+static bool sys_choice(const char *path, char *out, size_t len)
+{
+	char buf[256], *a, *b;
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	a = ok ? strchr(buf, '[') : NULL;
+	b = a ? strchr(a, ']') : NULL;
+	if (!b || (size_t)(b - a) > len)
+		return false;
+	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
+	return true;
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a + 10, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b + 10, NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+#define MAX_SIZES 16
+
+/* "hugepages-64kB" entries, smallest first; returns how many. */
+static int mthp_sizes(char names[MAX_SIZES][32])
+{
+	char path[256], *ptr[MAX_SIZES], tmp[MAX_SIZES][32];
+	struct dirent *e;
+	DIR *dir;
+	int n = 0, i;
+
+	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage",
+		 metrics_sysfs);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir)) && n < MAX_SIZES) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "hugepages-", 10) || l < 13 ||
+		    l >= sizeof(tmp[0]) || strcmp(e->d_name + l - 2, "kB"))
+			continue;
+		snprintf(tmp[n], sizeof(tmp[n]), "%s", e->d_name);
+		ptr[n] = tmp[n];
+		n++;
+	}
+	closedir(dir);
+	qsort(ptr, (size_t)n, sizeof(ptr[0]), size_cmp);
+	for (i = 0; i < n; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", ptr[i]);
+	return n;
+}
+
+static void mthp_metrics(struct out *o)
+{
+	static const struct {
+		const char *file, *name, *type, *help;
+	} stats[] = {
+		{ "anon_fault_alloc", "agentmm_mthp_fault_alloc_total", "counter",
+		  "Anonymous page faults that got a folio of this size (kernel mTHP stats)." },
+		{ "anon_fault_fallback", "agentmm_mthp_fault_fallback_total", "counter",
+		  "Anonymous page faults that tried this size and fell back to a smaller one." },
+		{ "anon_fault_fallback_charge", "agentmm_mthp_fault_fallback_charge_total", "counter",
+		  "Fallbacks of this size caused by the memory cgroup charge failing." },
+		{ "nr_anon", "agentmm_mthp_anon_folios", "gauge",
+		  "Anonymous folios of this size mapped now." },
+	};
+	static const struct {
+		const char *file, *name, *help;
+	} sensor[] = {
+		{ "available_pages", "agentmm_mthp_available_pages",
+		  "Free pages in blocks of this size or larger (agentmm.ko sensor)." },
+		{ "servable_pages", "agentmm_mthp_servable_pages",
+		  "Pages a user page fault of this size could get now (agentmm.ko sensor)." },
+	};
+	char names[MAX_SIZES][32], path[512], top[32] = "never", mode[32];
+	uint64_t v;
+	unsigned int k;
+	int n = mthp_sizes(names), i;
+
+	if (!n)
+		return;
+	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled",
+		 metrics_sysfs);
+	sys_choice(path, top, sizeof(top));
+	head(o, "agentmm_mthp_enabled", "gauge",
+	     "1 if anonymous THP of this size can be used (setting always or madvise, or inherit from an enabled top-level setting).");
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path),
+			 "%s/kernel/mm/transparent_hugepage/%s/enabled",
+			 metrics_sysfs, names[i]);
+		if (!sys_choice(path, mode, sizeof(mode)))
+			continue;
+		if (!strcmp(mode, "inherit"))
+			snprintf(mode, sizeof(mode), "%s", top);
+		put(o, "agentmm_mthp_enabled{size=\"%s\"} %d\n", names[i] + 10,
+		    strcmp(mode, "never") != 0);
+	}
+	for (k = 0; k < sizeof(stats) / sizeof(stats[0]); k++) {
+		bool headed = false;
+
+		for (i = 0; i < n; i++) {
+			snprintf(path, sizeof(path),
+				 "%s/kernel/mm/transparent_hugepage/%s/stats/%s",
+				 metrics_sysfs, names[i], stats[k].file);
+			if (!sys_u64(path, &v))
+				continue;
+			if (!headed)
+				head(o, stats[k].name, stats[k].type, stats[k].help);
+			headed = true;
+			put(o, "%s{size=\"%s\"} %" PRIu64 "\n", stats[k].name,
+			    names[i] + 10, v);
+		}
+	}
+	for (k = 0; k < sizeof(sensor) / sizeof(sensor[0]); k++) {
+		bool headed = false;
+
+		for (i = 0; i < n; i++) {
+			snprintf(path, sizeof(path),
+				 "%s/kernel/agentmm/sensor/sizes/%s/%s",
+				 metrics_sysfs, names[i] + 10, sensor[k].file);
+			if (!sys_u64(path, &v))
+				continue;
+			if (!headed)
+				head(o, sensor[k].name, "gauge", sensor[k].help);
+			headed = true;
+			put(o, "%s{size=\"%s\"} %" PRIu64 "\n", sensor[k].name,
+			    names[i] + 10, v);
+		}
+	}
+}
+
+/* agentmm.ko's governor, when the module is loaded. */
+static void governor_metrics(struct out *o)
+{
+	static const struct {
+		const char *file, *name, *type, *help;
+	} g[] = {
+		{ "transitions_up", "agentmm_governor_transitions_up_total", "counter",
+		  "Governor steps to a larger mTHP size." },
+		{ "transitions_down", "agentmm_governor_transitions_down_total", "counter",
+		  "Governor steps to a smaller mTHP size." },
+		{ "memory_downs", "agentmm_governor_memory_downs_total", "counter",
+		  "Steps down caused by low free memory." },
+		{ "ceiling_kb", "agentmm_governor_ceiling_kb", "gauge",
+		  "Largest mTHP size the governor has enabled, 0 if none." },
+		{ "compact_requested", "agentmm_governor_compact_requested_total", "counter",
+		  "Order-targeted compaction requests issued." },
+		{ "compact_suppressed", "agentmm_governor_compact_suppressed_total", "counter",
+		  "Compaction requests withheld (budget, futility back-off, one in flight)." },
+		{ "compact_futile", "agentmm_governor_compact_futile_total", "counter",
+		  "Compaction requests after which servable pages did not grow." },
+		{ "compact_runs", "agentmm_governor_compact_runs_total", "counter",
+		  "Compaction runs." },
+		{ "compact_us", "agentmm_governor_compact_microseconds_total", "counter",
+		  "Time spent compacting, microseconds." },
+		{ "knob_writes", "agentmm_governor_knob_writes_total", "counter",
+		  "Writes to mTHP enabled knobs." },
+		{ "knob_write_errors", "agentmm_governor_knob_write_errors_total", "counter",
+		  "Failed writes to mTHP enabled knobs." },
+		{ "external_changes", "agentmm_governor_external_changes_total", "counter",
+		  "mTHP knob changes made by someone else." },
+	};
+	char path[512];
+	uint64_t v;
+	unsigned int k;
+	bool loaded;
+
+	snprintf(path, sizeof(path), "%s/kernel/agentmm/mode", metrics_sysfs);
+	loaded = access(path, F_OK) == 0;
+	head(o, "agentmm_module_loaded", "gauge",
+	     "1 if agentmm.ko is loaded (its sensor and governor metrics follow).");
+	put(o, "agentmm_module_loaded %d\n", loaded);
+	if (!loaded)
+		return;
+	for (k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
+		snprintf(path, sizeof(path), "%s/kernel/agentmm/governor/%s",
+			 metrics_sysfs, g[k].file);
+		if (!sys_u64(path, &v))
+			continue;
+		head(o, g[k].name, g[k].type, g[k].help);
+		put(o, "%s %" PRIu64 "\n", g[k].name, v);
+	}
+}
+
+/* Seconds with millisecond resolution. */
+static void put_ms(struct out *o, const char *name, const char *label,
+		   uint64_t ms)
+{
+	put(o, "%s{sandbox=\"%s\"} %" PRIu64 ".%03u\n", name, label, ms / 1000,
+	    (unsigned int)(ms % 1000));
+}
+
+static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} m[] = {
+		{ "agentmm_sandbox_memory_bytes", "gauge", "memory.current of the sandbox." },
+		{ "agentmm_sandbox_memory_peak_bytes", "gauge", "memory.peak of the sandbox." },
+		{ "agentmm_sandbox_throttled", "gauge", "1 while a tool cgroup of the sandbox is throttled (memory.high set by agentmmd)." },
+		{ "agentmm_sandbox_throttled_seconds_total", "counter", "Time a tool cgroup of the sandbox was throttled." },
+		{ "agentmm_sandbox_frozen", "gauge", "1 while agentmmd holds the sandbox frozen." },
+		{ "agentmm_sandbox_frozen_seconds_total", "counter", "Time agentmmd held the sandbox frozen." },
+		{ "agentmm_sandbox_tool_kills_total", "counter", "Tools agentmmd killed as the last resort." },
+		{ "agentmm_sandbox_oom_kills_total", "counter", "Processes of the sandbox the kernel OOM killer chose." },
+		{ "agentmm_sandbox_reclaimed_bytes_total", "counter", "Memory agentmmd reclaimed from the idle sandbox (memory.reclaim)." },
+		{ "agentmm_sandbox_tool_calls_total", "counter", "Tool calls seen." },
+		{ "agentmm_sandbox_retries_total", "counter", "Tool calls that repeated a recent command (retry loops)." },
+		{ "agentmm_sandbox_priority", "gauge", "Priority (higher = frozen later)." },
+		{ "agentmm_sandbox_exempt", "gauge", "1 if exempted from every action by agentmmctl exempt." },
+	};
+	static char label[AMM_PATH_MAX * 2];
+	unsigned int k;
+	int i;
+
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		head(o, m[k].name, m[k].type, m[k].help);
+		for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+			struct sandbox *s = &d->sbs[i];
+			uint64_t t;
+
+			if (!s->used)
+				continue;
+			amm_escape(label, sizeof(label), s->rel, AMM_ESC_LABEL);
+#define S(v) put(o, "%s{sandbox=\"%s\"} %" PRIu64 "\n", m[k].name, label, (uint64_t)(v))
+			switch (k) {
+			case 0: S(s->current); break;
+			case 1: S(s->peak); break;
+			case 2: S(s->high_dir[0] != 0); break;
+			case 3:
+				t = s->throttled_ms_total;
+				if (s->high_dir[0] && s->throttle_since_ms &&
+				    now > s->throttle_since_ms)
+					t += now - s->throttle_since_ms;
+				put_ms(o, m[k].name, label, t);
+				break;
+			case 4: S(s->frozen); break;
+			case 5:
+				t = s->frozen_ms_total;
+				if (s->frozen && s->frozen_ms && now > s->frozen_ms)
+					t += now - s->frozen_ms;
+				put_ms(o, m[k].name, label, t);
+				break;
+			case 6: S(s->tools_killed); break;
+			case 7: S(s->oom_victims); break;
+			case 8: S(s->reclaimed_bytes); break;
+			case 9: S(s->tool_calls); break;
+			case 10: S(s->retries); break;
+			case 11: S(s->prio); break;
+			case 12: S(s->exempt); break;
+			}
+#undef S
+		}
+	}
+}
+
+size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
+{
+	struct out o = { buf, len, 0 };
+	struct rusage ru;
+	struct timespec ts;
+	uint64_t cpu_us = 0, start_s;
+	int i, n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		n += d->sbs[i].used;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+			 (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	start_s = (uint64_t)ts.tv_sec - (now - d->start_ms) / 1000;
+	head(&o, "agentmm_daemon_info", "gauge", "agentmmd's version (value always 1).");
+	put(&o, "agentmm_daemon_info{version=\"%s\"} 1\n", AMMD_VERSION);
+	head(&o, "agentmm_daemon_start_time_seconds", "gauge", "When agentmmd started, Unix time.");
+	put(&o, "agentmm_daemon_start_time_seconds %" PRIu64 "\n", start_s);
+	head(&o, "agentmm_daemon_cpu_seconds_total", "counter", "CPU time agentmmd used (user + system).");
+	put(&o, "agentmm_daemon_cpu_seconds_total %" PRIu64 ".%06u\n",
+	    cpu_us / 1000000, (unsigned int)(cpu_us % 1000000));
+	head(&o, "agentmm_daemon_event_drops_total", "counter",
+	     "BPF events lost because the ring buffer was full (agentmmd fell behind).");
+	put(&o, "agentmm_daemon_event_drops_total %" PRIu64 "\n", event_drops(d));
+	head(&o, "agentmm_daemon_bpf_programs", "gauge", "BPF programs attached.");
+	put(&o, "agentmm_daemon_bpf_programs %d\n", d->n_attached);
+	head(&o, "agentmm_daemon_dry_run", "gauge", "1 in dry-run mode (actions are logged, not taken).");
+	put(&o, "agentmm_daemon_dry_run %d\n", d->cfg.dry_run);
+	head(&o, "agentmm_daemon_sandboxes", "gauge", "Sandboxes agentmmd watches.");
+	put(&o, "agentmm_daemon_sandboxes %d\n", n);
+	head(&o, "agentmm_memory_limit_bytes", "gauge",
+	     "Memory agentmmd acts against: MemTotal, or memory_limit_mb for a pool.");
+	put(&o, "agentmm_memory_limit_bytes %" PRIu64 "\n", d->host_limit);
+	head(&o, "agentmm_memory_used_bytes", "gauge", "Used memory of that limit at the last tick.");
+	put(&o, "agentmm_memory_used_bytes %" PRIu64 "\n", d->host_used);
+	head(&o, "agentmm_pressure_level", "gauge",
+	     "Response level: 0 relaxed, 1 ok, 2 throttle, 3 freeze, 4 kill.");
+	put(&o, "agentmm_pressure_level %d\n", (int)d->level);
+	head(&o, "agentmm_memory_psi_some_avg10", "gauge",
+	     "Host memory pressure, /proc/pressure/memory some avg10 (percent).");
+	put(&o, "agentmm_memory_psi_some_avg10 %u.%02u\n", d->host_psi / 100,
+	    d->host_psi % 100);
+	sandbox_metrics(d, &o, now);
+	mthp_metrics(&o);
+	governor_metrics(&o);
+	if (o.off >= len) {
+		/* cut at the last complete line rather than emit half a one */
+		char *nl = memrchr(buf, '\n', len - 1);
+
+		o.off = nl ? (size_t)(nl - buf) + 1 : 0;
+		buf[o.off] = 0;
+	}
+	return o.off;
+}
+
+static void write_one(const char *path, const char *buf, size_t len)
+{
+	if (write_atomic(path, buf, len))
+		warn("cannot write metrics to %s: %s", path, strerror(errno));
+}
+
+/* Every metrics_interval_s (or when @force): render and write. */
+void metrics_tick(struct daemon *d, uint64_t now, bool force)
+{
+	static char buf[4 << 20];
+	char path[AMM_PATH_MAX + 16];
+	size_t n;
+
+	if (!force && d->last_metrics_ms &&
+	    now - d->last_metrics_ms < (uint64_t)d->cfg.metrics_interval_s * 1000)
+		return;
+	d->last_metrics_ms = now;
+	n = metrics_render(d, now, buf, sizeof(buf));
+	snprintf(path, sizeof(path), "%s/metrics", d->cfg.state_dir);
+	write_one(path, buf, n);
+	if (d->cfg.metrics_textfile[0])
+		write_one(d->cfg.metrics_textfile, buf, n);
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo-host: the native part of `make demo`. Where this host's mTHP knobs
+# are writable (root, Linux >= 6.8), a few paired repetitions of the
+# real-tool workload on the running kernel (bench-host.sh: busy regime,
+# healthy memory; stock against static-mthp and agentmm), every figure
+# with its spread (median [min-max] over the repetitions, or of the
+# per-repetition ratios). Elsewhere it says why it is skipped and exits 0.
+# DEMO_HOST_ARGS adds bench-host options (e.g. "--reps 5").
+top=$(cd "$(dirname "$0")/.." && pwd)
+THP=/sys/kernel/mm/transparent_hugepage
+skip() { echo "native comparison skipped: $*"; exit 0; }
+
+echo
+echo "== native comparison on this host's kernel ($(uname -r), real CPU, no VM)"
+[ "$(id -u)" = 0 ] || skip "needs root to set the mTHP knobs"
+ls $THP/hugepages-*kB/enabled >/dev/null 2>&1 || skip "no multi-size THP knobs on this kernel"
+for f in $THP/hugepages-*kB/enabled; do
+	[ -w "$f" ] || skip "$f is read-only"
+done
+out=$top/build/demo-host
+rm -rf "$out"
+echo "   3 paired reps: stock (knobs as found), static-mthp (16K-64K always), agentmm"
+echo "   (the governor: agentmm.ko where it loads, else agentmmd's user-space one;"
+echo "   skipped with a message where neither is available), real-tool workload:"
+echo "   4 node runtimes running pytest, python, pip, git, find/grep, gcc; a few minutes"
+# shellcheck disable=SC2086
+"$top/benchmarks/bench-host.sh" --reps 3 --arms "stock static-mthp agentmm" \
+	--regimes busy --states healthy -c 4 -s 0.25 $DEMO_HOST_ARGS "$out" 2>&1 |
+	grep -E 'SKIPPED|error|RESTORE|rep [0-9]+/|completion time  |^ *[0-9]' |
+	grep -vE '^ +(pytest|python|pip|source|git|find|ls|grep|cc) ' | sed 's/^bench-guest: //; s/^/   /'
+rc=${PIPESTATUS[0]}
+echo
+echo "   stock: median [min-max] of 3 runs; other arms: median ratio to stock [min-max of the 3 per-rep ratios]"
+grep -E '^(metric|completion time |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU util|mTHP allocation success  )' \
+	"$out/busy/report.txt" 2>/dev/null | sed 's/^/   /'
+echo "   (full table: $out/busy/report.txt; the measured numbers with many"
+echo "   repetitions: benchmarks/RESULTS.md, 'Native, real CPU')"
+exit "$rc"

@@ -1,0 +1,222 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# replay-density - in the test guest (or on a scratch host), per arm the
+# largest overcommit (sum of sandbox peaks / pool limit) at which every agent
+# runtime survives and completion stays within a bound of the uncontended
+# run, found by bisection over several seeds; printed as agents per GiB.
+# busybox ash. See --help; `make density` runs it in the test guest.
+
+usage() {
+	cat <<EOF
+Usage: replay-density [OPTIONS] [-- REPLAY-OPTIONS]
+
+For each arm (stock: no daemon; agentmmd: the daemon with memory_limit_mb =
+the limit, sandbox_patterns = agent.slice/*), bisects the overcommit R in
+[LO, HI]: R passes when, for every seed, every runtime survives and the
+completion time is at most BOUND x that of the uncontended run of the same
+seed and R (the same scaled traces with no daemon under a limit that does
+not bind, --free-mb). A seed that fails ends the step early. The result per
+arm is the largest R that passed (LO when none did; "< LO" if LO failed -
+LO is checked first), and as agents per GiB of pool: R x 1024 / the mean
+unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
+traces' real size one GiB of pool holds at that overcommit.
+
+Options:
+  --traces DIR     trace root (as replay-guest); without it, synthetic
+  --trace-set S    all, haiku, batch18 or synthetic (as replay-guest)
+  --arm NAME[:F]   arms (default: stock agentmmd); F: extra daemon config
+  --seeds N        seeds 1..N (3)
+  --steps N        bisection steps after checking LO (3)
+  --lo R, --hi R   overcommit range (1.0, 2.0)
+  --bound X        completion bound vs uncontended (1.10)
+  --sandboxes M    concurrent sandboxes (5)
+  --limit-mb N     memory.max of agent.slice (1024)
+  --free-mb N      memory.max of the uncontended runs (1800)
+  --speed X        replay speed (20)
+  --no-time-scale  do not scale the daemon's time constants by --speed
+                   (scaled by default; see replay-guest --time-scale)
+  --swap KIND      none, zram or zswap (as replay-guest), --swap-mb N
+  --daemon-conf F  extra agentmmd config lines for every daemon arm
+  --smoke          one seed, one step, 3 sandboxes, 120 trace s: checks
+                   the machinery in a few minutes, measures nothing
+  --out DIR        results (default /tmp/replay-density)
+  -h, --help       this text
+Anything after -- goes to every replay invocation (default
+--max-trace-s 300 --fill-pct 33).
+EOF
+}
+
+TRACES= SET= ARMS= SEEDS=3 STEPS=3 LO=1.0 HI=2.0 BOUND=1.10 M=5 LIMIT=1024
+FREE=1800 SPEED=20 TSCALE=1 SWAP=none SWAP_MB= EXTRA_CONF= OUT=/tmp/replay-density
+SMOKE=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--traces) TRACES=$2; shift ;;
+	--trace-set) SET=$2; shift ;;
+	--arm) ARMS="$ARMS $2"; shift ;;
+	--seeds) SEEDS=$2; shift ;;
+	--steps) STEPS=$2; shift ;;
+	--lo) LO=$2; shift ;;
+	--hi) HI=$2; shift ;;
+	--bound) BOUND=$2; shift ;;
+	--sandboxes) M=$2; shift ;;
+	--limit-mb) LIMIT=$2; shift ;;
+	--free-mb) FREE=$2; shift ;;
+	--speed) SPEED=$2; shift ;;
+	--no-time-scale) TSCALE=0 ;;
+	--swap) SWAP=$2; shift ;;
+	--swap-mb) SWAP_MB=$2; shift ;;
+	--daemon-conf) EXTRA_CONF=$2; shift ;;
+	--smoke) SMOKE=1 ;;
+	--out) OUT=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) echo "replay-density: unknown option $1 (see --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || set -- --max-trace-s 300 --fill-pct 33
+if [ $SMOKE = 1 ]; then
+	SEEDS=1 STEPS=1 M=3
+	set -- "$@" --max-trace-s 120
+fi
+for v in "$SEEDS" "$STEPS" "$M" "$LIMIT" "$FREE"; do
+	case $v in ''|*[!0-9]*) echo "replay-density: '$v' is not a whole number" >&2; exit 2 ;; esac
+done
+case $SWAP in none|zram|zswap) ;; *) echo "replay-density: --swap wants none, zram or zswap" >&2; exit 2 ;; esac
+[ "$SWAP" = none ] && SWAP_MB=0
+: "${SWAP_MB:=1024}"
+[ -n "$ARMS" ] || ARMS="stock agentmmd"
+[ -n "$SET" ] || { if [ -n "$TRACES" ]; then SET=all; else SET=synthetic; fi; }
+case $SET in
+synthetic) SRC="--synthetic" ;;
+all) SRC="--traces $TRACES" ;;
+haiku|batch18) SRC="--traces $TRACES/$SET" ;;
+*) echo "replay-density: --trace-set wants all, haiku, batch18 or synthetic" >&2; exit 2 ;;
+esac
+[ "$SET" = synthetic ] || [ -d "${SRC#--traces }" ] ||
+	{ echo "replay-density: no trace directory ${SRC#--traces }" >&2; exit 1; }
+for p in replay agentmmd; do
+	command -v $p >/dev/null || { echo "replay-density: no $p in PATH" >&2; exit 1; }
+done
+. "$(dirname "$0")/replay-lib.sh" || { echo "replay-density: cannot read replay-lib.sh next to $0" >&2; exit 1; }
+mkdir -p "$OUT" || exit 1
+CONF=$OUT/agentmmd.conf
+{
+	echo "memory_limit_mb = $LIMIT"
+	echo "sandbox_patterns = agent.slice/*"
+	echo "pool_cgroup = agent.slice"
+	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
+} >"$CONF" || exit 1
+agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+if [ $TSCALE = 1 ]; then
+	scaled_time_conf "$CONF" "$SPEED" >"$OUT/time-scale.conf" || exit 1
+	cat "$OUT/time-scale.conf" >>"$CONF" || exit 1
+fi
+for a in $ARMS; do
+	n=${a%%:*}
+	[ "$n" = stock ] && continue
+	{ cat "$CONF" && if [ "$a" != "$n" ]; then cat "${a#*:}"; fi; } >"$OUT/conf-$n" || exit 1
+	agentmmd -c "$OUT/conf-$n" --check-config >/dev/null ||
+		{ echo "replay-density: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
+done
+trap 'stop_daemon; swap_teardown; exit 130' INT TERM
+
+jget() {	# FILE KEY: a number from the "totals" object
+	sed -n 's/^  "totals": {\(.*\)}$/\1/p' "$1" |
+		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
+}
+
+# one run: ARM SEED R -> $OUT/ARM-R-sSEED.json; 0 if the replay ran
+run1() {
+	local arm=$1 seed=$2 r=$3 f=$OUT/$1-$3-s$2 sc rc
+	shift 3
+	[ -f "$f.json" ] && return 0	# cached (the uncontended runs)
+	if [ "$arm" = free ]; then
+		# the same scaled traces as at R, under a limit that does not bind
+		sc=$(replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit "$r" \
+			--speed "$SPEED" --seed "$seed" --dry-run "$@" | sed -n 's/^plan: .*, scale \([0-9.]*\),.*/\1/p')
+		[ -n "$sc" ] || { echo "replay-density: no scale from the dry run" >&2; return 1; }
+		# shellcheck disable=SC2086
+		replay $SRC --sandboxes "$M" --limit-mb "$FREE" --scale "$sc" --speed "$SPEED" \
+			--seed "$seed" --label free --json "$f.json" "$@" >"$f.txt" 2>&1
+		return
+	fi
+	[ "$arm" = stock ] || start_daemon "$OUT/conf-$arm" "$f.log"
+	# shellcheck disable=SC2086
+	replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit "$r" --speed "$SPEED" \
+		--seed "$seed" --label "$arm" --json "$f.json" "$@" >"$f.txt" 2>&1
+	rc=$?
+	stop_daemon
+	return $rc
+}
+
+# passes ARM R: every seed keeps every runtime and stays within the bound
+passes() {
+	local arm=$1 r=$2 s=1 k c c0 ok
+	shift 2
+	while [ $s -le "$SEEDS" ]; do
+		run1 free "$s" "$r" "$@" || { echo "replay-density: uncontended run failed (seed $s, R $r; see $OUT/free-$r-s$s.txt)" >&2; exit 1; }
+		run1 "$arm" "$s" "$r" "$@" || { echo "replay-density: run failed ($arm, seed $s, R $r; see $OUT/$arm-$r-s$s.txt)" >&2; exit 1; }
+		k=$(jget "$OUT/$arm-$r-s$s.json" runtimes_killed)
+		c=$(jget "$OUT/$arm-$r-s$s.json" completion_s)
+		c0=$(jget "$OUT/free-$r-s$s.json" completion_s)
+		ok=$(awk -v k="$k" -v c="$c" -v c0="$c0" -v b="$BOUND" 'BEGIN { print (k == 0 && c <= b * c0) ? 1 : 0 }')
+		printf '  %-10s R %-6s seed %d: runtimes killed %s, completion %s s vs uncontended %s s -> %s\n' \
+			"$arm" "$r" "$s" "$k" "$c" "$c0" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+		[ "$ok" = 1 ] || return 1
+		s=$((s + 1))
+	done
+	return 0
+}
+
+# mean unscaled peak of the traces seed 1..SEEDS select, MiB
+mean_peak() {
+	local s=1
+	while [ $s -le "$SEEDS" ]; do
+		replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit 1 --speed "$SPEED" \
+			--seed "$s" --dry-run "$@" | sed -n 's/^plan: .*, scale \([0-9.]*\), sum of peaks \([0-9.]*\) MB.*/\1 \2/p'
+		s=$((s + 1))
+	done | awk -v m="$M" '{ sum += $2 / $1; n++ } END { if (n) printf "%.1f\n", sum / n / m }'
+}
+
+echo "replay-density: arms$(for a in $ARMS; do printf ' %s' "${a%%:*}"; done), $SEEDS seeds, R in [$LO, $HI], $STEPS steps, bound ${BOUND}x uncontended, $M sandboxes, limit $LIMIT MB, speed ${SPEED}x$([ $TSCALE = 1 ] && echo ' (daemon time scaled)'), swap $SWAP, trace set $SET, replay options: $*"
+echo "replay-density: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { printf "%d MB", $2 / 1024 }' /proc/meminfo)"
+PEAK=$(mean_peak "$@")
+[ -n "$PEAK" ] || { echo "replay-density: cannot compute the traces' mean peak" >&2; exit 1; }
+echo "replay-density: mean unscaled peak of the replayed traces $PEAK MiB"
+if [ "$SWAP" != none ]; then
+	swap_setup || { swap_teardown; exit 1; }
+fi
+T0=$(awk '{ print $1 }' /proc/uptime)
+: >"$OUT/density.txt"
+for a in $ARMS; do
+	arm=${a%%:*}
+	echo "== $arm"
+	if passes "$arm" "$LO" "$@"; then
+		lo=$LO hi=$HI i=0
+		while [ $i -lt "$STEPS" ]; do
+			mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.3f", (a + b) / 2 }')
+			if passes "$arm" "$mid" "$@"; then lo=$mid; else hi=$mid; fi
+			i=$((i + 1))
+		done
+		best=$lo
+		res="$best"
+	else
+		best=0
+		res="< $LO"
+	fi
+	apg=$(awk -v r="$best" -v p="$PEAK" 'BEGIN { printf "%.2f", r * 1024 / p }')
+	line=$(printf '%-10s sustainable overcommit %-7s agents per GiB %s' "$arm" "$res" "$apg")
+	echo "$line"
+	echo "$line" >>"$OUT/density.txt"
+done
+swap_teardown
+T1=$(awk '{ print $1 }' /proc/uptime)
+{
+	echo
+	echo "== density: $SEEDS seeds, R in [$LO, $HI] after $STEPS bisection steps (resolution $(awk -v a="$LO" -v b="$HI" -v n="$STEPS" 'BEGIN { printf "%.3f", (b - a) / 2 ^ n }')), bound ${BOUND}x uncontended, swap $SWAP, trace set $SET, mean peak $PEAK MiB"
+	cat "$OUT/density.txt"
+	echo "run time $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.0f", b - a }') s"
+} | tee "$OUT/summary.txt"

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# replay-lib.sh - sourced by replay-guest and replay-density (busybox ash):
+# the daemon's stop and the swap set-up they share. Callers set SWAP
+# (none|zram|zswap) and SWAP_MB, and DPID when a daemon runs.
+
+DPID=
+start_daemon() {	# CONF LOG: agentmmd in the background, DPID; waits for its start
+	: >"$2"	# exists before the wait below looks into it
+	agentmmd -c "$1" >"$2" 2>&1 &
+	DPID=$!
+	n=0
+	while ! grep -q 'started (config' "$2" && [ $n -lt 100 ]; do
+		sleep 0.1; n=$((n + 1))
+	done
+	sleep 1	# BPF attached, first scan done
+}
+
+stop_daemon() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	DPID=
+}
+
+# ---- zram swap, zswap in front of it (--swap) -----------------------------
+Z=/sys/block/zram0 ZRAM_LOADED=0 SWAP_ON=0
+ZSW=/sys/module/zswap/parameters ZSW_OLD= ZSW_COMP_OLD=
+swap_setup() {
+	if [ ! -e $Z ]; then
+		if ! modprobe zram 2>/dev/null; then
+			for m in lz4_compress lz4hc_compress zram; do
+				[ -f /lib/modules/$m.ko ] || continue
+				grep -q "^$m " /proc/modules || insmod /lib/modules/$m.ko ||
+					{ echo "${0##*/}: insmod $m failed" >&2; return 1; }
+			done
+		fi
+		[ -e $Z ] || { echo "${0##*/}: no zram device after loading the zram module (is it in /lib/modules?)" >&2; return 1; }
+		ZRAM_LOADED=1
+	fi
+	grep -q '^/dev/zram0 ' /proc/swaps && { echo "${0##*/}: /dev/zram0 is already a swap device" >&2; return 1; }
+	[ "$(cat $Z/disksize)" = 0 ] || echo 1 >$Z/reset ||
+		{ echo "${0##*/}: cannot reset $Z (in use?)" >&2; return 1; }
+	echo lz4 >$Z/comp_algorithm 2>/dev/null	# the default; older kernels may differ
+	# zswap on 6.12 stores only order-0 folios: a non-rotational swap
+	# device takes THPs whole (THP_SWAP) and zswap never sees them, so for
+	# zswap the backing zram says it is rotational (THPs are split first)
+	if [ "$SWAP" = zswap ]; then
+		echo 1 >$Z/queue/rotational ||
+			{ echo "${0##*/}: cannot mark zram0 rotational (zswap would miss every THP)" >&2; return 1; }
+	else
+		echo 0 >$Z/queue/rotational 2>/dev/null
+	fi
+	echo "${SWAP_MB}M" >$Z/disksize || { echo "${0##*/}: cannot set $Z/disksize to ${SWAP_MB}M" >&2; return 1; }
+	mkswap /dev/zram0 >/dev/null || { echo "${0##*/}: mkswap /dev/zram0 failed" >&2; return 1; }
+	swapon /dev/zram0 || { echo "${0##*/}: swapon /dev/zram0 failed" >&2; return 1; }
+	SWAP_ON=1
+	echo "${0##*/}: swap: zram0 $SWAP_MB MiB, $(sed 's/.*\[\(.*\)\].*/\1/' $Z/comp_algorithm), vm.swappiness $(cat /proc/sys/vm/swappiness)"
+	[ "$SWAP" = zswap ] || return 0
+	[ -w $ZSW/enabled ] || { echo "${0##*/}: no $ZSW/enabled: this kernel has no zswap" >&2; return 1; }
+	ZSW_OLD=$(cat $ZSW/enabled) ZSW_COMP_OLD=$(cat $ZSW/compressor)
+	echo lzo >$ZSW/compressor || { echo "${0##*/}: cannot set the zswap compressor to lzo" >&2; return 1; }
+	echo Y >$ZSW/enabled || { echo "${0##*/}: cannot enable zswap" >&2; return 1; }
+	echo "${0##*/}: zswap on: compressor $(cat $ZSW/compressor), zpool $(cat $ZSW/zpool 2>/dev/null), max_pool_percent $(cat $ZSW/max_pool_percent), backing store zram0"
+}
+swap_teardown() {
+	if [ $SWAP_ON = 1 ]; then
+		swapoff /dev/zram0 || echo "${0##*/}: swapoff /dev/zram0 failed" >&2
+		echo 1 >$Z/reset 2>/dev/null
+		SWAP_ON=0
+	fi
+	if [ -n "$ZSW_OLD" ]; then	# after swapoff took zswap's pages back
+		echo "$ZSW_OLD" >$ZSW/enabled || echo "${0##*/}: cannot restore $ZSW/enabled to $ZSW_OLD" >&2
+		echo "$ZSW_COMP_OLD" >$ZSW/compressor 2>/dev/null
+		ZSW_OLD=
+	fi
+	if [ $ZRAM_LOADED = 1 ]; then
+		rmmod zram 2>/dev/null || echo "${0##*/}: cannot unload zram" >&2
+		ZRAM_LOADED=0
+	fi
+}
+
+# scaled_time_conf CONF SPEED: agentmmd config lines that scale its time
+# constants (the effective values of CONF) by the replay speed; clamped
+# values are reported in comment lines.
+scaled_time_conf() {
+	agentmmd -c "$1" --check-config 2>/dev/null | awk -v x="$2" '
+		function div(k, v, min, r) {
+			r = int(v / x + 0.5)
+			if (r < min) { printf "# %s %g/%g clamped at the minimum %d\n", k, v, x, min; r = min }
+			printf "%s = %d\n", k, r
+		}
+		$2 != "=" { next }
+		$1 == "interval_ms" { div($1, $3, 50) }
+		$1 == "busy_interval_ms" { div($1, $3, 20) }
+		$1 == "idle_interval_ms" { div($1, $3, 50) }
+		$1 == "kill_after_ms" { div($1, $3, 0) }
+		$1 ~ /^forecast_.*_ms$/ { div($1, $3, 0) }
+		$1 == "reclaim_idle_s" { div($1, $3, 1) }
+		$1 == "reclaim_budget_mb_per_s" { printf "%s = %d\n", $1, int($3 * x + 0.5) }
+	'
+}
