@@ -125,8 +125,8 @@ daemon_start() {
 		fail_inv "daemon starts" "agentmmd (pid $DPID) wrote no pid file in 30 s"
 	# Loading the BPF programs takes seconds under TCG; the daemon is up
 	# once its status lists every sandbox (adm and sb0..).
-	wait_for 120 sh -c "[ \$(grep -c '^sandbox ' /run/agentmm/status 2>/dev/null) -ge $((NSB + 1)) ]" ||
-		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(grep -c '^sandbox ' /run/agentmm/status 2>/dev/null) of $((NSB + 1)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
+	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 1)) ]" ||
+		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 1)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
 }
 # A child that died stays a zombie until waited for: that is not alive.
 alive() {
