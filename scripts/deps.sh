@@ -33,13 +33,15 @@ apt_packages=(
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev linux-source
+	python3-prometheus-client
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest nodejs git util-linux procps-ng dpkg dwarves tuned dkms debootstrap e2fsprogs zstd compiler-rt
+	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
+	python3-prometheus_client
 )
 
 install_apt() {

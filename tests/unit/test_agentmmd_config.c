@@ -99,6 +99,32 @@ TEST(forecast_and_pool_keys)
 	CHECK(load(&c, "forecast_kill_ms = -1\n", err, sizeof(err)));
 }
 
+TEST(governor_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.governor == 0 && !strcmp(amm_governor_name(c.governor), "auto"));
+	CHECK(c.gov_param_set == 0 && c.gov_candidates[0] == 0);
+	CHECK(load(&c, "governor = daemon\ngovernor_min_avail_blocks = 5\n"
+		       "governor_footprint_up_permille = 100\n"
+		       "governor_candidates = 16,32\n", err, sizeof(err)) == 0);
+	CHECK(!strcmp(amm_governor_name(c.governor), "daemon"));
+	CHECK(c.gov_param[1] == 5 && c.gov_param_set == (1u << 1 | 1u << 18));
+	CHECK(!strcmp(amm_gov_param_names[18], "footprint_up_permille"));
+	CHECK(!strcmp(c.gov_candidates, "16,32"));
+	CHECK(load(&c, "governor = observe\n", err, sizeof(err)) == 0);
+	CHECK(!strcmp(amm_governor_name(c.governor), "observe"));
+	CHECK(load(&c, "governor = module\n", err, sizeof(err)));
+	CHECK(strstr(err, "allowed: auto, kernel, daemon, off, observe") != NULL);
+	CHECK(load(&c, "governor_bogus = 1\n", err, sizeof(err)));
+	CHECK(strstr(err, "unknown key 'governor_bogus'") != NULL);
+	CHECK(load(&c, "governor_dwell_ms = -1\n", err, sizeof(err)));
+	CHECK(load(&c, "governor_dwell_ms = 4294967296\n", err, sizeof(err)));
+	CHECK(load(&c, "governor_candidates = 16;32\n", err, sizeof(err)));
+}
+
 TEST(glob)
 {
 	CHECK(amm_glob_match("agent.slice/*", "agent.slice/sb1"));
