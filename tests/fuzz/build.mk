@@ -9,7 +9,7 @@
 # tests/fuzz/corpus/<name>/, optional dictionary tests/fuzz/<name>.dict);
 # tests/fuzz/<area>.mk fragments add theirs. tests/fuzz/run runs them:
 #   make fuzz        every target for FUZZ_SECONDS (default 600 s) each
-#   make fuzz-smoke  every target for FUZZ_SMOKE_SECONDS (default 15 s)
+#   make fuzz-smoke  every target for FUZZ_SMOKE_SECONDS (default 12 s)
 #                    each; part of make check
 # and for agentmm.ko's parameter and sysfs parsers (policy/parse.c) and the
 # governor's config check alone:
@@ -20,7 +20,7 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
 	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	       -fno-omit-frame-pointer
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS :=
 
