@@ -7,7 +7,7 @@
  *   - a refusal says why ("file:line: what" in the error buffer);
  *   - an accepted file yields a config that keeps the documented bounds, and
  *     amm_config_print() of it parses back to the same config (what
- *     `agentmmd --print-config` shows is what the daemon runs with).
+ *     `agentmmd --check-config` prints is what the daemon runs with).
  */
 #include <errno.h>
 #include <stdint.h>
