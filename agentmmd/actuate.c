@@ -1,52 +1,128 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Actions on sandboxes: memory.high, cgroup.freeze, kill, and the note
- * on a killed tool's stderr.
+ * on a killed tool's stderr. Every action goes through an fd or pidfd
+ * taken when the sandbox, tool cgroup or process was identified, never
+ * through a name or PID that may belong to someone else by now.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "daemon.h"
+
+/*
+ * Write @msg to a tool's stderr without ever blocking. The fd shares its
+ * file description with the tool (and whoever else holds it), so its
+ * flags are not ours to change: a pipe, FIFO or tty is reopened through
+ * /proc/self/fd with O_NONBLOCK (a description of our own), a socket gets
+ * MSG_DONTWAIT, a regular file RWF_NOWAIT where the file system has it,
+ * else a plain append only on local file systems whose writes go to the
+ * page cache (never FUSE, NFS or anything else a sandbox could make hang).
+ * Anything else is skipped. One write of at most the message: a full pipe
+ * loses the note, never the daemon.
+ */
+static bool local_fs(int fd)
+{
+	static const unsigned long ok[] = {
+		0x01021994,	/* tmpfs */
+		0x858458f6,	/* ramfs */
+		0xef53,		/* ext2/3/4 */
+		0x58465342,	/* xfs */
+		0x9123683e,	/* btrfs */
+		0x794c7630,	/* overlayfs */
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (fstatfs(fd, &sf))
+		return false;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if ((unsigned long)sf.f_type == ok[i])
+			return true;
+	return false;
+}
 
 static void say(int fd, const char *msg)
 {
 	if (amm_dry_run)	/* nothing happened to the tool */
 		return;
-	if (fd >= 0 && write(fd, msg, strlen(msg)) < 0)
+	size_t len = strlen(msg);
+	struct stat st;
+	char path[64];
+	ssize_t n = -1;
+	int o;
+
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	errno = EOPNOTSUPP;
+	if (S_ISSOCK(st.st_mode)) {
+		n = send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} else if (S_ISFIFO(st.st_mode) ||
+		   (S_ISCHR(st.st_mode) && isatty(fd))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		o = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (o >= 0) {
+			n = write(o, msg, len);
+			close(o);
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		struct iovec iov = { (void *)msg, len };
+
+		n = pwritev2(fd, &iov, 1, -1, RWF_NOWAIT | RWF_APPEND);
+		if (n < 0 && (errno == EOPNOTSUPP || errno == EAGAIN) &&
+		    local_fs(fd))
+			n = pwritev2(fd, &iov, 1, -1, RWF_APPEND);
+	}
+	if (n < 0)
 		dbg("cannot write to a tool's stderr: %s", strerror(errno));
+}
+
+/*
+ * A dup of the stderr of the tool call @pid belongs to (taken when it
+ * started), else of @pid's own through @pidfd; -1 if none. Taken before a
+ * kill, written after it (say()).
+ */
+static int stderr_of(struct daemon *d, struct sandbox *s, pid_t pid,
+		     int pidfd)
+{
+	int tool = bpf_task_tool(d, pid);
+	struct tool_call *t = tool_find(s, tool ? tool : pid);
+
+	if (t)
+		t->notified = true;
+	if (t && t->err_fd >= 0)
+		return fcntl(t->err_fd, F_DUPFD_CLOEXEC, 3);
+	return pidfd >= 0 ? pidfd_getfd_(pidfd, 2) : -1;
 }
 
 /* Tell the tool (on its stderr) why it died. @pid is the victim. */
 void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg)
 {
-	int tool = bpf_task_tool(d, pid);
-	struct tool_call *t = tool_find(s, tool ? tool : pid);
-	int fd = t ? t->err_fd : -1, own = -1, pidfd;
+	int pidfd = pidfd_open_pid(pid);
+	int fd = stderr_of(d, s, pid, pidfd);
 
-	if (fd < 0) {
-		pidfd = pidfd_open_(pid);
-		if (pidfd >= 0) {
-			own = pidfd_getfd_(pidfd, 2);
-			close(pidfd);
-		}
-		fd = own;
-	}
 	if (fd < 0)
 		warn("could not reach the stderr of pid %d to explain: %s",
 		     (int)pid, msg);
 	say(fd, msg);
-	if (own >= 0)
-		close(own);
-	if (t)
-		t->notified = true;
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 /* The tool cgroup's name below the sandbox for the log's fields. */
@@ -57,22 +133,36 @@ static const char *tool_name(const struct sandbox *s, const char *dir)
 	return !strncmp(dir, s->path, l) && dir[l] == '/' ? dir + l + 1 : "";
 }
 
-void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t high)
+/* Throttle the tool cgroup @name of @s (memory.high = @high). */
+void set_high(struct daemon *d, struct sandbox *s, const char *name,
+	      uint64_t high)
 {
-	char buf[32];
+	char buf[32], dir[AMM_PATH_MAX + 200];
+	int fd;
 
+	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
 	if (s->high_dir[0] && strcmp(s->high_dir, dir)) {
-		/* moving to another tool cgroup: release the old one */
-		cg_write(s->high_dir, "memory.high", s->high_orig);
-		s->high_dir[0] = 0;
+		release_high(d, s);	/* moving to another tool cgroup */
+		if (s->high_dir[0])
+			return;		/* could not release the old one */
 	}
 	if (!s->high_dir[0]) {
-		if (cg_read_str(dir, "memory.high", s->high_orig,
-				sizeof(s->high_orig)))
+		fd = openat(s->dir_fd, name, O_RDONLY | O_DIRECTORY |
+			    O_CLOEXEC);
+		if (fd < 0)
 			return;
+		if (cg_read_str_at(fd, "memory.high", s->high_orig,
+				   sizeof(s->high_orig))) {
+			close(fd);
+			return;
+		}
+		s->high_fd = fd;
+		s->high_cgid = fd_cg_id(fd);
 		snprintf(s->high_dir, sizeof(s->high_dir), "%s", dir);
 		if (applied_save(d)) {
 			s->high_dir[0] = 0;
+			close(fd);
+			s->high_fd = -1;
 			return;
 		}
 		log_action(4, AMM_ACT_THROTTLE, s->rel, tool_name(s, dir), 0,
@@ -85,7 +175,7 @@ void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t hig
 	if (s->high == high)
 		return;
 	snprintf(buf, sizeof(buf), "%" PRIu64, high);
-	if (cg_write(dir, "memory.high", buf))
+	if (cg_write_at(s->high_fd, "memory.high", buf))
 		warn("cannot set %s/memory.high: %s", dir, strerror(errno));
 	s->high = high;
 }
@@ -97,12 +187,16 @@ void release_high(struct daemon *d, struct sandbox *s)
 	if (!s->high_dir[0])
 		return;
 	snprintf(dir, sizeof(dir), "%s", s->high_dir);
-	if (cg_write(dir, "memory.high", s->high_orig) && errno != ENOENT) {
+	if (cg_write_at(s->high_fd, "memory.high", s->high_orig) &&
+	    errno != ENOENT && errno != ENODEV) {
 		warn("cannot reset %s/memory.high: %s", dir, strerror(errno));
 		return;
 	}
 	s->high_dir[0] = 0;
 	s->high = 0;
+	if (s->high_fd >= 0)
+		close(s->high_fd);
+	s->high_fd = -1;
 	applied_save(d);
 	d->status_force = true;
 	if (s->throttle_since_ms)
@@ -122,7 +216,7 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 			s->frozen = false;
 			return;
 		}
-		if (cg_write(s->path, "cgroup.freeze", "1")) {
+		if (cg_write_at(s->dir_fd, "cgroup.freeze", "1")) {
 			warn("cannot freeze %s: %s", s->rel, strerror(errno));
 			s->frozen = false;
 			applied_save(d);
@@ -132,11 +226,13 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 		d->status_force = true;
 		log_action(4, AMM_ACT_FREEZE, s->rel, NULL, 0,
 			   "froze %s (priority %u, %" PRIu64 " MB, grew %" PRIu64
-			   " MB in the last interval) until memory pressure passes",
+			   " MB in the last interval) until memory pressure passes or %u s",
 			   s->rel, s->prio, s->current / MB,
-			   (s->current > s->prev ? s->current - s->prev : 0) / MB);
+			   (s->current > s->prev ? s->current - s->prev : 0) / MB,
+			   d->cfg.freeze_max_s);
 	} else {
-		if (cg_write(s->path, "cgroup.freeze", "0") && errno != ENOENT) {
+		if (cg_write_at(s->dir_fd, "cgroup.freeze", "0") &&
+		    errno != ENOENT && errno != ENODEV) {
 			warn("cannot thaw %s: %s", s->rel, strerror(errno));
 			return;
 		}
@@ -162,7 +258,8 @@ static void mark_killed(struct daemon *d, struct sandbox *s, pid_t pid)
 	d->status_force = true;
 }
 
-static void kill_msg(struct daemon *d, char *msg, size_t len, const struct sandbox *s,
+static void kill_msg(struct daemon *d, char *msg, size_t len,
+		     const struct sandbox *s,
 		     const char *comm, pid_t pid, uint64_t bytes)
 {
 	snprintf(msg, len,
@@ -172,15 +269,17 @@ static void kill_msg(struct daemon *d, char *msg, size_t len, const struct sandb
 }
 
 /* Step 3, a tool cgroup: every process in it, the runtime never. */
-static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s, const char *name,
-			     uint64_t bytes)
+static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
+			     const char *name, uint64_t bytes)
 {
 	static pid_t pids[8192];
-	char dir[AMM_PATH_MAX + 200], msg[1200], comm[32] = "?";
+	char dir[AMM_PATH_MAX + 200], rel[700], msg[1200], comm[32] = "?";
+	char kf[300];
 	pid_t victim = 0;
-	int i, n;
+	int i, n, fd = -1, pidfd = -1;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
+	snprintf(rel, sizeof(rel), "%s/%s", s->rel, name);
 	n = cg_pids(dir, pids, 8192);
 	for (i = 0; i < n; i++)
 		if (pids[i] == s->runtime)
@@ -194,50 +293,189 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s, const char *na
 	if (!victim)
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
-	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	notify(d, s, victim, msg);
-	if (cg_write(dir, "cgroup.kill", "1")) {
-		/* cgroup.kill needs 5.14: signal them one by one */
-		for (i = 0; i < n; i++)
-			kill(pids[i], SIGKILL);
+	pidfd = pidfd_open_pid(victim);
+	if (pidfd >= 0 && pid_in_cgroup(victim, rel))
+		fd = stderr_of(d, s, victim, pidfd);
+	/* act first: through the sandbox's dir fd, so never a namesake */
+	snprintf(kf, sizeof(kf), "%s/cgroup.kill", name);
+	if (cg_write_at(s->dir_fd, kf, "1")) {
+		/* cgroup.kill needs 5.14: by pidfd, each checked to be in
+		 * the tool cgroup after it was opened (no reused PID) */
+		for (i = 0; i < n; i++) {
+			int p = pidfd_open_pid(pids[i]);
+
+			if (p < 0)
+				continue;
+			if (pid_in_cgroup(pids[i], rel))
+				pidfd_signal(p, SIGKILL);
+			close(p);
+		}
 	}
 	mark_killed(d, s, victim);
 	log_action(4, AMM_ACT_KILL, s->rel, name, victim,
 		   "last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
 		   " MB) in sandbox %s; runtime %d kept", comm, (int)victim,
 		   name, bytes / MB, s->rel, (int)s->runtime);
+	/* ...then explain, never blocking */
+	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
+	say(fd, msg);
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
 	return true;
 }
 
 /* Step 3, a tool process in a sandbox without tool cgroups. */
-static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim, uint64_t bytes)
+static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
+			  uint64_t bytes)
 {
 	char msg[1200], comm[32] = "?";
-	int pidfd;
+	int pidfd, fd;
 
 	if (victim == s->runtime)
 		return false;
-	proc_comm(victim, comm, sizeof(comm));
-	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	notify(d, s, victim, msg);
-	pidfd = amm_dry_run ? -2 : pidfd_open_(victim);
-	if (pidfd == -2)
-		;	/* dry run: no signal */
-	else if (pidfd < 0 ||
-	    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0)) {
-		warn("cannot kill pid %d: %s", (int)victim, strerror(errno));
+	pidfd = pidfd_open_pid(victim);
+	/* opened, then checked: still a process of this sandbox */
+	if (pidfd < 0 || !pid_in_cgroup(victim, s->rel)) {
 		if (pidfd >= 0)
 			close(pidfd);
 		return false;
 	}
-	if (pidfd >= 0)
+	proc_comm(victim, comm, sizeof(comm));
+	fd = stderr_of(d, s, victim, pidfd);
+	if (pidfd_signal(pidfd, SIGKILL)) {
+		warn("cannot kill pid %d: %s", (int)victim, strerror(errno));
 		close(pidfd);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(pidfd);
 	mark_killed(d, s, victim);
 	log_action(4, AMM_ACT_KILL, s->rel, comm, victim,
 		   "last resort: killed tool %s (pid %d, %" PRIu64
 		   " MB of its own) in sandbox %s; runtime %d kept", comm,
 		   (int)victim, bytes / MB, s->rel, (int)s->runtime);
+	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
+	say(fd, msg);
+	if (fd >= 0)
+		close(fd);
 	return true;
+}
+
+/*
+ * USS from smaps_rollup takes the process's mmap_lock, which a hostile
+ * process can keep busy (or have a writer queue on) indefinitely. The
+ * read runs on a helper thread; after USS_DEADLINE_MS it is abandoned
+ * (the thread finishes or stays blocked on its own) and the caller falls
+ * back to RssAnon from /proc/PID/status, which takes no mmap_lock. At
+ * most USS_MAX_STUCK abandoned reads at once; beyond that, no more tries.
+ */
+#define USS_DEADLINE_MS	50
+#define USS_MAX_STUCK	4
+
+struct uss_req {
+	pid_t pid;
+	uint64_t bytes;
+	int rc, efd;
+	atomic_int state;	/* 0 pending, 1 done, 2 abandoned */
+	atomic_int refs;
+};
+
+static atomic_int uss_stuck;
+
+static void uss_put(struct uss_req *r)
+{
+	if (atomic_fetch_sub(&r->refs, 1) == 1) {
+		close(r->efd);
+		free(r);
+	}
+}
+
+static void *uss_worker(void *arg)
+{
+	struct uss_req *r = arg;
+	uint64_t one = 1;
+	int pending = 0;
+
+	r->rc = proc_own_anon(r->pid, &r->bytes);
+	if (!atomic_compare_exchange_strong(&r->state, &pending, 1))
+		atomic_fetch_sub(&uss_stuck, 1);	/* was abandoned */
+	/* the reader polls with a deadline: a failed wake-up only costs it */
+	(void)!write(r->efd, &one, sizeof(one));
+	uss_put(r);
+	return NULL;
+}
+
+static int rss_anon(pid_t pid, uint64_t *bytes)
+{
+	char path[64], line[256];
+	unsigned long long kb;
+	int r = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1) {
+			*bytes = (uint64_t)kb * 1024;
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+int own_memory_bounded(pid_t pid, uint64_t *bytes)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct uss_req *r;
+	pthread_attr_t at;
+	pthread_t th;
+	int pending = 0, rc;
+
+	if (atomic_load(&uss_stuck) >= USS_MAX_STUCK)
+		return rss_anon(pid, bytes);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return rss_anon(pid, bytes);
+	r->pid = pid;
+	r->efd = eventfd(0, EFD_CLOEXEC);
+	atomic_init(&r->state, 0);
+	atomic_init(&r->refs, 2);
+	if (r->efd < 0 || pthread_attr_init(&at)) {
+		if (r->efd >= 0)
+			close(r->efd);
+		free(r);
+		return rss_anon(pid, bytes);
+	}
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	if (pthread_create(&th, &at, uss_worker, r)) {
+		pthread_attr_destroy(&at);
+		close(r->efd);
+		free(r);
+		return rss_anon(pid, bytes);
+	}
+	pthread_attr_destroy(&at);
+	pfd.fd = r->efd;
+	while (poll(&pfd, 1, USS_DEADLINE_MS) < 0 && errno == EINTR)
+		;
+	atomic_fetch_add(&uss_stuck, 1);
+	if (atomic_compare_exchange_strong(&r->state, &pending, 2)) {
+		warn("reading /proc/%d/smaps_rollup took over %d ms (its mmap_lock is busy); using RssAnon",
+		     (int)pid, USS_DEADLINE_MS);
+		uss_put(r);
+		return rss_anon(pid, bytes);
+	}
+	atomic_fetch_sub(&uss_stuck, 1);	/* it finished in time */
+	rc = r->rc;
+	*bytes = r->bytes;
+	uss_put(r);
+	return rc;
 }
 
 /*
@@ -245,7 +483,8 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim, uin
  * memory.current; for sandboxes without tool cgroups a tool process's
  * private memory, USS), skipping tools too small to relieve the pressure.
  */
-bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresholds *th)
+bool kill_step(struct daemon *d, const int *map, int n,
+	       const struct amm_thresholds *th)
 {
 	static struct amm_tool tl[MAX_CANDS];
 	static struct cand cd[MAX_CANDS];
@@ -279,9 +518,9 @@ bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresho
 			if (pids[p] == s->runtime ||
 			    proc_get_oom_adj(pids[p], &adj) || adj == -1000 ||
 			    proc_comm(pids[p], comm, sizeof(comm)) ||
-			    is_init_shim(comm) ||
+			    is_init_shim(pids[p], comm) ||
 			    proc_same_vm(pids[p], s->runtime) ||
-			    proc_own_anon(pids[p], &own))
+			    own_memory_bounded(pids[p], &own))
 				continue;
 			tl[nt] = (struct amm_tool){ .current = own,
 				.priority = s->prio, .frozen = s->frozen };

@@ -53,6 +53,10 @@ static void usage(FILE *f)
 "  exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n"
 "                                run COMMAND in SANDBOX/%sNAME\n"
 "  priority SANDBOX [N]          print or set the sandbox's priority\n"
+"                                (xattr trusted.agentmm.priority, root only;\n"
+"                                user.agentmm.priority counts only on a\n"
+"                                root-owned cgroup; agentmmd.conf's\n"
+"                                priorities = GLOB=N sets it too)\n"
 "\n"
 "Options (before or after COMMAND):\n"
 "  -c, --config=FILE  agentmmd's configuration (default %s)\n"
@@ -187,7 +191,7 @@ static const char *const num_keys[] = {
 	"psi_some_avg10", "priority", "runtime", "current_mb", "peak_mb",
 	"max_mb", "high_mb", "psi", "tools_running", "tool_calls", "retries",
 	"tools_killed", "oom_kills", "forks", "execs", "reclaim_stall_ms",
-	"high_events", "duration_ms", NULL,
+	"high_events", "duration_ms", "ringbuf_drops", "task_drops", NULL,
 };
 static const char *const bool_keys[] = { "exempt", "dry_run", "retry", NULL };
 
@@ -414,11 +418,12 @@ static int cmd_status(struct status *st, const char *only, bool json)
 			       strcmp(get(r, "dry_run"), "1") ? "" :
 			       " (DRY RUN: nothing is changed)");
 		else if (!strcmp(r->type, "daemon"))
-			printf("agentmmd %s pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s\n",
+			printf("agentmmd %s pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s, dropped: %s events, %s processes\n",
 			       get(r, "version"), get(r, "pid"),
 			       st->stale ? " (NOT RUNNING)" : "",
 			       get(r, "uptime_s"), get(r, "bpf_programs"),
-			       get(r, "struct_ops"));
+			       get(r, "struct_ops"), get(r, "ringbuf_drops"),
+			       get(r, "task_drops"));
 		else if (!strcmp(r->type, "governor"))
 			printf("mTHP governor: %s (governor = %s, agentmm.ko %s), enabled sizes (kB): %s\n",
 			       get(r, "driver"), get(r, "mode"), get(r, "module"),
@@ -453,10 +458,10 @@ static int cmd_status(struct status *st, const char *only, bool json)
 		       get(r, "oom_kills"));
 		if (!only)
 			continue;
-		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s\n",
+		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s, processes not tracked %s\n",
 		       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
 		       get(r, "execs"), get(r, "reclaim_stall_ms"),
-		       get(r, "high_events"));
+		       get(r, "high_events"), get(r, "task_drops"));
 		printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
 		       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
 		for (j = 0; j < st->n; j++) {
@@ -802,7 +807,7 @@ static int cmd_exec(const char *sandbox, const char *name, char **argv)
 	}
 	if (child == 0) {
 		/* the kernel's OOM killer should pick tools before runtimes */
-		if (proc_set_oom_adj(getpid(), cfg.tool_oom_score_adj))
+		if (proc_set_oom_adj(getpid(), 0, cfg.tool_oom_score_adj))
 			fprintf(stderr,
 				"agentmmctl: warning: cannot set oom_score_adj %d: %s\n",
 				cfg.tool_oom_score_adj, strerror(errno));

@@ -45,6 +45,9 @@ $(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
 $(BUILD)/guest/bin/runas: $(TOP)/tests/progs/runas.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
+$(BUILD)/guest/bin/hostile: $(TOP)/tests/progs/hostile.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
 		$(TOP)/policy/amm_types.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
@@ -70,8 +73,22 @@ $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 		-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy -I$(TOP)/tests/unit \
 		-o $@ $(TOP)/tests/unit/test_agentmmd_ops.c $(AMM_OPS_SRCS)
 
+
+# The restore journal, on plain directories standing in for cgroups.
+AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c log.c cgroup.c escape.c \
+	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
+	$(TOP)/policy/contig.c
+$(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
+		$(AMM_JOURNAL_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \
+		| $(BUILD)/unit
+	# -Wno-restrict: gcc 12 with the sanitizers misreads governor.c's
+	# snprintf from one member of a struct into another as an overlap.
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Wno-format-truncation -Wno-restrict \
+		-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_agentmmd_journal.c $(AMM_JOURNAL_SRCS)
+
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
-	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/runas
+	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/runas $(BUILD)/guest/bin/hostile
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
-	$(BUILD)/unit/test_agentmmd_ops
+	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal

@@ -158,20 +158,43 @@ uint64_t cg_id(const char *dir)
 	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-int cg_get_priority(const char *dir, unsigned int *prio)
+static int parse_priority(const char *buf, ssize_t n, unsigned int *prio)
 {
-	char buf[32], *end;
-	ssize_t n = getxattr(dir, AMM_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	char tmp[32], *end;
 	unsigned long v;
 
-	if (n <= 0)
+	if (n <= 0 || (size_t)n >= sizeof(tmp))
 		return -1;
-	buf[n] = 0;
-	v = strtoul(buf, &end, 10);
-	if (end == buf || v > 1000000)
+	memcpy(tmp, buf, (size_t)n);
+	tmp[n] = 0;
+	errno = 0;
+	v = strtoul(tmp, &end, 10);
+	if (errno || end == tmp || (*end && *end != '\n') || v > 1000000)
 		return -1;
 	*prio = (unsigned int)v;
 	return 0;
+}
+
+/*
+ * The priority the host gave a sandbox cgroup: trusted.agentmm.priority
+ * (only CAP_SYS_ADMIN can set trusted.* xattrs), else user.agentmm.priority
+ * if the cgroup directory is owned by root. A delegated cgroup belongs to
+ * its sandbox, which could set a user.* xattr on it to rank itself above
+ * others, so that one is ignored there (as systemd-oomd does).
+ */
+int cg_get_priority(const char *dir, unsigned int *prio)
+{
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+
+	n = getxattr(dir, AMM_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	if (n > 0)
+		return parse_priority(buf, n, prio);
+	if (stat(dir, &st) || st.st_uid != 0)
+		return -1;
+	n = getxattr(dir, AMM_USER_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	return parse_priority(buf, n, prio);
 }
 
 int cg_set_priority(const char *dir, unsigned int prio)
@@ -400,24 +423,6 @@ size_t args_to_line(char *buf, size_t n)
 	return n;
 }
 
-int proc_cmdline(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	args_to_line(buf, (size_t)n);
-	return 0;
-}
-
 int proc_get_oom_adj(pid_t pid, int *adj)
 {
 	char path[64], buf[16];
@@ -429,13 +434,144 @@ int proc_get_oom_adj(pid_t pid, int *adj)
 	return 0;
 }
 
-int proc_set_oom_adj(pid_t pid, int adj)
+int pidfd_open_pid(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int pidfd_signal(int pidfd, int sig)
+{
+	if (amm_dry_run && sig)	/* agentmmd --dry-run: no signals */
+		return 0;
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/*
+ * A pidfd for @pid if it is still the process that started at @start
+ * (clock ticks since boot, /proc/PID/stat field 22); 0 = any. Read after
+ * the pidfd is open, so a PID reused in between is caught.
+ */
+int pidfd_open_checked(pid_t pid, uint64_t start)
+{
+	uint64_t st;
+	int fd = pidfd_open_pid(pid);
+
+	if (fd < 0 || !start)
+		return fd;
+	if (proc_starttime(pid, &st) || st != start || pidfd_signal(fd, 0)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Write oom_score_adj of the process behind @pidfd (@pid its PID): the
+ * /proc file is opened first and used only if the pidfd's process is
+ * still alive afterwards, so it cannot be a reused PID's.
+ */
+int pidfd_set_oom_adj(int pidfd, pid_t pid, int adj)
 {
 	char path[64], buf[16];
+	int fd, e;
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (pidfd_signal(pidfd, 0)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	if (amm_dry_run) {	/* agentmmd --dry-run: nothing written */
+		close(fd);
+		return 0;
+	}
 	snprintf(buf, sizeof(buf), "%d", adj);
-	return cg_write(path, "oom_score_adj", buf);
+	n = write(fd, buf, strlen(buf));
+	e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(buf) ? 0 : -1;
+}
+
+int proc_set_oom_adj(pid_t pid, uint64_t start, int adj)
+{
+	int pidfd = pidfd_open_checked(pid, start), r, e;
+
+	if (pidfd < 0)
+		return -1;
+	r = pidfd_set_oom_adj(pidfd, pid, adj);
+	e = errno;
+	close(pidfd);
+	errno = e;
+	return r;
+}
+
+int cg_write_at(int dirfd, const char *file, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, err;
+
+	if (dirfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	if (amm_dry_run)	/* the file must exist; nothing is written */
+		return faccessat(dirfd, file, F_OK, 0);
+	fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, len);
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int cg_read_str_at(int dirfd, const char *file, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = dirfd < 0 ? -1 : openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	return 0;
+}
+
+uint64_t fd_cg_id(int dirfd)
+{
+	struct stat st;
+
+	return fstat(dirfd, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+size_t amm_token_escape(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c == '\\' || c == 0x7f)
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return o;
 }
 
 int write_atomic(const char *path, const char *buf, size_t len)

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define AMM_PRIORITY_XATTR	"user.agentmm.priority"
+/* Set by the host only; user.* is read only on root-owned cgroups. */
+#define AMM_PRIORITY_XATTR	"trusted.agentmm.priority"
+#define AMM_USER_PRIORITY_XATTR	"user.agentmm.priority"
 
 /*
  * agentmmd --dry-run: cg_write() (every cgroupfs and /proc write the
@@ -45,7 +47,6 @@ int proc_own_anon(pid_t pid, uint64_t *bytes);
 int proc_same_vm(pid_t a, pid_t b);
 int proc_starttime(pid_t pid, uint64_t *ticks);
 int proc_comm(pid_t pid, char *buf, size_t len);
-int proc_cmdline(pid_t pid, char *buf, size_t len);
 /*
  * NUL-separated arguments (@n bytes in @buf, which has room for n + 1) to
  * one line: trailing NULs dropped, NUL/newline/tab as spaces, terminated.
@@ -53,7 +54,22 @@ int proc_cmdline(pid_t pid, char *buf, size_t len);
  */
 size_t args_to_line(char *buf, size_t n);
 int proc_get_oom_adj(pid_t pid, int *adj);
-int proc_set_oom_adj(pid_t pid, int adj);
+/* @start: /proc/PID/stat starttime the process must have, 0 = any */
+int proc_set_oom_adj(pid_t pid, uint64_t start, int adj);
+int pidfd_open_pid(pid_t pid);
+int pidfd_open_checked(pid_t pid, uint64_t start);
+int pidfd_signal(int pidfd, int sig);
+int pidfd_set_oom_adj(int pidfd, pid_t pid, int adj);
+/* cgroupfs access relative to a cgroup directory fd kept open */
+int cg_write_at(int dirfd, const char *file, const char *s);
+int cg_read_str_at(int dirfd, const char *file, char *buf, size_t len);
+uint64_t fd_cg_id(int dirfd);
+
+/*
+ * @s with bytes <= ' ', '\\' and DEL as \\xHH: one token, whatever a
+ * sandbox named its cgroup (journal, status). Returns the length.
+ */
+size_t amm_token_escape(char *out, size_t len, const char *s);
 
 /* Write all of @buf to @path via a temporary file and rename(). */
 int write_atomic(const char *path, const char *buf, size_t len);

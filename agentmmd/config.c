@@ -29,6 +29,8 @@ void amm_config_defaults(struct amm_config *c)
 	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
 		strcpy(c->patterns[c->n_patterns++], pats[i]);
 	strcpy(c->tool_prefix, "tool-");
+	strcpy(c->runtime_cgroup, "runtime");
+	c->freeze_max_s = 30;
 	c->interval_ms = 500;
 	c->busy_interval_ms = 100;
 	c->idle_interval_ms = 2000;
@@ -194,6 +196,41 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		    strchr(val, '/'))
 			goto bad_value;
 		strcpy(c->tool_prefix, val);
+	} else if (!strcmp(key, "priorities")) {
+		char *save = NULL, *tok, *eq;
+		uint64_t x;
+
+		c->n_prio = 0;
+		for (tok = strtok_r(val, " \t", &save); tok;
+		     tok = strtok_r(NULL, " \t", &save)) {
+			eq = strrchr(tok, '=');
+			if (!eq || eq == tok || c->n_prio == AMM_MAX_PATTERNS ||
+			    (size_t)(eq - tok) >= sizeof(c->prio_patterns[0]) ||
+			    tok[0] == '/' || parse_u64(eq + 1, 1000000, &x)) {
+				snprintf(why, whylen,
+					 "bad priority '%s' (GLOB=N, N 0..1000000, at most %d, globs relative to cgroup_root)",
+					 tok, AMM_MAX_PATTERNS);
+				return -1;
+			}
+			*eq = 0;
+			strcpy(c->prio_patterns[c->n_prio], tok);
+			c->prio_values[c->n_prio++] = (unsigned int)x;
+		}
+	} else if (!strcmp(key, "runtime_cgroup")) {
+		if (strlen(val) >= sizeof(c->runtime_cgroup) ||
+		    strchr(val, '/') || !strcmp(val, ".") || !strcmp(val, ".."))
+			goto bad_value;
+		strcpy(c->runtime_cgroup, val);
+	} else if (!strcmp(key, "protect_guessed_runtime")) {
+		if (parse_bool(val, &c->protect_guessed_runtime))
+			goto bad_value;
+	} else if (!strcmp(key, "freeze_max_s")) {
+		U(freeze_max_s, 3600);
+		if (!c->freeze_max_s)
+			goto bad_value;
+	} else if (!strcmp(key, "freeze_kubernetes")) {
+		if (parse_bool(val, &c->freeze_kubernetes))
+			goto bad_value;
 	} else if (!strcmp(key, "interval_ms")) {
 		U(interval_ms, 60000);
 		if (c->interval_ms < 50)
@@ -415,6 +452,13 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->cgroup_root, c->state_dir);
 	for (i = 0; i < c->n_patterns; i++)
 		fprintf(f, " %s", c->patterns[i]);
+	fprintf(f, "\npriorities =");
+	for (i = 0; i < c->n_prio; i++)
+		fprintf(f, " %s=%u", c->prio_patterns[i], c->prio_values[i]);
+	fprintf(f, "\nruntime_cgroup = %s\nprotect_guessed_runtime = %d\n"
+		"freeze_max_s = %u\nfreeze_kubernetes = %d",
+		c->runtime_cgroup, c->protect_guessed_runtime, c->freeze_max_s,
+		c->freeze_kubernetes);
 	fprintf(f, "\ntool_cgroup_prefix = %s\ninterval_ms = %u\n"
 		"busy_interval_ms = %u\nidle_interval_ms = %u\n"
 		"memory_limit_mb = %" PRIu64 "\nthrottle_free_pct = %u\n"

@@ -25,6 +25,14 @@ struct amm_config {
 	char patterns[AMM_MAX_PATTERNS][256];
 	int n_patterns;
 	char tool_prefix[64];
+	/* priorities from the host: glob -> priority, first match wins */
+	char prio_patterns[AMM_MAX_PATTERNS][256];
+	unsigned int prio_values[AMM_MAX_PATTERNS];
+	int n_prio;
+	char runtime_cgroup[64];	/* child holding the runtime, "" = none */
+	bool protect_guessed_runtime;
+	unsigned int freeze_max_s;
+	bool freeze_kubernetes;
 	unsigned int interval_ms;
 	unsigned int busy_interval_ms, idle_interval_ms;
 	uint64_t memory_limit_mb;	/* 0 = MemTotal */

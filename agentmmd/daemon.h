@@ -27,7 +27,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +61,7 @@ struct tool_call {
 	enum tool_state state;
 	int exit_code;
 	int err_fd;		/* dup of the tool's stderr, -1 if none */
+	int pidfd;		/* the tool's root process, -1 if none */
 	uint64_t hash;
 	bool retry;
 	bool notified;
@@ -80,11 +83,18 @@ struct sandbox {
 	char path[AMM_PATH_MAX];
 	uint64_t cgid;
 	pid_t runtime;
+	int runtime_pidfd;	/* -1 if no runtime */
+	bool runtime_trusted;	/* found in the host's runtime_cgroup */
+	bool kube;		/* a Kubernetes pod: not frozen by default */
+	bool ext_frozen;	/* frozen by someone else: hands off */
+	int oom_group_orig;	/* memory.oom.group we replaced, -1 none */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;
 	unsigned int psi;
 	bool frozen;		/* frozen by us */
 	char high_dir[AMM_PATH_MAX];	/* where we set memory.high, "" if not */
+	int high_fd;		/* high_dir, opened when we set it */
+	uint64_t high_cgid;	/* and its cgroup id */
 	uint64_t high;
 	uint64_t adopted_ms, last_tool_end_ms;
 	uint64_t tool_calls, retries, tools_killed, oom_victims;
@@ -97,6 +107,7 @@ struct sandbox {
 	unsigned int n_tcg;
 	uint64_t tool_current;	/* sum of tcg[].cur */
 	uint64_t frozen_ms;	/* when we froze it */
+	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */
 	bool swept;		/* oom_score_adj set on all its processes */
 	char high_orig[32];	/* high_dir's memory.high before we set it */
 	/* for metrics (metrics.c) and manual controls (control.c) */
@@ -143,6 +154,8 @@ struct daemon {
 	bool tool_started;	/* sample at least every interval_ms now */
 	bool status_force;	/* something changed that status must show */
 	bool slow_due;		/* rescan + full sample on the next tick */
+	bool rescan_asked;	/* a new task: rescan, rate-limited */
+	uint64_t rescans;	/* slow ticks (rescans) so far */
 
 	/* pacing */
 	uint64_t start_ms, last_slow_ms, busy_until_ms;
@@ -155,6 +168,11 @@ struct daemon {
 	/* metrics.c, control.c */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */
+	/* systemd notify socket and watchdog (main.c); -1 / 0 if none */
+	int notify_fd;
+	struct sockaddr_un notify_addr;
+	socklen_t notify_len;
+	uint64_t watchdog_ms;
 
 	/* the status file as last written, without its uptime (status.c) */
 	char status_last[1 << 20];
@@ -210,9 +228,15 @@ static inline uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static inline int pidfd_open_(pid_t pid)
+/* Rescans asked for by events: at most one per this many ms. */
+#define AMMD_RESCAN_MIN_MS	1000
+
+/* An event's task start time as /proc/PID/stat starttime (clock ticks). */
+static inline uint64_t ev_start(const struct amm_event *e)
 {
-	return (int)syscall(SYS_pidfd_open, pid, 0);
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz > 0 ? e->start_ns / (1000000000ULL / (uint64_t)hz) : 0;
 }
 
 static inline int pidfd_getfd_(int pidfd, int fd)
@@ -233,6 +257,7 @@ struct cand {
 int applied_save(struct daemon *d);
 int restore_file(const char *path);
 void restore_all_live(struct daemon *d);
+void sb_restore(struct sandbox *s);
 void start_guardian(struct daemon *d, int lock_fd);
 
 /* loader.c */
@@ -244,11 +269,16 @@ void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
 			 pid_t tool);
 int bpf_task_tool(struct daemon *d, pid_t pid);
 bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st);
+void bpf_resync(struct daemon *d);
+void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks);
 
 /* sandbox.c */
 struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid);
 bool matches(struct daemon *d, const char *rel);
 void rescan(struct daemon *d);
+void sb_reset(struct sandbox *s);
+unsigned int sb_priority(struct daemon *d, const struct sandbox *s);
+void sb_check_ext_frozen(struct sandbox *s);
 
 /* tools.c */
 struct tool_cg *tcg_find(struct sandbox *s, const char *name);
@@ -266,17 +296,23 @@ bool tool_running(const struct sandbox *s);
 bool sample_running_tools(struct daemon *d);
 
 /* runtime.c */
-bool is_init_shim(const char *comm);
+bool is_init_shim(pid_t pid, const char *comm);
+void runtime_drop(struct daemon *d, struct sandbox *s);
+bool pid_in_cgroup(pid_t pid, const char *rel);
+bool runtime_alive(const struct sandbox *s);
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len);
 void detect_runtime(struct daemon *d, struct sandbox *s);
 
 /* actuate.c */
 void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg);
-void set_high(struct daemon *d, struct sandbox *s, const char *dir, uint64_t high);
+void set_high(struct daemon *d, struct sandbox *s, const char *name,
+	      uint64_t high);
+int own_memory_bounded(pid_t pid, uint64_t *bytes);
 void release_high(struct daemon *d, struct sandbox *s);
 void set_frozen(struct daemon *d, struct sandbox *s, bool on);
-bool kill_step(struct daemon *d, const int *map, int n, const struct amm_thresholds *th);
+bool kill_step(struct daemon *d, const int *map, int n,
+	       const struct amm_thresholds *th);
 
 /* events.c */
 int handle_event(void *ctx, void *data, size_t len);

@@ -72,7 +72,8 @@ int handle_event(void *ctx, void *data, size_t len)
 	switch (e->type) {
 	case AMM_EV_TOOL_FORK:
 		/* before it execs or forks: its children inherit the score */
-		if (proc_set_oom_adj((pid_t)e->tgid, d->cfg.tool_oom_score_adj) &&
+		if (proc_set_oom_adj((pid_t)e->tgid, ev_start(e),
+				     d->cfg.tool_oom_score_adj) &&
 		    errno != ESRCH && errno != ENOENT)
 			warn("cannot set oom_score_adj of tool pid %d: %s",
 			     (int)e->tgid, strerror(errno));
@@ -83,7 +84,9 @@ int handle_event(void *ctx, void *data, size_t len)
 		break;
 	case AMM_EV_NEW_TASK:
 		/* Entered from outside (docker exec, agentmmctl exec, ...). */
-		d->slow_due = true;	/* rescan soon: maybe a new sandbox */
+		/* rescan soon (maybe a new sandbox), at most once a second
+		 * however many processes a sandbox pushes in */
+		d->rescan_asked = true;
 		if (!s->runtime) {
 			detect_runtime(d, s);
 			if (s->runtime == (pid_t)e->tgid)
@@ -100,10 +103,11 @@ int handle_event(void *ctx, void *data, size_t len)
 		tool_end(d, s, (pid_t)e->tgid, (int)e->value);
 		break;
 	case AMM_EV_RUNTIME_EXIT:
+		if ((pid_t)e->tgid != s->runtime)
+			break;	/* an earlier runtime's late event */
 		info("sandbox %s: agent runtime pid %d exited", s->rel,
 		     (int)e->tgid);
-		s->runtime = 0;
-		bpf_sandbox_set(d, s);
+		runtime_drop(d, s);
 		break;
 	case AMM_EV_RECLAIM:
 		dbg("sandbox %s: %s (pid %d) stalled %" PRIu64

@@ -3,6 +3,7 @@
  * The restore journal (<state_dir>/applied) and the guardian process
  * that undoes our changes if the daemon dies.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,43 +20,90 @@
 #include "daemon.h"
 
 /*
- * The file is the in-memory state of sbs[].frozen / high_dir rendered as
- * lines "freeze <dir>" and "high <dir> <original memory.high>". It is
- * rewritten before each change is made so a crash can only leave a record
- * of a change that did not happen, which restoring handles harmlessly.
+ * The journal is the in-memory state of what we changed, one line each:
+ *   freeze CGID PATH          we froze PATH (cgroup.freeze 0 undoes it)
+ *   high CGID ORIG PATH       we set PATH/memory.high; ORIG was there
+ *   oomgroup CGID ORIG PATH   we set PATH/memory.oom.group; ORIG was there
+ *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
+ *                             (governor.c: gov_journal, gov_restore_line)
+ * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
+ * pool is the host's own cgroup, named in the config, not a sandbox's.
+ * CGID is the cgroup's id (inode): an entry is undone only on the very
+ * cgroup it was made on, never on one recreated under the same name. PATH
+ * is escaped (bytes <= ' ', '\\' and DEL as \\xHH) so any cgroup name
+ * survives. The file is rewritten before each change is made, so a crash
+ * can only leave a record of a change that did not happen, which restoring
+ * handles harmlessly.
  */
+/* In place; false on a malformed escape. */
+static bool unesc_path(char *s)
+{
+	char *o = s;
+	unsigned int c;
+
+	while (*s) {
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		if (s[1] != 'x' || sscanf(s + 2, "%2x", &c) != 1 ||
+		    !isxdigit((unsigned char)s[2]) ||
+		    !isxdigit((unsigned char)s[3]) || !c)
+			return false;
+		*o++ = (char)c;
+		s += 4;
+	}
+	*o = 0;
+	return true;
+}
+
+static char journal_buf[AMM_MAX_SANDBOXES * 3 * (AMM_PATH_MAX + 96)];
+
+#define JOUT(...) do {							\
+	if (off < sizeof(journal_buf))					\
+		off += snprintf(journal_buf + off,			\
+				sizeof(journal_buf) - off, __VA_ARGS__); \
+} while (0)
+
 int applied_save(struct daemon *d)
 {
-	static char buf[AMM_MAX_SANDBOXES * 2 * (AMM_PATH_MAX / 4)];
+	static char esc[AMM_PATH_MAX * 4 + 8];
 	size_t off = 0;
 	int i;
 
-	if (amm_dry_run)	/* nothing was changed: nothing to undo */
-		return 0;
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 
 		if (!s->used)
 			continue;
-		if (s->frozen && off < sizeof(buf))
-			off += snprintf(buf + off, sizeof(buf) - off,
-					"freeze %s\n", s->path);
-		if (s->high_dir[0] && off < sizeof(buf))
-			off += snprintf(buf + off, sizeof(buf) - off,
-					"high %s %s\n", s->high_dir,
-					s->high_orig);
+		if (s->frozen) {
+			amm_token_escape(esc, sizeof(esc), s->path);
+			JOUT("freeze %" PRIu64 " %s\n", s->cgid, esc);
+		}
+		if (s->high_dir[0]) {
+			amm_token_escape(esc, sizeof(esc), s->high_dir);
+			JOUT("high %" PRIu64 " %s %s\n", s->high_cgid,
+			     s->high_orig, esc);
+		}
+		if (s->oom_group_orig >= 0) {
+			amm_token_escape(esc, sizeof(esc), s->path);
+			JOUT("oomgroup %" PRIu64 " %d %s\n", s->cgid,
+			     s->oom_group_orig, esc);
+		}
 	}
-	if (d->pool_high && off < sizeof(buf))
-		off += snprintf(buf + off, sizeof(buf) - off, "high %s %s\n",
-				d->pool_dir, d->pool_high_orig);
-	if (off < sizeof(buf))
-		off += gov_journal(d, buf + off, sizeof(buf) - off);
-	if (off >= sizeof(buf)) {
+	if (d->pool_high) {
+		amm_token_escape(esc, sizeof(esc), d->pool_dir);
+		JOUT("high 0 %s %s\n", d->pool_high_orig, esc);
+	}
+	if (off < sizeof(journal_buf))
+		off += gov_journal(d, journal_buf + off,
+				   sizeof(journal_buf) - off);
+	if (off >= sizeof(journal_buf)) {
 		err("%s: too many entries to record; not applying more changes",
 		    d->applied_path);
 		return -1;
 	}
-	if (write_atomic(d->applied_path, buf, off)) {
+	if (write_atomic(d->applied_path, journal_buf, off)) {
 		err("cannot write %s: %s; not applying the change (check that %s is writable)",
 		    d->applied_path, strerror(errno), d->cfg.state_dir);
 		return -1;
@@ -63,65 +111,193 @@ int applied_save(struct daemon *d)
 	return 0;
 }
 
-/* Undo everything recorded in @path. Used at startup, by the guardian, on
- * SIGTERM and by --restore. Returns the number of entries undone. */
+/*
+ * Undo one journal line. 1: undone (or nothing left to undo: the cgroup
+ * is gone or is another one now), 0: not a journal line, -1: failed, keep
+ * it.
+ */
+static int restore_line(char *line)
+{
+	char kind[16], val[32], *p, *path;
+	unsigned long long id = 0;
+	int n = 0, fd, r;
+	bool legacy;
+
+	line[strcspn(line, "\n")] = 0;
+	if (!strncmp(line, "thp ", 4))		/* governor.c's switches */
+		return gov_restore_line(line) < 0 ? -1 : 1;
+	if (sscanf(line, "%15s %n", kind, &n) != 1 || !n)
+		return 0;
+	p = line + n;
+	/* entries written before cgroup ids were recorded: no id */
+	legacy = !isdigit((unsigned char)*p);
+	if (!legacy) {
+		id = strtoull(p, &p, 10);
+		p += strspn(p, " ");
+	}
+	val[0] = 0;
+	if (strcmp(kind, "freeze")) {
+		n = 0;
+		if (sscanf(p, "%31s %n", val, &n) != 1 || !n)
+			return 0;
+		p += n;
+	}
+	path = p;
+	if (legacy && !strcmp(kind, "high")) {
+		/* "high PATH ORIG" */
+		char *sp = strrchr(line, ' ');
+
+		if (!sp)
+			return 0;
+		path = line + strlen(kind) + 1;
+		snprintf(val, sizeof(val), "%s", sp + 1);
+		*sp = 0;
+	}
+	if (!*path || !unesc_path(path))
+		return 0;
+	/* by the directory's fd, checked to be the cgroup the entry is for */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1;
+	if (id && fd_cg_id(fd) != id) {
+		close(fd);
+		return 1;	/* recreated under that name: not ours */
+	}
+	if (!strcmp(kind, "freeze")) {
+		r = cg_write_at(fd, "cgroup.freeze", "0");
+		if (r)
+			err("cannot thaw %s: %s", path, strerror(errno));
+	} else if (!strcmp(kind, "high") || !strcmp(kind, "oomgroup")) {
+		const char *file = kind[0] == 'h' ? "memory.high" :
+						    "memory.oom.group";
+
+		r = cg_write_at(fd, file, val);
+		if (r)
+			err("cannot reset %s/%s to %s: %s", path, file, val,
+			    strerror(errno));
+	} else {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	return r ? -1 : 1;
+}
+
+/*
+ * Undo everything recorded in @path. Used at startup, by the guardian, on
+ * SIGTERM and by --restore. Entries that could not be undone stay in the
+ * file (it is removed only when nothing is left), so a later --restore or
+ * restart can try again. Returns the number of entries undone.
+ */
 int restore_file(const char *path)
 {
-	char line[AMM_PATH_MAX + 64];
-	int n = 0;
+	static char line[AMM_PATH_MAX * 4 + 128];
+	size_t off = 0;
+	int n = 0, kept = 0, r;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		char dir[AMM_PATH_MAX], orig[32];
+		char copy[sizeof(line)];
 
-		if (!strncmp(line, "thp ", 4)) {	/* governor.c's knobs */
-			n += gov_restore_line(line) > 0;
-			continue;
-		}
-		if (sscanf(line, "freeze %4095s", dir) == 1) {
-			if (cg_write(dir, "cgroup.freeze", "0") && errno != ENOENT)
-				err("cannot thaw %s: %s", dir, strerror(errno));
-			else
-				n++;
-		} else if (sscanf(line, "high %4095s %31s", dir, orig) == 2) {
-			if (cg_write(dir, "memory.high", orig) && errno != ENOENT)
-				err("cannot reset %s/memory.high to %s: %s", dir,
-				    orig, strerror(errno));
-			else
-				n++;
+		memcpy(copy, line, sizeof(copy));
+		r = restore_line(line);
+		if (r > 0) {
+			n++;
+		} else if (r < 0) {
+			kept++;
+			copy[strcspn(copy, "\n")] = 0;
+			JOUT("%s\n", copy);
 		}
 	}
 	fclose(f);
-	if (unlink(path) && errno != ENOENT)
+	if (kept) {
+		err("%d recorded change(s) could not be undone; kept in %s for 'agentmmd --restore'",
+		    kept, path);
+		if (off >= sizeof(journal_buf) ||
+		    write_atomic(path, journal_buf, off))
+			err("cannot rewrite %s: %s; left as it was", path,
+			    strerror(errno));
+	} else if (unlink(path) && errno != ENOENT) {
 		err("cannot remove %s: %s", path, strerror(errno));
+	}
 	return n;
+}
+
+static bool gone(void)
+{
+	return errno == ENOENT || errno == ENODEV;
+}
+
+/*
+ * Undo what we changed on the sandbox, through its kept-open fds (never
+ * by path: the name may be another cgroup's by now). What fails stays set,
+ * so the journal keeps it.
+ */
+void sb_restore(struct sandbox *s)
+{
+	char buf[8];
+	int r;
+
+	if (s->frozen) {
+		r = cg_write_at(s->dir_fd, "cgroup.freeze", "0");
+		if (r == 0)
+			info("thawed %s", s->rel);
+		if (r == 0 || gone())
+			s->frozen = false;
+		else
+			warn("cannot thaw %s: %s", s->rel, strerror(errno));
+	}
+	if (s->high_dir[0]) {
+		r = cg_write_at(s->high_fd, "memory.high", s->high_orig);
+		if (r == 0)
+			info("reset memory.high of %s to %s", s->high_dir,
+			     s->high_orig);
+		if (r == 0 || gone()) {
+			s->high_dir[0] = 0;
+			s->high = 0;
+			if (s->high_fd >= 0)
+				close(s->high_fd);
+			s->high_fd = -1;
+		} else {
+			warn("cannot reset %s/memory.high: %s", s->high_dir,
+			     strerror(errno));
+		}
+	}
+	if (s->oom_group_orig >= 0) {
+		snprintf(buf, sizeof(buf), "%d", s->oom_group_orig);
+		r = cg_write_at(s->dir_fd, "memory.oom.group", buf);
+		if (r == 0)
+			info("sandbox %s: memory.oom.group back to %s", s->rel,
+			     buf);
+		if (r == 0 || gone())
+			s->oom_group_orig = -1;
+		else
+			warn("cannot reset %s/memory.oom.group: %s", s->rel,
+			     strerror(errno));
+	}
 }
 
 void restore_all_live(struct daemon *d)
 {
 	int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
-
-		if (!s->used)
-			continue;
-		if (s->frozen && cg_write(s->path, "cgroup.freeze", "0") == 0)
-			info("thawed %s", s->rel);
-		if (s->high_dir[0] &&
-		    cg_write(s->high_dir, "memory.high", s->high_orig) == 0)
-			info("reset memory.high of %s to %s", s->high_dir,
-			     s->high_orig);
-		s->frozen = false;
-		s->high_dir[0] = 0;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used)
+			sb_restore(&d->sbs[i]);
+	if (d->pool_high) {
+		if (cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0 ||
+		    gone()) {
+			info("reset memory.high of pool %s to %s", d->pool_dir,
+			     d->pool_high_orig);
+			d->pool_high = 0;
+		} else {
+			warn("cannot reset memory.high of pool %s to %s: %s",
+			     d->pool_dir, d->pool_high_orig, strerror(errno));
+		}
 	}
-	if (d->pool_high &&
-	    cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0)
-		info("reset memory.high of pool %s to %s", d->pool_dir,
-		     d->pool_high_orig);
-	d->pool_high = 0;
+	applied_save(d);
 	restore_file(d->applied_path);
 }
 
@@ -143,7 +319,7 @@ void start_guardian(struct daemon *d, int lock_fd)
 	signal(SIGTERM, SIG_IGN);	/* the daemon restores on SIGTERM */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	pfd.fd = pidfd_open_(parent);
+	pfd.fd = pidfd_open_pid(parent);
 	pfd.events = POLLIN;
 	if (pfd.fd < 0) {
 		/* pidfd needs 5.3+; fall back to polling the parent */

@@ -76,7 +76,8 @@ retry:
 		return -1;
 	}
 	n = 0;
-#define P(p, f) progs[n++] = (__typeof__(progs[0])){ d->skel->progs.p, &d->skel->links.p, #p, f }
+#define P(p, f) progs[n++] = (__typeof__(progs[0])){			\
+		d->skel->progs.p, &d->skel->links.p, #p, f }
 	P(amm_fork, NULL);
 	P(amm_exec, NULL);
 	P(amm_exit, NULL);
@@ -129,8 +130,8 @@ retry:
 		}
 		d->n_attached++;
 	}
-	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events), handle_event,
-			      d, NULL);
+	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events),
+				 handle_event, d, NULL);
 	if (!d->rb) {
 		err("bpf: cannot set up the ring buffer: %s; running without BPF",
 		    strerror(errno));
@@ -146,8 +147,9 @@ void bpf_sandbox_set(struct daemon *d, struct sandbox *s)
 {
 	struct amm_sandbox v = { .runtime_tgid = (__u32)s->runtime };
 
-	if (d->skel && bpf_map__update_elem(d->skel->maps.sandboxes, &s->cgid,
-					 sizeof(s->cgid), &v, sizeof(v), BPF_ANY))
+	if (d->skel &&
+	    bpf_map__update_elem(d->skel->maps.sandboxes, &s->cgid,
+				 sizeof(s->cgid), &v, sizeof(v), BPF_ANY))
 		warn("bpf: cannot register sandbox %s: %s", s->rel,
 		     strerror(errno));
 }
@@ -166,8 +168,9 @@ void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
 			      .tool_tgid = (__u32)tool };
 	__u32 k = (__u32)tgid;
 
-	if (d->skel && bpf_map__update_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-					 sizeof(t), BPF_ANY))
+	if (d->skel &&
+	    bpf_map__update_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
+				 sizeof(t), BPF_ANY))
 		warn("bpf: cannot record pid %d: %s", (int)tgid,
 		     strerror(errno));
 }
@@ -177,8 +180,9 @@ int bpf_task_tool(struct daemon *d, pid_t pid)
 	struct amm_task t;
 	__u32 k = (__u32)pid;
 
-	if (d->skel && !bpf_map__lookup_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-					  sizeof(t), 0))
+	if (d->skel &&
+	    !bpf_map__lookup_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
+				  sizeof(t), 0))
 		return (int)t.tool_tgid;
 	return 0;
 }
@@ -193,4 +197,35 @@ bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st)
 	r = bpf_map__lookup_elem(d->skel->maps.sb_stats, &fd, sizeof(fd), st,
 				 sizeof(*st), 0);
 	return r == 0;
+}
+
+/*
+ * After the programs are (re)loaded (startup, or a reload from bpf = 0 to
+ * bpf = 1), their maps are empty: register every sandbox and runtime we
+ * already manage, or BPF would not see them until they were re-adopted.
+ */
+void bpf_resync(struct daemon *d)
+{
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
+		struct sandbox *s = &d->sbs[i];
+
+		if (!s->used)
+			continue;
+		bpf_sandbox_set(d, s);
+		if (s->runtime)
+			bpf_task_set(d, s->runtime, s, AMM_ROLE_RUNTIME, 0);
+	}
+}
+
+/* What the BPF side could not record or send (0 without BPF). */
+void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks)
+{
+	*ringbuf = *tasks = 0;
+	if (!d->skel || !d->skel->bss)
+		return;
+	*ringbuf = __atomic_load_n(&d->skel->bss->ringbuf_drops,
+				   __ATOMIC_RELAXED);
+	*tasks = __atomic_load_n(&d->skel->bss->task_drops, __ATOMIC_RELAXED);
 }

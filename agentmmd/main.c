@@ -22,6 +22,9 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,11 +70,13 @@ static void usage(FILE *f)
 "        one running). They are thawed one per interval once free memory is\n"
 "        back above throttle_free_pct + hysteresis_pct.\n"
 "    Below kill_free_pct for kill_after_ms: the largest tool - by its tool\n"
-"        cgroup's memory.current, or a tool process's private memory (USS),\n"
-"        never RSS, never a vfork child still sharing the runtime's memory -\n"
-"        is killed (cgroup.kill / SIGKILL), never the agent runtime, after\n"
-"        one line on the tool's stderr saying what happened and what to try\n"
-"        instead. Tools holding less than kill_min_mb, or less than what\n"
+"        cgroup's memory.current, or a tool process's private memory (USS;\n"
+"        RssAnon if smaps_rollup does not answer within 50 ms), never a\n"
+"        vfork child still sharing the runtime's memory - is killed\n"
+"        (cgroup.kill / pidfd SIGKILL), never the agent runtime; then one\n"
+"        line goes to the tool's stderr saying what happened and what to\n"
+"        try instead, written without blocking (a full pipe loses the\n"
+"        note). Tools holding less than kill_min_mb, or less than what\n"
 "        brings free memory back to kill_free_pct, are not killed.\n"
 "    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
 "        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
@@ -80,22 +85,47 @@ static void usage(FILE *f)
 "        interval_ms; running tools' peaks are read every interval_ms).\n"
 "        Rescans, PSI, priorities and the status file (written only when\n"
 "        it changed) follow the idle interval.\n"
-"    Runtimes get runtime_oom_score_adj (-900) and tools tool_oom_score_adj\n"
-"    (500, set when the runtime forks the tool, so its children inherit it)\n"
-"    so the kernel OOM killer also picks tools first; a kernel OOM kill\n"
-"    of a tool is explained on its stderr the same way. memory.oom.group is\n"
-"    never set (a sandbox found with 1 is reset to 0). While pressure is\n"
-"    low, idle sandboxes (no tool call for reclaim_idle_s, low own PSI) are\n"
-"    reclaimed with memory.reclaim, reclaim_step_pct of each per slow tick\n"
-"    and at most reclaim_budget_mb_per_s in all, while free memory is\n"
-"    below reclaim_target_free_pct (default 100: whenever they are idle).\n"
+"    The agent runtime is the oldest process in the sandbox's runtime_cgroup\n"
+"    child (runtime/) when the host set that up (root-owned); it gets\n"
+"    runtime_oom_score_adj (-900). Without one the runtime is guessed (the\n"
+"    oldest process outside tool cgroups) to tell tool calls apart, but\n"
+"    keeps its own oom_score_adj unless protect_guessed_runtime = 1: what\n"
+"    looks oldest is the sandbox's choice. Tools get tool_oom_score_adj\n"
+"    (500, set through a pidfd when the runtime forks the tool, so its\n"
+"    children inherit it) so the kernel OOM killer also picks tools first;\n"
+"    a kernel OOM kill of a tool is explained on its stderr the same way.\n"
+"    memory.oom.group = 1 on a sandbox is set to 0 while agentmmd runs and\n"
+"    put back when it stops (Kubernetes pods are left as they are). While\n"
+"    pressure is low, idle sandboxes (no tool call for reclaim_idle_s, low\n"
+"    own PSI) are reclaimed with memory.reclaim, reclaim_step_pct of each\n"
+"    per slow tick and at most reclaim_budget_mb_per_s in all, while free\n"
+"    memory is below reclaim_target_free_pct (default 100: whenever they\n"
+"    are idle).\n"
+"\n"
+"STATE IT DID NOT CREATE\n"
+"    A sandbox frozen by someone else (docker pause, an admin) is left\n"
+"    alone: never frozen, thawed or killed in until it is thawed. A freeze\n"
+"    lasts at most freeze_max_s (30); the sandbox then runs for as long\n"
+"    before it can be frozen again. Kubernetes pods (kubepods.slice/...)\n"
+"    are throttled and reclaimed but not frozen (a frozen pod fails its\n"
+"    probes and the kubelet restarts it) unless freeze_kubernetes = 1.\n"
 "\n"
 "PRIORITY\n"
-"    A sandbox's priority is the decimal value of the extended attribute\n"
-"    user.agentmm.priority on its cgroup directory (higher = more important;\n"
-"    set it with 'agentmmctl priority SANDBOX N' or setfattr), else\n"
-"    default_priority (100). Only sandboxes of lower priority than the most\n"
-"    important running one are frozen before any sandbox of that priority.\n"
+"    Only from what the host controls: the extended attribute\n"
+"    trusted.agentmm.priority on the sandbox's cgroup directory (only root\n"
+"    can set it: 'agentmmctl priority SANDBOX N'), or user.agentmm.priority\n"
+"    if the directory is owned by root (a delegated sandbox could set that\n"
+"    one on itself, so there it is ignored), else the first matching\n"
+"    priorities = GLOB=N entry of the configuration, else default_priority\n"
+"    (100). Higher = more important. Only sandboxes of lower priority than\n"
+"    the most important running one are frozen before any sandbox of that\n"
+"    priority.\n"
+"\n"
+"SYSTEMD\n"
+"    With $NOTIFY_SOCKET (Type=notify) it sends READY=1 once running and,\n"
+"    with $WATCHDOG_USEC (WatchdogSec=), WATCHDOG=1 from its main loop; a\n"
+"    daemon that stops going round is restarted, and its guardian undoes\n"
+"    what it froze or throttled.\n"
 "\n"
 "OPTIONS\n"
 "    -c, --config FILE  configuration file (default %s; a missing default\n"
@@ -146,7 +176,9 @@ static void usage(FILE *f)
 "    STATE_DIR defaults to /run/agentmm.\n"
 "\n"
 "SAFETY\n"
-"    Every change is recorded before it is made. A guardian process\n"
+"    Sandboxes are identified by cgroup id, not name, and acted on through\n"
+"    fds and pidfds taken when they were identified. Every change is\n"
+"    recorded (with the cgroup id) before it is made. A guardian process\n"
 "    (agentmmd-guard) undoes them when the daemon dies, even by SIGKILL; a\n"
 "    restarted daemon undoes leftovers and adopts the sandboxes it finds.\n"
 "\n"
@@ -222,8 +254,11 @@ static void reload(struct daemon *d)
 	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
-	if (d->cfg.bpf && !bpf_was)
-		bpf_start(d);
+	if (d->cfg.bpf && !bpf_was) {
+		/* the new maps start empty: what we manage goes back in */
+		if (bpf_start(d) == 0)
+			bpf_resync(d);
+	}
 	else if (!d->cfg.bpf && bpf_was)
 		bpf_stop(d);
 	gov_reload(d, gov_was);
@@ -258,12 +293,12 @@ static void check_gov_only(struct daemon *d)
 	     ", the mTHP governor runs");
 }
 
-/* Everything the daemon knows; large (the sandbox table), so not on the stack. */
+/* Everything the daemon knows; large (the sandbox table): not on a stack. */
 static struct daemon daemon_state;
 
 static void daemon_init(struct daemon *d)
 {
-	int i, j;
+	int i;
 
 	memset(d, 0, sizeof(*d));
 	d->cfg_path = AMM_DEFAULT_CONFIG;
@@ -272,13 +307,54 @@ static void daemon_init(struct daemon *d)
 	d->slow_due = true;
 	d->psi_fd = -1;
 	d->ctl_fd = -1;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
+	d->notify_fd = -1;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		sb_reset(&d->sbs[i]);
+}
 
-		s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
-		for (j = 0; j < AMM_HIST; j++)
-			s->hist[j].err_fd = -1;
+/*
+ * systemd's notify protocol (sd_notify(3)) without libsystemd: datagrams
+ * to $NOTIFY_SOCKET ("/path" or "@abstract"). READY=1 once running,
+ * WATCHDOG=1 from the main loop at half of $WATCHDOG_USEC (so a daemon
+ * stuck anywhere stops sending and systemd restarts it; its guardian then
+ * undoes what it froze), STOPPING=1 on the way out. Never blocks.
+ */
+static void sd_notify_init(struct daemon *d)
+{
+	const char *p = getenv("NOTIFY_SOCKET"), *w = getenv("WATCHDOG_USEC");
+	const char *wp = getenv("WATCHDOG_PID");
+	struct sockaddr_un *a = &d->notify_addr;
+	size_t l = p ? strlen(p) : 0;
+
+	if (w && (!wp || atoi(wp) == (int)getpid()))
+		d->watchdog_ms = strtoull(w, NULL, 10) / 1000;
+	if (!l || (p[0] != '/' && p[0] != '@') || l >= sizeof(a->sun_path)) {
+		d->watchdog_ms = 0;
+		return;
 	}
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	memcpy(a->sun_path, p, l);
+	if (p[0] == '@')
+		a->sun_path[0] = 0;
+	d->notify_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l);
+	d->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC |
+			      SOCK_NONBLOCK, 0);
+	if (d->notify_fd < 0)
+		warn("cannot create a socket for $NOTIFY_SOCKET: %s",
+		     strerror(errno));
+	/* not for the processes we start (agentmmctl is not ours) */
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("WATCHDOG_PID");
+}
+
+static void sd_notify(struct daemon *d, const char *msg)
+{
+	if (d->notify_fd >= 0 &&
+	    sendto(d->notify_fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (struct sockaddr *)&d->notify_addr, d->notify_len) < 0)
+		dbg("sd_notify %s: %s", msg, strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -296,6 +372,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	bool check = false, restore = false, debug = false, quiet = false;
+	uint64_t next_wd = 0;
 	struct epoll_event ev, evs[8];
 	uint64_t next = 0, last_tick = 0, next_peak = 0, wake;
 	bool peaks = false;	/* tool calls run: sample their peaks too */
@@ -351,7 +428,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	amm_config_defaults(&d->cfg);
-	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
+			    sizeof(e))) {
 		err("%s", e);
 		return 1;
 	}
@@ -424,15 +502,30 @@ int main(int argc, char **argv)
 	if (!d->gov_only)
 		psi_start(d, ep);
 	control_start(d, ep);
+	sd_notify_init(d);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
 	     busy_ms(d), idle_ms(d));
+	sd_notify(d, "READY=1");
 	for (;;) {
 		uint64_t now = now_ms();
 		int timeout;
 
+		/* only a loop that goes round pings the watchdog */
+		if (d->watchdog_ms && now >= next_wd) {
+			sd_notify(d, "WATCHDOG=1");
+			next_wd = now + d->watchdog_ms / 2;
+		}
+		/* a new task asks for a rescan: at most one a second */
+		if (d->rescan_asked &&
+		    now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
+			d->rescan_asked = false;
+			d->slow_due = true;
+			next = now;
+		}
 		if (now >= next) {
-			bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
+			bool slow = d->slow_due ||
+				    now - d->last_slow_ms >= idle_ms(d);
 
 			if (slow) {
 				d->slow_count++;
@@ -465,6 +558,11 @@ int main(int argc, char **argv)
 				wake = gnext;
 			now = now_ms();
 		}
+		if (d->watchdog_ms && next_wd < wake)
+			wake = next_wd;
+		if (d->rescan_asked &&
+		    d->last_slow_ms + AMMD_RESCAN_MIN_MS < wake)
+			wake = d->last_slow_ms + AMMD_RESCAN_MIN_MS;
 		timeout = wake > now ? (int)(wake - now) : 0;
 		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
@@ -483,8 +581,10 @@ int main(int argc, char **argv)
 					reload(d);
 					if (d->rb && !had_rb) {
 						ev.events = EPOLLIN;
-						ev.data.fd = ring_buffer__epoll_fd(d->rb);
-						epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+						ev.data.fd =
+							ring_buffer__epoll_fd(d->rb);
+						epoll_ctl(ep, EPOLL_CTL_ADD,
+							  ev.data.fd, &ev);
 					}
 					d->slow_due = d->status_force = true;
 					next = 0;
@@ -493,6 +593,7 @@ int main(int argc, char **argv)
 						   "signal %d: restoring and exiting",
 						   (int)si.ssi_signo);
 					gov_stop(d);
+					sd_notify(d, "STOPPING=1");
 					restore_all_live(d);
 					control_stop(d);
 					bpf_stop(d);
@@ -515,7 +616,8 @@ int main(int argc, char **argv)
 		}
 		if (d->wake_policy) {
 			now = now_ms();
-			d->busy_until_ms = now + 2 * (uint64_t)d->cfg.interval_ms;
+			d->busy_until_ms =
+				now + 2 * (uint64_t)d->cfg.interval_ms;
 			if (last_tick + busy_ms(d) < next)
 				next = last_tick + busy_ms(d);
 		}

@@ -61,7 +61,10 @@ static uint64_t event_drops(struct daemon *d)
 {
 #ifndef AMM_NO_BPF
 	if (d->skel && d->skel->bss)
-		return d->skel->bss->amm_ev_drops;
+		return __atomic_load_n(&d->skel->bss->ringbuf_drops,
+				       __ATOMIC_RELAXED) +
+		       __atomic_load_n(&d->skel->bss->task_drops,
+				       __ATOMIC_RELAXED);
 #else
 	(void)d;
 #endif

@@ -11,22 +11,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
 
-bool is_init_shim(const char *comm)
+/*
+ * A container's init shim (it dies with the container: no score, never a
+ * kill candidate). The name alone is the sandbox's to choose, so it also
+ * has to be the init (pid 1) of its PID namespace.
+ */
+bool is_init_shim(pid_t pid, const char *comm)
 {
 	static const char *const shims[] = {
 		"catatonit", "tini", "dumb-init", "docker-init", "conmon",
 		"pause", "systemd", "init",
 	};
+	char path[64], line[256];
 	unsigned int i;
+	bool name = false, init = false;
+	FILE *f;
 
 	for (i = 0; i < sizeof(shims) / sizeof(shims[0]); i++)
 		if (!strcmp(comm, shims[i]))
-			return true;
-	return false;
+			name = true;
+	if (!name)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6)) {
+			char *last = strrchr(line, '\t');
+
+			init = last && atoi(last + 1) == 1;
+			break;
+		}
+	fclose(f);
+	return init;
 }
 
 /* pid's cgroup path relative to the cgroup root, from /proc/pid/cgroup. */
@@ -51,6 +74,16 @@ static int pid_cgroup(pid_t pid, char *buf, size_t len)
 	return r;
 }
 
+/* Is @pid in the cgroup @rel (relative to the root) or below it? */
+bool pid_in_cgroup(pid_t pid, const char *rel)
+{
+	char cg[4200];
+	size_t rl = strlen(rel);
+
+	return pid_cgroup(pid, cg, sizeof(cg)) == 0 && !strncmp(cg, rel, rl) &&
+	       (cg[rl] == 0 || cg[rl] == '/');
+}
+
 /* Name of the tool cgroup below @s that @pid runs in, or "". */
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len)
@@ -69,16 +102,13 @@ void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 	snprintf(buf, len, "%.*s", (int)strcspn(p, "/"), p);
 }
 
-/*
- * The runtime is the oldest process of the sandbox outside its tool
- * cgroups; container init shims are skipped when anything else is there.
- */
-void detect_runtime(struct daemon *d, struct sandbox *s)
+/* The oldest process of @pids outside tool cgroups, init shims last. */
+static pid_t oldest(struct daemon *d, struct sandbox *s, const pid_t *pids,
+		    int n, uint64_t *start)
 {
-	static pid_t pids[8192];
 	pid_t best = 0, best_shim = 0;
 	uint64_t best_st = UINT64_MAX, best_shim_st = UINT64_MAX;
-	int i, n = cg_pids(s->path, pids, 8192);
+	int i;
 
 	for (i = 0; i < n; i++) {
 		char comm[32], tc[128];
@@ -88,7 +118,7 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 		if (tc[0] || proc_starttime(pids[i], &st) ||
 		    proc_comm(pids[i], comm, sizeof(comm)))
 			continue;
-		if (is_init_shim(comm)) {
+		if (is_init_shim(pids[i], comm)) {
 			if (st < best_shim_st) {
 				best_shim_st = st;
 				best_shim = pids[i];
@@ -98,16 +128,92 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 			best = pids[i];
 		}
 	}
-	if (!best)
-		best = best_shim;
-	if (!best || best == s->runtime)
+	*start = best ? best_st : best_shim_st;
+	return best ? best : best_shim;
+}
+
+/*
+ * Is @dir a cgroup the host set up (not the sandbox)? A delegated sandbox
+ * owns the cgroups it creates; processes can only be moved into one whose
+ * cgroup.procs they may write. Root-owned: only the host put them there.
+ */
+static bool host_owned(const char *dir)
+{
+	char path[AMM_PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	return stat(dir, &st) == 0 && st.st_uid == 0 &&
+	       stat(path, &st) == 0 && st.st_uid == 0;
+}
+
+void runtime_drop(struct daemon *d, struct sandbox *s)
+{
+	if (s->runtime_pidfd >= 0)
+		close(s->runtime_pidfd);
+	s->runtime_pidfd = -1;
+	s->runtime = 0;
+	s->runtime_trusted = false;
+	bpf_sandbox_set(d, s);
+}
+
+/* Still the same process? Its pidfd says, not its (reusable) PID. */
+bool runtime_alive(const struct sandbox *s)
+{
+	return s->runtime_pidfd >= 0 && pidfd_signal(s->runtime_pidfd, 0) == 0;
+}
+
+/*
+ * Which process is the agent runtime. When the host set up the sandbox's
+ * runtime_cgroup child (root-owned), the oldest process in it: that one
+ * gets runtime_oom_score_adj. Otherwise a guess, the oldest process
+ * outside tool cgroups: good enough to tell tool calls apart, but the
+ * sandbox decides what looks oldest (or like the runtime), so a guessed
+ * runtime keeps the oom_score_adj it has unless protect_guessed_runtime
+ * says otherwise - a score is never lowered on the sandbox's word.
+ */
+void detect_runtime(struct daemon *d, struct sandbox *s)
+{
+	static pid_t pids[8192];
+	char rdir[AMM_PATH_MAX + 80];
+	bool trusted = false;
+	uint64_t st = 0;
+	pid_t best = 0;
+	int n, fd;
+
+	if (d->cfg.runtime_cgroup[0]) {
+		snprintf(rdir, sizeof(rdir), "%s/%s", s->path,
+			 d->cfg.runtime_cgroup);
+		if (host_owned(rdir)) {
+			n = cg_pids(rdir, pids, 8192);
+			best = oldest(d, s, pids, n > 0 ? n : 0, &st);
+			trusted = best != 0;
+		}
+	}
+	if (!best) {
+		n = cg_pids(s->path, pids, 8192);
+		best = oldest(d, s, pids, n > 0 ? n : 0, &st);
+	}
+	if (!best || (best == s->runtime && runtime_alive(s)))
 		return;
+	fd = pidfd_open_checked(best, st);
+	if (fd < 0)
+		return;	/* gone meanwhile: the next slow tick looks again */
+	if (s->runtime_pidfd >= 0)
+		close(s->runtime_pidfd);
+	s->runtime_pidfd = fd;
 	s->runtime = best;
+	s->runtime_trusted = trusted;
 	bpf_sandbox_set(d, s);
 	bpf_task_set(d, best, s, AMM_ROLE_RUNTIME, 0);
-	if (proc_set_oom_adj(best, d->cfg.runtime_oom_score_adj))
-		warn("cannot set oom_score_adj of runtime pid %d in %s: %s",
-		     (int)best, s->rel, strerror(errno));
-	info("sandbox %s: agent runtime is pid %d (oom_score_adj %d)", s->rel,
-	     (int)best, d->cfg.runtime_oom_score_adj);
+	if (trusted || d->cfg.protect_guessed_runtime) {
+		if (pidfd_set_oom_adj(fd, best, d->cfg.runtime_oom_score_adj))
+			warn("cannot set oom_score_adj of runtime pid %d in %s: %s",
+			     (int)best, s->rel, strerror(errno));
+		info("sandbox %s: agent runtime is pid %d (oom_score_adj %d)",
+		     s->rel, (int)best, d->cfg.runtime_oom_score_adj);
+	} else {
+		info("sandbox %s: agent runtime is pid %d (a guess: no host-owned %s/ child; its oom_score_adj is left as it is)",
+		     s->rel, (int)best, d->cfg.runtime_cgroup);
+	}
 }

@@ -26,14 +26,12 @@ struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid)
 	return NULL;
 }
 
-static struct sandbox *sb_by_rel(struct daemon *d, const char *rel)
+static const char *path_of(struct daemon *d, const char *rel)
 {
-	int i;
+	static char path[AMM_PATH_MAX + 600];
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used && !strcmp(d->sbs[i].rel, rel))
-			return &d->sbs[i];
-	return NULL;
+	snprintf(path, sizeof(path), "%s/%s", d->cfg.cgroup_root, rel);
+	return path;
 }
 
 /* A sandbox file kept open for pread; -1 (read by path later) if not. */
@@ -43,10 +41,23 @@ static int sb_open(const struct sandbox *s, const char *file)
 		openat(s->dir_fd, file, O_RDONLY | O_CLOEXEC);
 }
 
+/* An empty slot: every fd -1, nothing recorded. */
+void sb_reset(struct sandbox *s)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
+	s->high_fd = s->runtime_pidfd = -1;
+	s->oom_group_orig = -1;
+	for (i = 0; i < AMM_HIST; i++)
+		s->hist[i].err_fd = s->hist[i].pidfd = -1;
+}
+
 static void sb_close_fds(struct sandbox *s)
 {
 	int *fds[] = { &s->cur_fd, &s->peak_fd, &s->max_fd, &s->psi_fd,
-		       &s->dir_fd };
+		       &s->dir_fd, &s->high_fd, &s->runtime_pidfd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -66,8 +77,75 @@ static void sb_forget(struct daemon *d, struct sandbox *s)
 	while (s->n_tcg)
 		tcg_drop(s, 0);
 	bpf_sandbox_del(d, s);
-	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
+	sb_reset(s);
+}
+
+/* Kubernetes pods: freezing one stalls its probes and the kubelet restarts
+ * the container, losing the agent's work. */
+static bool is_kube(const char *rel)
+{
+	return !strncmp(rel, "kubepods.slice/", 15) ||
+	       !strncmp(rel, "kubepods/", 9);
+}
+
+/*
+ * Priority from what the host controls: trusted.agentmm.priority (or
+ * user.agentmm.priority on a root-owned cgroup), else the first matching
+ * glob of `priorities`, else default_priority. Never from anything the
+ * sandbox can write.
+ */
+unsigned int sb_priority(struct daemon *d, const struct sandbox *s)
+{
+	unsigned int p;
+	int i;
+
+	if (cg_get_priority(s->path, &p) == 0)
+		return p;
+	for (i = 0; i < d->cfg.n_prio; i++)
+		if (amm_glob_match(d->cfg.prio_patterns[i], s->rel))
+			return d->cfg.prio_values[i];
+	return d->cfg.default_priority;
+}
+
+/* Record memory.oom.group as found; set it to 0 (and journal the change)
+ * so a kernel OOM kill takes one tool, not the agent runtime with it.
+ * Kubernetes sets 1 on purpose: pods are left alone. */
+static void oom_group_adopt(struct daemon *d, struct sandbox *s)
+{
+	char buf[16];
+
+	if (s->kube || cg_read_str_at(s->dir_fd, "memory.oom.group", buf,
+				      sizeof(buf)) || strcmp(buf, "1"))
+		return;
+	s->oom_group_orig = 1;
+	if (applied_save(d) ||
+	    cg_write_at(s->dir_fd, "memory.oom.group", "0")) {
+		warn("sandbox %s has memory.oom.group = 1 (an OOM kill of a tool would kill the agent runtime too) and it cannot be reset: %s",
+		     s->rel, strerror(errno));
+		s->oom_group_orig = -1;
+		applied_save(d);
+		return;
+	}
+	info("sandbox %s: memory.oom.group 1 -> 0 while agentmmd runs, so an OOM kill takes one tool, not the agent runtime",
+	     s->rel);
+}
+
+/* Frozen by someone else (docker pause, an admin)? Then hands off. */
+void sb_check_ext_frozen(struct sandbox *s)
+{
+	char buf[8];
+	bool f;
+
+	if (s->frozen || cg_read_str_at(s->dir_fd, "cgroup.freeze", buf,
+					sizeof(buf)))
+		return;
+	f = !strcmp(buf, "1");
+	if (f != s->ext_frozen)
+		info("sandbox %s %s by someone else; %s", s->rel,
+		     f ? "frozen" : "thawed",
+		     f ? "leaving it alone until it is thawed" :
+			 "managing it again");
+	s->ext_frozen = f;
 }
 
 static void adopt(struct daemon *d, const char *rel)
@@ -86,18 +164,19 @@ static void adopt(struct daemon *d, const char *rel)
 		     rel);
 		return;
 	}
-	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
-	for (i = 0; i < AMM_HIST; i++)
-		s->hist[i].err_fd = -1;
-	s->used = s->seen = true;
-	snprintf(s->rel, sizeof(s->rel), "%s", rel);
+	sb_reset(s);
 	/* via a copy: gcc cannot tell that s->path is not the config's root */
 	snprintf(path, sizeof(path), "%s/%s", d->cfg.cgroup_root, rel);
+	s->dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dir_fd < 0)
+		return;	/* gone already */
+	s->used = s->seen = true;
+	snprintf(s->rel, sizeof(s->rel), "%s", rel);
 	memcpy(s->path, path, sizeof(s->path));
-	s->cgid = cg_id(s->path);
+	/* the identity: the id of the directory we hold, not of the name */
+	s->cgid = fd_cg_id(s->dir_fd);
+	s->kube = is_kube(rel);
 	s->adopted_ms = now_ms();
-	s->dir_fd = open(s->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	s->cur_fd = sb_open(s, "memory.current");
 	s->peak_fd = sb_open(s, "memory.peak");
 	s->max_fd = sb_open(s, "memory.max");
@@ -105,28 +184,17 @@ static void adopt(struct daemon *d, const char *rel)
 	/* so the first sample does not look like a burst */
 	if (s->cur_fd < 0 || fd_read_u64(s->cur_fd, &s->current))
 		s->current = 0;
-	if (cg_get_priority(s->path, &s->prio))
-		s->prio = d->cfg.default_priority;
-	s->high_orig[0] = 0;
-	/* a group OOM kill would take the runtime along with a tool */
-	{
-		uint64_t g = 0;
-
-		if (cg_read_u64(s->path, "memory.oom.group", &g) == 0 && g) {
-			if (cg_write(s->path, "memory.oom.group", "0"))
-				warn("sandbox %s has memory.oom.group = 1 (an OOM kill of a tool would kill the agent runtime too) and it cannot be reset: %s",
-				     rel, strerror(errno));
-			else
-				info("sandbox %s: reset memory.oom.group to 0 so an OOM kill takes one tool, not the agent runtime",
-				     rel);
-		}
-	}
+	s->prio = sb_priority(d, s);
+	sb_check_ext_frozen(s);
+	oom_group_adopt(d, s);
 	s->exempt = control_is_exempt(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);
 	log_action(6, AMM_ACT_ADOPT, rel, NULL, 0,
-		   "adopted sandbox %s (cgroup id %" PRIu64 ", priority %u%s)",
-		   rel, s->cgid, s->prio, s->exempt ? ", exempt" : "");
+		   "adopted sandbox %s (cgroup id %" PRIu64 ", priority %u%s%s%s)",
+		   rel, s->cgid, s->prio, s->exempt ? ", exempt" : "",
+		   s->kube ? ", Kubernetes pod" : "",
+		   s->ext_frozen ? ", frozen by someone else" : "");
 }
 
 bool matches(struct daemon *d, const char *rel)
@@ -159,10 +227,24 @@ static void scan_dir(struct daemon *d, const char *rel, int depth)
 				     *rel ? "/" : "", de->d_name) >= 500)
 			continue;
 		if (matches(d, sub)) {
-			s = sb_by_rel(d, sub);
+			/*
+			 * By id: a cgroup removed and recreated under the
+			 * same name (a container restart) is another
+			 * sandbox; the old one is forgotten below. One
+			 * renamed (rename(2) works in cgroupfs) is the same.
+			 */
+			uint64_t id = cg_id(path_of(d, sub));
+
+			s = id ? sb_by_cgid(d, id) : NULL;
+			if (s && strcmp(s->rel, sub)) {
+				info("sandbox %s is now %s", s->rel, sub);
+				snprintf(s->rel, sizeof(s->rel), "%s", sub);
+				snprintf(s->path, sizeof(s->path), "%s",
+					 path_of(d, sub));
+			}
 			if (s)
 				s->seen = true;
-			else
+			else if (id)
 				adopt(d, sub);
 			continue;	/* a sandbox's children are its own */
 		}
@@ -182,16 +264,14 @@ void rescan(struct daemon *d)
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		if (!d->sbs[i].used || d->sbs[i].seen)
 			continue;
-		/* removed, or no longer matching after a reload */
-		if (access(d->sbs[i].path, F_OK) == 0) {
-			if (d->sbs[i].frozen)
-				cg_write(d->sbs[i].path, "cgroup.freeze", "0");
-			if (d->sbs[i].high_dir[0])
-				cg_write(d->sbs[i].high_dir, "memory.high",
-					 d->sbs[i].high_orig);
-		}
-		info("sandbox %s is gone or no longer matches; forgetting it",
-		     d->sbs[i].rel);
+		/*
+		 * Removed, recreated, or no longer matching after a reload:
+		 * undo our changes through the fds we hold (they fail on a
+		 * removed cgroup and never reach a new one of that name).
+		 */
+		sb_restore(&d->sbs[i]);
+		info("sandbox %s (cgroup id %" PRIu64 ") is gone or no longer matches; forgetting it",
+		     d->sbs[i].rel, d->sbs[i].cgid);
 		sb_forget(d, &d->sbs[i]);
 		applied_save(d);
 	}

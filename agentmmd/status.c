@@ -45,17 +45,21 @@ void write_status(struct daemon *d, uint64_t now)
 	/* names and commands come from sandboxes: one word, no newline */
 	static char name[AMM_PATH_MAX], cg[600], cmd[1200];
 	size_t off = 0, up0, up1;
+	uint64_t rb_drops, task_drops;
 	int i, j;
 
 #define OUT(...) do {							\
 	if (off < sizeof(buf))						\
 		off += snprintf(buf + off, sizeof(buf) - off, __VA_ARGS__); \
 } while (0)
+	bpf_drops(d, &rb_drops, &task_drops);
 	OUT("daemon pid=%d version=%s config=%s interval_ms=%u"
-	    " bpf_programs=%d/%d struct_ops=%s",
-	    (int)getpid(), AMMD_VERSION, d->cfg_path, d->cfg.interval_ms, d->n_attached,
-	    d->n_progs,
-	    strncmp(d->struct_ops_state, "not", 3) ? "present" : "unavailable");
+	    " bpf_programs=%d/%d struct_ops=%s ringbuf_drops=%" PRIu64
+	    " task_drops=%" PRIu64,
+	    (int)getpid(), AMMD_VERSION, d->cfg_path, d->cfg.interval_ms,
+	    d->n_attached, d->n_progs,
+	    strncmp(d->struct_ops_state, "not", 3) ? "present" : "unavailable",
+	    rb_drops, task_drops);
 	up0 = off;
 	OUT(" uptime_s=%" PRIu64 "\n", (now - d->start_ms) / 1000);
 	up1 = off;
@@ -90,7 +94,7 @@ void write_status(struct daemon *d, uint64_t now)
 		    " tool_calls=%" PRIu64 " retries=%" PRIu64
 		    " tools_killed=%" PRIu64 " oom_kills=%" PRIu64
 		    " forks=%llu execs=%llu reclaim_stall_ms=%llu"
-		    " high_events=%llu\n",
+		    " high_events=%llu task_drops=%llu\n",
 		    name, state, s->exempt, s->prio, (int)s->runtime, s->current / MB,
 		    s->peak / MB, maxs, s->high / MB,
 		    s->psi / 100, s->psi % 100, running, s->tool_calls,
@@ -98,7 +102,8 @@ void write_status(struct daemon *d, uint64_t now)
 		    (unsigned long long)st.forks,
 		    (unsigned long long)st.execs,
 		    (unsigned long long)(st.reclaim_ns / 1000000),
-		    (unsigned long long)st.high_events);
+		    (unsigned long long)st.high_events,
+		    (unsigned long long)st.task_drops);
 		for (j = 0; j < AMM_HIST; j++) {
 			const struct tool_call *t =
 				&s->hist[(s->hist_next + j) % AMM_HIST];

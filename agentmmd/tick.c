@@ -54,10 +54,10 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		if (psi_some_avg10(psi, &s->psi))
 			s->psi = 0;
 	}
-	if (cg_get_priority(s->path, &s->prio))
-		s->prio = d->cfg.default_priority;
-	if (s->runtime && kill(s->runtime, 0) && errno == ESRCH)
-		s->runtime = 0;
+	s->prio = sb_priority(d, s);
+	sb_check_ext_frozen(s);
+	if (s->runtime && !runtime_alive(s))
+		runtime_drop(d, s);
 	if (!s->runtime)
 		detect_runtime(d, s);
 	/*
@@ -72,15 +72,23 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
 		char comm[32];
-		int adj;
+		int adj, fd;
 
 		if (pids[i] == s->runtime || proc_get_oom_adj(pids[i], &adj))
 			continue;
 		/* a container's init shim dies with the container: leave it */
-		if (adj == 0 && s->runtime &&
-		    proc_comm(pids[i], comm, sizeof(comm)) == 0 &&
-		    !is_init_shim(comm))
-			proc_set_oom_adj(pids[i], d->cfg.tool_oom_score_adj);
+		if (adj != 0 || !s->runtime ||
+		    proc_comm(pids[i], comm, sizeof(comm)) ||
+		    is_init_shim(pids[i], comm))
+			continue;
+		/* by pidfd, checked to be in the sandbox once opened */
+		fd = pidfd_open_pid(pids[i]);
+		if (fd < 0)
+			continue;
+		if (pid_in_cgroup(pids[i], s->rel))
+			pidfd_set_oom_adj(fd, pids[i],
+					  d->cfg.tool_oom_score_adj);
+		close(fd);
 	}
 	for (i = 0; i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
@@ -88,7 +96,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 
 		if (t->state != TOOL_RUNNING)
 			continue;
-		if (kill(t->tgid, 0) && errno == ESRCH) {
+		if (t->pidfd < 0 || pidfd_signal(t->pidfd, 0)) {
 			/* no BPF, or the exit event was lost */
 			tool_end(d, s, t->tgid, -1);
 			continue;
@@ -107,8 +115,13 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	}
 	scan_tools(d, s);
 	/* the throttled tool cgroup may be gone with its tool call */
-	if (s->high_dir[0] && strcmp(s->high_dir, s->path) &&
-	    access(s->high_dir, F_OK) && errno == ENOENT) {
+	if (s->high_dir[0]) {
+		char buf[32];
+
+		if (cg_read_str_at(s->high_fd, "memory.high", buf,
+				   sizeof(buf)) == 0 ||
+		    (errno != ENOENT && errno != ENODEV))
+			return;
 		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
 			   "released throttle on %s (tool cgroup removed)",
 			   s->high_dir);
@@ -117,6 +130,8 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		s->throttle_since_ms = 0;
 		s->high_dir[0] = 0;
 		s->high = 0;
+		close(s->high_fd);
+		s->high_fd = -1;
 		applied_save(d);
 		d->status_force = true;
 	}
@@ -184,6 +199,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	static struct amm_tool tl[MAX_CANDS];
 	static struct cand cd[MAX_CANDS];
 	static int map[AMM_MAX_SANDBOXES];
+	static bool nofreeze[AMM_MAX_SANDBOXES];
 	struct amm_thresholds th = {
 		.throttle_pct = d->cfg.throttle_free_pct,
 		.freeze_pct = d->cfg.freeze_free_pct,
@@ -219,6 +235,22 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		sum += s->current;
 		if (s->exempt)
 			continue;	/* agentmmctl exempt: counted, never acted on */
+		/* frozen by someone else (docker pause): not ours to freeze,
+		 * thaw or kill in; its memory still counts */
+		if (s->ext_frozen)
+			continue;
+		/* a freeze has an upper bound; then a pause as long */
+		if (s->frozen &&
+		    now - s->frozen_ms >= d->cfg.freeze_max_s * 1000ULL) {
+			info("%s was frozen for freeze_max_s = %u s; thawing it",
+			     s->rel, d->cfg.freeze_max_s);
+			set_frozen(d, s, false);
+			if (!s->frozen)
+				s->no_freeze_until_ms =
+					now + d->cfg.freeze_max_s * 1000ULL;
+		}
+		nofreeze[n] = now < s->no_freeze_until_ms ||
+			      (s->kube && !d->cfg.freeze_kubernetes);
 		applied |= s->frozen || s->high_dir[0];
 		map[n] = i;
 		a[n] = (struct amm_sb){
@@ -241,12 +273,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (slow && psi_some_avg10("/proc/pressure/memory", &d->host_psi))
 		d->host_psi = 0;
 	if (d->cfg.memory_limit_mb) {
-		/* a pool limit: the sandboxes' sum counts, capped by the host */
+		/* a pool limit: the sandboxes' sum counts, capped by the
+		 * host */
 		d->host_limit = d->cfg.memory_limit_mb * MB;
 		d->host_used = sum;
 		if (d->mem_total - d->mem_avail > d->host_used &&
-		    d->mem_avail < d->host_limit - (d->host_used < d->host_limit ?
-						d->host_used : 0))
+		    d->mem_avail < d->host_limit -
+				   (d->host_used < d->host_limit ?
+				    d->host_used : 0))
 			d->host_used = d->host_limit - d->mem_avail;
 	} else {
 		d->host_limit = d->mem_total;
@@ -299,17 +333,26 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 			struct sandbox *s = &d->sbs[cd[t].sb];
 			struct amm_sb one = { .current = tl[t].current,
 					      .floor = floor };
-			char dir[AMM_PATH_MAX + 200];
-
-			snprintf(dir, sizeof(dir), "%s/%s", s->path,
-				 s->tcg[cd[t].tcg].name);
-			set_high(d, s, dir, amm_throttle_high(&one, d->host_limit,
-							   d->host_used, &th));
+			set_high(d, s, s->tcg[cd[t].tcg].name,
+				 amm_throttle_high(&one, d->host_limit,
+						   d->host_used, &th));
 		}
 	}
 	/* Step 2: freeze (lower priority first, else the fastest grower) */
 	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze) {
+		/*
+		 * Not candidates: Kubernetes pods (a frozen pod fails its
+		 * probes and the kubelet restarts it; they are throttled and
+		 * reclaimed instead, unless freeze_kubernetes = 1) and
+		 * sandboxes that just spent freeze_max_s frozen. The policy
+		 * is told they are frozen, for this pick only.
+		 */
+		for (i = 0; i < n; i++)
+			if (nofreeze[i] && !a[i].frozen)
+				a[i].frozen = true;
 		f = amm_pick_freeze(a, n, off, MB);
+		for (i = 0; i < n; i++)
+			a[i].frozen = d->sbs[map[i]].frozen;
 		if (f >= 0) {
 			set_frozen(d, &d->sbs[map[f]], true);
 			a[f].frozen = d->sbs[map[f]].frozen;
@@ -348,7 +391,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		return;
 	for (i = 0; i < n && budget; i++) {
 		struct sandbox *s = &d->sbs[map[i]];
-		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit, d->host_used,
+		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit,
+						  d->host_used,
 						  d->host_psi, &rp, budget);
 		char buf[32];
 
@@ -356,7 +400,8 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 			continue;
 		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
 		/* EAGAIN = reclaimed less than asked: fine */
-		if (cg_write(s->path, "memory.reclaim", buf) && errno != EAGAIN)
+		if (cg_write_at(s->dir_fd, "memory.reclaim", buf) &&
+		    errno != EAGAIN)
 			dbg("memory.reclaim on %s: %s", s->rel,
 			    strerror(errno));
 		else {
@@ -375,14 +420,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 
 unsigned int busy_ms(struct daemon *d)
 {
-	return d->cfg.busy_interval_ms < d->cfg.interval_ms ? d->cfg.busy_interval_ms :
-							d->cfg.interval_ms;
+	return d->cfg.busy_interval_ms < d->cfg.interval_ms ?
+		d->cfg.busy_interval_ms : d->cfg.interval_ms;
 }
 
 unsigned int idle_ms(struct daemon *d)
 {
-	return d->cfg.idle_interval_ms > d->cfg.interval_ms ? d->cfg.idle_interval_ms :
-							d->cfg.interval_ms;
+	return d->cfg.idle_interval_ms > d->cfg.interval_ms ?
+		d->cfg.idle_interval_ms : d->cfg.interval_ms;
 }
 
 /*
@@ -397,7 +442,8 @@ unsigned int idle_ms(struct daemon *d)
  */
 unsigned int next_interval(struct daemon *d, uint64_t now)
 {
-	uint64_t free = d->host_limit > d->host_used ? d->host_limit - d->host_used : 0;
+	uint64_t free = d->host_limit > d->host_used ?
+		d->host_limit - d->host_used : 0;
 	bool applied = false;
 	int i;
 

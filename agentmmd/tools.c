@@ -29,7 +29,9 @@ void tool_close(struct tool_call *t)
 {
 	if (t->err_fd >= 0)
 		close(t->err_fd);
-	t->err_fd = -1;
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->err_fd = t->pidfd = -1;
 }
 
 /* "a\0b\0" from the exec event -> "a b"; false when there is none. */
@@ -49,14 +51,14 @@ static bool args_str(const struct amm_event *e, char *buf, size_t len)
 }
 
 /*
- * The command of a tool: /proc while it lives (complete), else what the
- * exec event carried (first AMM_ARGS_LEN bytes), else its comm.
+ * The command of a tool: what the exec event carried (the first
+ * AMM_ARGS_LEN bytes, read in the exec itself), else its comm. Never
+ * /proc/PID/cmdline: reading it takes the tool's mmap_lock, which a
+ * hostile tool can hold for as long as it likes.
  */
-static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
-		     size_t len)
+static void tool_cmd_raw(pid_t tgid, const struct amm_event *e, char *buf,
+			 size_t len)
 {
-	if (proc_cmdline(tgid, buf, len) == 0)
-		return;
 	if (e && args_str(e, buf, len))
 		return;
 	if (proc_comm(tgid, buf, len) == 0)
@@ -64,8 +66,21 @@ static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
 	snprintf(buf, len, "%.*s", AMM_COMM_LEN, e ? e->comm : "?");
 }
 
+/* ...and never a control character in it (a line of the status file) */
+static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
+		     size_t len)
+{
+	char *p;
+
+	tool_cmd_raw(tgid, e, buf, len);
+	for (p = buf; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
+}
+
 /* Marks @t a retry if its command ran retry_repeats times in a row. */
-static void tool_classify(struct daemon *d, struct sandbox *s, struct tool_call *t)
+static void tool_classify(struct daemon *d, struct sandbox *s,
+			  struct tool_call *t)
 {
 	uint64_t recent[AMM_HIST];
 	int i, nr = 0;
@@ -87,7 +102,6 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		       const struct amm_event *e)
 {
 	struct tool_call *t = tool_find(s, tgid);
-	int pidfd;
 
 	if (t) {
 		/*
@@ -103,7 +117,7 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 	s->hist_next = (s->hist_next + 1) % AMM_HIST;
 	tool_close(t);
 	memset(t, 0, sizeof(*t));
-	t->err_fd = -1;
+	t->err_fd = t->pidfd = -1;
 	t->tgid = tgid;
 	t->start_ms = now_ms();
 	t->state = TOOL_RUNNING;
@@ -113,14 +127,17 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 	tool_cgroup_of(d, s, tgid, t->cgroup, sizeof(t->cgroup));
 	tcg_add(s, t->cgroup);
 	s->tool_calls++;
-	/* Keep a handle on the tool's stderr so a kill can be explained. */
-	pidfd = pidfd_open_(tgid);
-	if (pidfd >= 0) {
-		t->err_fd = pidfd_getfd_(pidfd, 2);
-		close(pidfd);
-	}
-	if (proc_set_oom_adj(tgid, d->cfg.tool_oom_score_adj) && errno != ESRCH &&
-	    errno != ENOENT)
+	/*
+	 * A pidfd for the tool's root (the event's start time makes sure it
+	 * is the process the event was about), and through it a handle on
+	 * the tool's stderr so a kill can be explained.
+	 */
+	t->pidfd = pidfd_open_checked(tgid, e ? ev_start(e) : 0);
+	if (t->pidfd < 0)
+		return;	/* already gone */
+	t->err_fd = pidfd_getfd_(t->pidfd, 2);
+	if (pidfd_set_oom_adj(t->pidfd, tgid, d->cfg.tool_oom_score_adj) &&
+	    errno != ESRCH && errno != ENOENT)
 		warn("cannot set oom_score_adj of tool pid %d: %s", (int)tgid,
 		     strerror(errno));
 	dbg("sandbox %s: tool %d started: %s", s->rel, (int)tgid, t->cmd);

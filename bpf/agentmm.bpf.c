@@ -22,9 +22,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Events lost to a full ring buffer (agentmmd's metrics show it). */
-__u64 amm_ev_drops = 0;
-
 /*
  * Pressure events more often than this per sandbox are counted, not sent:
  * one only switches the daemon to its busy interval, so more would only
@@ -70,6 +67,10 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
+
+/* Read by agentmmd for its status: what was lost, never silently. */
+__u64 ringbuf_drops;	/* events the ring buffer had no room for */
+__u64 task_drops;	/* processes not recorded in the tasks map */
 
 extern struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
@@ -161,6 +162,53 @@ static __always_inline bool stat_add(__u64 sb_cgid, enum stat_field f,
 	return send;
 }
 
+/*
+ * Record @tgid in the tasks map within its sandbox's share. Returns false
+ * (and counts a drop) when the sandbox already has its share or the map
+ * is full.
+ */
+static __always_inline bool task_insert(__u32 tgid, struct amm_task *t)
+{
+	struct amm_sb_stats *st = NULL;
+	struct cgroup *cg;
+	bool ok = true;
+
+	cg = bpf_cgroup_from_id(t->sandbox_cgid);
+	if (cg) {
+		st = bpf_cgrp_storage_get(&sb_stats, cg, 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st && st->tasks >= AMM_TASKS_PER_SANDBOX) {
+			__sync_fetch_and_add(&st->task_drops, 1);
+			ok = false;
+		}
+	}
+	if (ok && bpf_map_update_elem(&tasks, &tgid, t, BPF_NOEXIST))
+		ok = false;
+	if (ok && st)
+		__sync_fetch_and_add(&st->tasks, 1);
+	if (cg)
+		bpf_cgroup_release(cg);
+	if (!ok)
+		__sync_fetch_and_add(&task_drops, 1);
+	return ok;
+}
+
+static __always_inline void task_remove(__u32 tgid, __u64 sb_cgid)
+{
+	struct amm_sb_stats *st;
+	struct cgroup *cg;
+
+	if (bpf_map_delete_elem(&tasks, &tgid))
+		return;
+	cg = bpf_cgroup_from_id(sb_cgid);
+	if (!cg)
+		return;
+	st = bpf_cgrp_storage_get(&sb_stats, cg, 0, 0);
+	if (st && st->tasks)
+		__sync_fetch_and_sub(&st->tasks, 1);
+	bpf_cgroup_release(cg);
+}
+
 static __always_inline void emit_args(__u32 type, struct task_struct *t,
 				      __u64 sb_cgid, __u64 cgid, __u64 value,
 				      bool args)
@@ -171,7 +219,7 @@ static __always_inline void emit_args(__u32 type, struct task_struct *t,
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		/* user space is behind; counters still hold */
-		__sync_fetch_and_add(&amm_ev_drops, 1);
+		__sync_fetch_and_add(&ringbuf_drops, 1);
 		return;
 	}
 	e->type = type;
@@ -182,6 +230,7 @@ static __always_inline void emit_args(__u32 type, struct task_struct *t,
 	e->cgid = cgid;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->value = value;
+	e->start_ns = BPF_CORE_READ(t, start_boottime);
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
 	e->pad = 0;
 	if (args) {
@@ -245,8 +294,9 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 			new_tool = tgid != sb->runtime_tgid;
 		}
 	}
-	bpf_map_update_elem(&tasks, &tgid, &t, BPF_ANY);
 	stat_add(t.sandbox_cgid, ST_FORK, 0, false);
+	if (!task_insert(tgid, &t))
+		return 0;
 	/* early, so whatever the tool forks inherits its oom_score_adj */
 	if (new_tool)
 		emit(AMM_EV_TOOL_FORK, child, t.sandbox_cgid, task_cgid(child),
@@ -267,8 +317,9 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 		nt.sandbox_cgid = sandbox_of_task(p);
 		if (!nt.sandbox_cgid)
 			return 0;
-		bpf_map_update_elem(&tasks, &tgid, &nt, BPF_ANY);
 		stat_add(nt.sandbox_cgid, ST_EXEC, 0, false);
+		if (!task_insert(tgid, &nt))
+			return 0;
 		emit_args(AMM_EV_NEW_TASK, p, nt.sandbox_cgid, task_cgid(p), 0,
 			  true);
 		return 0;
@@ -301,7 +352,7 @@ int BPF_PROG(amm_exit, struct task_struct *p)
 		emit(AMM_EV_TOOL_END, p, t->sandbox_cgid, task_cgid(p),
 		     p->exit_code);
 	}
-	bpf_map_delete_elem(&tasks, &tgid);
+	task_remove(tgid, t->sandbox_cgid);
 	return 0;
 }
 

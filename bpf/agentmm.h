@@ -9,7 +9,13 @@
 
 #define AMM_COMM_LEN		16
 /* Command line bytes carried by AMM_EV_TOOL_START/NEW_TASK (power of 2). */
-#define AMM_ARGS_LEN		128
+#define AMM_ARGS_LEN		256
+/*
+ * Processes one sandbox may have in the shared tasks map: a sandbox that
+ * forks without end fills its own share, not the map (the rest are
+ * counted in task_drops and found by the daemon's rescans).
+ */
+#define AMM_TASKS_PER_SANDBOX	4096
 /* Sandbox cgroups are found by walking at most this many ancestors. */
 #define AMM_MAX_CGROUP_DEPTH	12
 
@@ -32,6 +38,8 @@ struct amm_sb_stats {
 	__u64 oom_events;	/* memcg OOMs in the sandbox subtree */
 	__u64 oom_kills;	/* OOM victims that were sandbox tasks */
 	__u64 last_event_ns;	/* rate limit for AMM_EV_HIGH */
+	__u64 tasks;		/* its entries in the tasks map */
+	__u64 task_drops;	/* processes not recorded: over its share */
 };
 
 enum amm_role {
@@ -69,6 +77,8 @@ struct amm_event {
 	__u64 cgid;		/* the task's own cgroup */
 	__u64 ts_ns;
 	__u64 value;
+	__u64 start_ns;		/* the task's start_boottime: with the pid,
+				 * its identity (PIDs are reused) */
 	char comm[AMM_COMM_LEN];
 	/* exec events: the new command line, NUL-separated, args_len bytes,
 	 * read in the exec itself so a tool that exits at once still has one */

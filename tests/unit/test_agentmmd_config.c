@@ -125,6 +125,51 @@ TEST(governor_keys)
 	CHECK(load(&c, "governor_candidates = 16;32\n", err, sizeof(err)));
 }
 
+TEST(host_policy_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.n_prio == 0 && !strcmp(c.runtime_cgroup, "runtime"));
+	CHECK(c.freeze_max_s == 30 && !c.freeze_kubernetes &&
+	      !c.protect_guessed_runtime);
+	CHECK(load(&c, "priorities = agent.slice/prod-*=200 a/**=5\n"
+		       "runtime_cgroup = rt\nfreeze_max_s = 2\n"
+		       "freeze_kubernetes = 1\nprotect_guessed_runtime = yes\n",
+		       err, sizeof(err)) == 0);
+	CHECK(c.n_prio == 2 && !strcmp(c.prio_patterns[0], "agent.slice/prod-*"));
+	EXPECT_EQ(c.prio_values[0], 200);
+	EXPECT_EQ(c.prio_values[1], 5);
+	CHECK(!strcmp(c.runtime_cgroup, "rt") && c.freeze_max_s == 2 &&
+	      c.freeze_kubernetes && c.protect_guessed_runtime);
+	CHECK(load(&c, "runtime_cgroup =\n", err, sizeof(err)) == 0);
+	CHECK(c.runtime_cgroup[0] == 0);
+	CHECK(load(&c, "priorities = a/*\n", err, sizeof(err)));
+	CHECK(strstr(err, "bad priority 'a/*'") != NULL);
+	CHECK(load(&c, "priorities = a/*=1000001\n", err, sizeof(err)));
+	CHECK(load(&c, "priorities = /abs=1\n", err, sizeof(err)));
+	CHECK(load(&c, "runtime_cgroup = a/b\n", err, sizeof(err)));
+	CHECK(load(&c, "runtime_cgroup = ..\n", err, sizeof(err)));
+	CHECK(load(&c, "freeze_max_s = 0\n", err, sizeof(err)));
+	CHECK(load(&c, "freeze_max_s = 3601\n", err, sizeof(err)));
+}
+
+TEST(escape)
+{
+	char out[64];
+
+	EXPECT_EQ(amm_token_escape(out, sizeof(out), "agent.slice/sb1"), 15);
+	CHECK(!strcmp(out, "agent.slice/sb1"));
+	amm_token_escape(out, sizeof(out), "a b\nc\\d\x7f");
+	CHECK(!strcmp(out, "a\\x20b\\x0ac\\x5cd\\x7f"));
+	/* never past the buffer, always terminated */
+	EXPECT_EQ(amm_token_escape(out, 8, "      "), 4);
+	CHECK(!strcmp(out, "\\x20"));
+	EXPECT_EQ(amm_token_escape(out, 5, " "), 0);
+	CHECK(out[0] == 0);
+}
+
 TEST(glob)
 {
 	CHECK(amm_glob_match("agent.slice/*", "agent.slice/sb1"));

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for agentmmd's restore journal (agentmmd/journal.c):
+ * entries undone only on the cgroup (directory inode) they were made on,
+ * any name survives, failed entries are kept. Plain directories with a
+ * "cgroup.freeze"/"memory.high" file stand in for cgroups.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "unit.h"
+
+static char base[64], jpath[128];
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void get(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+/* A fake cgroup @name under base with cgroup.freeze = 1, memory.high = 5. */
+static unsigned long long fake_cg(const char *name, char *dir, size_t len)
+{
+	char f[512];
+	struct stat st;
+
+	snprintf(dir, len, "%s/%s", base, name);
+	mkdir(dir, 0755);
+	snprintf(f, sizeof(f), "%s/cgroup.freeze", dir);
+	put(f, "1");
+	snprintf(f, sizeof(f), "%s/memory.high", dir);
+	put(f, "5");
+	stat(dir, &st);
+	return (unsigned long long)st.st_ino;
+}
+
+static void file_of(const char *dir, const char *name, char *buf, size_t len)
+{
+	char f[512];
+
+	snprintf(f, sizeof(f), "%s/%s", dir, name);
+	get(f, buf, len);
+}
+
+TEST(escaped_names_restored)
+{
+	char dir[256], esc[1024], line[2048], v[32];
+	unsigned long long id = fake_cg("sp ace\tx", dir, sizeof(dir));
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	CHECK(!strchr(esc, ' ') && !strchr(esc, '\t'));
+	snprintf(line, sizeof(line), "freeze %llu %s\nhigh %llu max %s\n", id,
+		 esc, id, esc);
+	put(jpath, line);
+	EXPECT_EQ(restore_file(jpath), 2);
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "max"));
+	CHECK(access(jpath, F_OK) != 0);	/* all done: removed */
+}
+
+TEST(other_cgroup_under_the_name_untouched)
+{
+	char dir[256], esc[1024], line[2048], v[32];
+	unsigned long long id = fake_cg("recreated", dir, sizeof(dir));
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line), "freeze %llu %s\n", id + 1, esc);
+	put(jpath, line);
+	EXPECT_EQ(restore_file(jpath), 1);	/* nothing left to undo */
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));			/* not ours: left frozen */
+}
+
+TEST(failed_entry_kept)
+{
+	char dir[256], esc[1024], line[2048], f[512], got[4096];
+	unsigned long long id = fake_cg("fails", dir, sizeof(dir));
+
+	/* cgroup.freeze is a directory here: the write fails */
+	snprintf(f, sizeof(f), "%s/cgroup.freeze", dir);
+	unlink(f);
+	mkdir(f, 0755);
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line), "freeze %llu %s\nbogus line\n", id, esc);
+	put(jpath, line);
+	EXPECT_EQ(restore_file(jpath), 0);
+	get(jpath, got, sizeof(got));
+	snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
+	CHECK(!strcmp(got, line));		/* kept, alone */
+	rmdir(f);
+	unlink(jpath);
+}
+
+TEST(legacy_entries)
+{
+	char dir[256], line[1024], v[32];
+
+	fake_cg("legacy", dir, sizeof(dir));
+	snprintf(line, sizeof(line), "freeze %s\nhigh %s 77\n", dir, dir);
+	put(jpath, line);
+	EXPECT_EQ(restore_file(jpath), 2);
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "77"));
+}
+
+TEST(malformed_escape_ignored)
+{
+	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
+	EXPECT_EQ(restore_file(jpath), 0);
+	CHECK(access(jpath, F_OK) != 0);	/* nothing to keep either */
+}
+
+int main(void)
+{
+	char cmd[128];
+	int rc;
+
+	snprintf(base, sizeof(base), "/tmp/amm-journal-test-%d", (int)getpid());
+	snprintf(jpath, sizeof(jpath), "%s/applied", base);
+	mkdir(base, 0755);
+	rc = unit_main();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", base);
+	return rc;
+}
