@@ -31,3 +31,16 @@ soak: test-module guest-bins
 		$(if $(SOAK_SEED),--env SOAK_SEED=$(SOAK_SEED)) \
 		--test-timeout $$(($(SOAK_SECONDS) + 600)) \
 		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
+
+# journal.c is compiled into the target (journal_parse() is static); the
+# rest is what the journal's unit test links (agentmmd/build.mk).
+FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,log.c cgroup.c escape.c \
+	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
+	$(TOP)/policy/contig.c
+$(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
+		$(FUZZ_AMMD)/journal.c $(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/bpf -I$(TOP)/policy \
+		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_JOURNAL_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal

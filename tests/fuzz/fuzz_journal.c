@@ -85,7 +85,7 @@ static void round_trip(const uint8_t *data, size_t size)
 		if (data[i])
 			path[n++] = (char)data[i];
 	path[n] = 0;
-	amm_escape(esc, sizeof(esc), path);
+	amm_token_escape(esc, sizeof(esc), path);
 	if (kind[0] == 'f')
 		snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
 	else
