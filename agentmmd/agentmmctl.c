@@ -154,21 +154,27 @@ static bool shown_sandbox(const struct rec *r, const char *only)
 	       (!only || !strcmp(get(r, "name"), only));
 }
 
+/* A JSON number as the daemon writes them: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * ("01" is not one: a JSON parser refuses it). */
 static bool is_number(const char *s)
 {
-	bool dot = false, digit = false;
-
 	if (*s == '-')
 		s++;
-	for (; *s; s++) {
-		if (*s == '.' && !dot && digit)
-			dot = true;
-		else if (*s >= '0' && *s <= '9')
-			digit = true;
-		else
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return false;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
 			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
 	}
-	return digit && s[-1] != '.';
+	return !*s;
 }
 
 static bool in_list(const char *k, const char *const *list)
@@ -274,11 +280,39 @@ static bool daemon_running(void)
 	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
 }
 
+/*
+ * Split st->buf (NUL-terminated, the status file's text; changed in place)
+ * into st->recs and find the daemon's pid (0 if none). Much of the text
+ * comes from sandboxes (cgroup names, command lines): tests/fuzz calls
+ * this with any bytes. -1 when out of memory.
+ */
+static int parse_status(struct status *st, int *pid)
+{
+	char *line, *save = NULL;
+	int i;
+
+	st->n = 0;
+	for (i = 0; st->buf[i]; i++)
+		st->n += st->buf[i] == '\n';
+	st->recs = calloc((size_t)st->n + 1, sizeof(*st->recs));
+	if (!st->recs)
+		return -1;
+	st->n = 0;
+	for (line = strtok_r(st->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		parse_line(line, &st->recs[st->n++]);
+	*pid = 0;
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->recs[i].type, "daemon"))
+			*pid = atoi(get(&st->recs[i], "pid"));
+	return 0;
+}
+
 static int load_status(struct status *st)
 {
-	char path[AMM_PATH_MAX + 16], *line, *save = NULL;
+	char path[AMM_PATH_MAX + 16];
 	struct stat sb;
-	int pid = 0, i;
+	int pid = 0;
 
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
 	st->buf = slurp(path, NULL, &sb);
@@ -288,22 +322,11 @@ static int load_status(struct status *st)
 			path, strerror(errno));
 		return -1;
 	}
-	st->n = 0;
-	for (i = 0; st->buf[i]; i++)
-		st->n += st->buf[i] == '\n';
-	st->recs = calloc((size_t)st->n + 1, sizeof(*st->recs));
-	if (!st->recs) {
+	if (parse_status(st, &pid)) {
 		free(st->buf);
 		fprintf(stderr, "agentmmctl: out of memory\n");
 		return -1;
 	}
-	st->n = 0;
-	for (line = strtok_r(st->buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		parse_line(line, &st->recs[st->n++]);
-	for (i = 0; i < st->n; i++)
-		if (!strcmp(st->recs[i].type, "daemon"))
-			pid = atoi(get(&st->recs[i], "pid"));
 	st->stale = pid <= 0 || (kill(pid, 0) && errno == ESRCH);
 	if (st->stale)
 		fprintf(stderr,
@@ -347,7 +370,7 @@ static void json_status(struct status *st, const char *only)
 		first = false;
 		json_open(r);
 		/* tools nest under their sandbox */
-		printf(",\"tools\":[");
+		printf("%s\"tools\":[", r->n ? "," : "");	/* r may be empty */
 		tf = true;
 		for (j = 0; j < st->n; j++) {
 			if (strcmp(st->recs[j].type, "tool") ||

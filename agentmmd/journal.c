@@ -114,72 +114,102 @@ int applied_save(struct daemon *d)
 }
 
 /*
+ * One cgroup entry of the journal as journal_parse() reads it: the kind of
+ * change, the cgroup id it was made on (0: none recorded), the value to
+ * write back (high, oomgroup) and the unescaped absolute path, which points
+ * into the parsed line.
+ */
+struct journal_entry {
+	char kind[16];
+	unsigned long long id;
+	char val[32];
+	char *path;
+};
+
+/*
+ * Parse one freeze/high/oomgroup line in place. 1: @e holds it; 0: not
+ * such a line (unknown kind, malformed escape, relative path). No file
+ * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
+ */
+static int journal_parse(char *line, struct journal_entry *e)
+{
+	char *p, *path;
+	int n = 0;
+	bool legacy;
+
+	line[strcspn(line, "\n")] = 0;
+	e->id = 0;
+	e->val[0] = 0;
+	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
+		return 0;
+	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
+	    strcmp(e->kind, "oomgroup"))
+		return 0;
+	p = line + n;
+	/* entries written before cgroup ids were recorded: no id */
+	legacy = !isdigit((unsigned char)*p);
+	if (!legacy) {
+		e->id = strtoull(p, &p, 10);
+		p += strspn(p, " ");
+	}
+	if (strcmp(e->kind, "freeze")) {
+		n = 0;
+		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)
+			return 0;
+		p += n;
+	}
+	path = p;
+	if (legacy && !strcmp(e->kind, "high")) {
+		/* "high PATH ORIG" */
+		char *sp = strrchr(line, ' ');
+
+		if (!sp)
+			return 0;
+		path = line + strlen(e->kind) + 1;
+		snprintf(e->val, sizeof(e->val), "%s", sp + 1);
+		*sp = 0;
+	}
+	if (!*path || !unesc_path(path) || path[0] != '/')
+		return 0;
+	e->path = path;
+	return 1;
+}
+
+/*
  * Undo one journal line. 1: undone (or nothing left to undo: the cgroup
  * is gone or is another one now), 0: not a journal line, -1: failed, keep
  * it.
  */
 static int restore_line(char *line)
 {
-	char kind[16], val[32], *p, *path;
-	unsigned long long id = 0;
-	int n = 0, fd, r;
-	bool legacy;
+	struct journal_entry e;
+	int fd, r;
 
 	line[strcspn(line, "\n")] = 0;
 	if (!strncmp(line, "thp ", 4))		/* governor.c's switches */
 		return gov_restore_line(line) < 0 ? -1 : 1;
-	if (sscanf(line, "%15s %n", kind, &n) != 1 || !n)
-		return 0;
-	p = line + n;
-	/* entries written before cgroup ids were recorded: no id */
-	legacy = !isdigit((unsigned char)*p);
-	if (!legacy) {
-		id = strtoull(p, &p, 10);
-		p += strspn(p, " ");
-	}
-	val[0] = 0;
-	if (strcmp(kind, "freeze")) {
-		n = 0;
-		if (sscanf(p, "%31s %n", val, &n) != 1 || !n)
-			return 0;
-		p += n;
-	}
-	path = p;
-	if (legacy && !strcmp(kind, "high")) {
-		/* "high PATH ORIG" */
-		char *sp = strrchr(line, ' ');
-
-		if (!sp)
-			return 0;
-		path = line + strlen(kind) + 1;
-		snprintf(val, sizeof(val), "%s", sp + 1);
-		*sp = 0;
-	}
-	if (!*path || !unesc_path(path))
+	if (!journal_parse(line, &e))
 		return 0;
 	/* by the directory's fd, checked to be the cgroup the entry is for */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 1 : -1;
-	if (id && fd_cg_id(fd) != id) {
+	if (e.id && fd_cg_id(fd) != e.id) {
 		close(fd);
 		return 1;	/* recreated under that name: not ours */
 	}
-	if (!strcmp(kind, "freeze")) {
+	if (!strcmp(e.kind, "freeze")) {
 		r = cg_write_at(fd, "cgroup.freeze", "0");
 		if (r)
-			err("cannot thaw %s: %s", path, strerror(errno));
-	} else if (!strcmp(kind, "high") || !strcmp(kind, "oomgroup")) {
-		const char *file = kind[0] == 'h' ? "memory.high" :
-						    "memory.oom.group";
-
-		r = cg_write_at(fd, file, val);
-		if (r)
-			err("cannot reset %s/%s to %s: %s", path, file, val,
-			    strerror(errno));
+			err("cannot thaw %s: %s", e.path, strerror(errno));
 	} else {
-		close(fd);
-		return 0;
+		const char *file = e.kind[0] == 'h' ? "memory.high" :
+						      "memory.oom.group";
+
+		r = cg_write_at(fd, file, e.val);
+		if (r)
+			err("cannot reset %s/%s to %s: %s", e.path, file, e.val,
+			    strerror(errno));
 	}
 	close(fd);
 	return r ? -1 : 1;

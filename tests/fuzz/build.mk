@@ -1,20 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libFuzzer targets for agentmm.ko's parameter and sysfs parsers
-# (policy/parse.c) and the governor's config check, built with clang and
-# ASan/UBSan on the host. Seeds live in tests/fuzz/corpus/<target>/; runs
-# work on a copy under $(BUILD)/fuzz, so the tree's corpus only changes
-# when someone adds a seed on purpose (e.g. a crash reproducer).
+# libFuzzer targets, built with clang and ASan/UBSan on the host. Seeds live
+# in tests/fuzz/corpus/<target>/; runs work on a copy under $(BUILD)/fuzz,
+# so the tree's corpus only changes when someone adds a seed on purpose
+# (e.g. a crash reproducer).
 #
-#   make fuzz-smoke-module   short run (FUZZ_SMOKE_SECONDS, default 15 s),
-#                            meant for `make check`
-#   make fuzz-module         long run (FUZZ_SECONDS, default 600 s)
+# Every target is in FUZZ_TARGETS ($(BUILD)/fuzz/fuzz_<name>, seeds in
+# tests/fuzz/corpus/<name>/, optional dictionary tests/fuzz/<name>.dict);
+# tests/fuzz/<area>.mk fragments add theirs. tests/fuzz/run runs them:
+#   make fuzz        every target for FUZZ_SECONDS (default 600 s) each
+#   make fuzz-smoke  every target for FUZZ_SMOKE_SECONDS (default 12 s)
+#                    each; part of make check
+# and for agentmm.ko's parameter and sysfs parsers (policy/parse.c) and the
+# governor's config check alone:
+#   make fuzz-smoke-module   short run (FUZZ_SMOKE_SECONDS)
+#   make fuzz-module         long run (FUZZ_SECONDS)
 
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	       -fno-omit-frame-pointer
 FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_SECONDS ?= 600
+FUZZ_TARGETS :=
 
 FUZZ_MODULE_SRCS := $(TOP)/tests/fuzz/fuzz_module_parse.c \
 		    $(TOP)/policy/parse.c $(TOP)/policy/contig.c \
@@ -28,6 +36,8 @@ $(BUILD)/fuzz:
 $(BUILD)/fuzz/fuzz_module_parse: $(FUZZ_MODULE_SRCS) $(FUZZ_MODULE_HDRS) \
 				 | $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(TOP)/policy -o $@ $(FUZZ_MODULE_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_module_parse
 
 # $(1): seconds. Fresh work corpus seeded from the tree; crashes land in
 # $(BUILD)/fuzz/ as crash-* (the run fails and names the file).
@@ -51,3 +61,14 @@ fuzz-smoke-module: $(BUILD)/fuzz/fuzz_module_parse
 
 fuzz-module: $(BUILD)/fuzz/fuzz_module_parse
 	$(call fuzz_module_run,$(FUZZ_SECONDS))
+
+-include $(filter-out $(TOP)/tests/fuzz/build.mk,$(wildcard $(TOP)/tests/fuzz/*.mk))
+
+.PHONY: fuzz fuzz-smoke fuzz-bins
+fuzz-bins: $(FUZZ_TARGETS)
+
+fuzz: $(FUZZ_TARGETS)
+	$(TOP)/tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: $(FUZZ_TARGETS)
+	@$(TOP)/tests/fuzz/run $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# Fuzz targets for what agentmmd and agentmmctl parse: the configuration
+# file, the restore journal, the status file. Included by tests/fuzz/build.mk.
+FUZZ_AMMD := $(TOP)/agentmmd
+FUZZ_AMMD_HDRS := $(wildcard $(FUZZ_AMMD)/*.h)
+
+$(BUILD)/fuzz/fuzz_config: $(TOP)/tests/fuzz/fuzz_config.c \
+		$(FUZZ_AMMD)/config.c $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/config.c
+
+# agentmmctl.c is compiled into the target (its main renamed).
+$(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c \
+		$(FUZZ_AMMD)/agentmmctl.c $(FUZZ_AMMD)/config.c \
+		$(FUZZ_AMMD)/cgroup.c $(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -DAMM_VERSION='"fuzz"' \
+		-o $@ $< $(FUZZ_AMMD)/config.c $(FUZZ_AMMD)/cgroup.c \
+		$(FUZZ_AMMD)/escape.c
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_status
+
+# The soak (tests/vm/soak.sh) in the guest: SOAK_SECONDS of churn (default
+# 30 minutes); SOAK_SEED=N replays a run's sequence of actions. The short
+# version, tests/vm/tests/soak-short.sh, is part of make vm-check.
+SOAK_SECONDS ?= 1800
+SOAK_SEED ?=
+.PHONY: soak
+soak: test-module guest-bins
+	$(TOP)/tests/vm/run --env SOAK_SECONDS=$(SOAK_SECONDS) \
+		$(if $(SOAK_SEED),--env SOAK_SEED=$(SOAK_SEED)) \
+		--test-timeout $$(($(SOAK_SECONDS) + 600)) \
+		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
+
+# journal.c is compiled into the target (journal_parse() is static); the
+# rest is what the journal's unit test links (agentmmd/build.mk).
+FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,log.c cgroup.c escape.c \
+	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
+	$(TOP)/policy/contig.c
+$(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
+		$(FUZZ_AMMD)/journal.c $(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/bpf -I$(TOP)/policy \
+		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_JOURNAL_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: agentmmd's restore-journal parser (journal_parse() in
+ * agentmmd/journal.c, compiled into this file). Two properties:
+ *   - any bytes, line by line: no crash, leak or undefined behaviour, and a
+ *     line taken as an entry names a known kind and an absolute path;
+ *   - any cgroup path a sandbox can create (any bytes but NUL) survives the
+ *     journal: an entry written the way applied_save() writes it parses back
+ *     to the same kind, cgroup id, value and path. A path that came back
+ *     different would be restored on another cgroup, or not at all.
+ * journal_parse() touches no files, so arbitrary input is safe here.
+ */
+#include "journal.c"
+
+static void die_entry(const char *what, const char *line,
+		      const struct journal_entry *e, const char *want_path)
+{
+	fprintf(stderr, "fuzz_journal: %s\n  line: %s\n  kind %s id %llu val '%s' path '%s'%s%s\n",
+		what, line, e->kind, e->id, e->val, e->path ? e->path : "(none)",
+		want_path ? "\n  want path " : "", want_path ? want_path : "");
+	abort();
+}
+
+/* Property 1: every line of the input, as restore_file() reads it. */
+static void any_lines(const uint8_t *data, size_t size)
+{
+	static char line[AMM_PATH_MAX * 4 + 128];
+	size_t i = 0;
+
+	while (i < size) {
+		size_t n = 0;
+		struct journal_entry e;
+
+		/* fgets: up to the newline or the buffer's size */
+		while (i < size && n < sizeof(line) - 1) {
+			line[n++] = (char)data[i++];
+			if (line[n - 1] == '\n')
+				break;
+		}
+		line[n] = 0;
+		memset(&e, 0, sizeof(e));
+		if (!journal_parse(line, &e))
+			continue;
+		if (strcmp(e.kind, "freeze") && strcmp(e.kind, "high") &&
+		    strcmp(e.kind, "oomgroup"))
+			die_entry("unknown kind accepted", line, &e, NULL);
+		if (!e.path || e.path[0] != '/' ||
+		    e.path < line || e.path >= line + sizeof(line))
+			die_entry("entry without an absolute path in the line", line, &e, NULL);
+		if (!memchr(e.val, 0, sizeof(e.val)))
+			die_entry("value not terminated", line, &e, NULL);
+	}
+}
+
+/* Property 2: format (as applied_save() does) then parse. */
+static void round_trip(const uint8_t *data, size_t size)
+{
+	static char path[AMM_PATH_MAX], esc[AMM_PATH_MAX * 4 + 8];
+	static char line[AMM_PATH_MAX * 4 + 128], copy[sizeof(line)];
+	static const char *const kinds[] = { "freeze", "high", "oomgroup" };
+	unsigned long long id = 0;
+	const char *kind, *val;
+	char vbuf[32];
+	struct journal_entry e;
+	size_t i, n = 0;
+
+	if (size < 10)
+		return;
+	kind = kinds[data[0] % 3];
+	for (i = 1; i < 9; i++)
+		id = id << 8 | data[i];
+	if (data[0] & 0x80)
+		id %= 1000;	/* small ids too */
+	/* memory.high reads "max" or a number; memory.oom.group 0 or 1 */
+	if (kind[0] == 'o')
+		snprintf(vbuf, sizeof(vbuf), "%d", data[9] & 1);
+	else if (data[9] & 1)
+		snprintf(vbuf, sizeof(vbuf), "max");
+	else
+		snprintf(vbuf, sizeof(vbuf), "%llu", id * 4096);
+	val = vbuf;
+	/* the path: '/' then any bytes but NUL (a cgroup name may hold any) */
+	path[n++] = '/';
+	for (i = 10; i < size && n < sizeof(path) - 1; i++)
+		if (data[i])
+			path[n++] = (char)data[i];
+	path[n] = 0;
+	amm_token_escape(esc, sizeof(esc), path);
+	if (kind[0] == 'f')
+		snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
+	else
+		snprintf(line, sizeof(line), "%s %llu %s %s\n", kind, id, val,
+			 esc);
+	if (strchr(line, '\n') != line + strlen(line) - 1)
+		die_entry("the entry spans lines", line, &e, path);
+	memcpy(copy, line, sizeof(line));
+	memset(&e, 0, sizeof(e));
+	if (!journal_parse(line, &e))
+		die_entry("written entry not parsed back", copy, &e, path);
+	if (strcmp(e.kind, kind) || e.id != id ||
+	    (kind[0] != 'f' && strcmp(e.val, val)) || strcmp(e.path, path))
+		die_entry("written entry parsed back different", copy, &e, path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	any_lines(data, size);
+	round_trip(data, size);
+	return 0;
+}

@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: GPL-2.0
+# The soak: sandboxes churning under a real agentmmd and agentmm.ko for
+# SOAK_SECONDS (default 1800; tests/vm/tests/soak-short.sh runs 75), with
+# the daemon SIGKILLed and SIGSTOPped at random moments and the module's mode
+# flipped, all drawn from SOAK_SEED (printed first; set it to replay a run's
+# sequence of actions). Sourced by soak-short.sh and run by `make soak`.
+#
+# Invariants, checked after every daemon SIGKILL (once its guardian is done),
+# after every switch of the module to off, and at the end:
+#   - nothing frozen: cgroup.freeze is 0 in every cgroup under agent.slice
+#     except the one the test froze itself as the admin, which stays 1;
+#   - nothing throttled: memory.high is what the test (the admin) set, max
+#     elsewhere;
+#   - no journal entry lost: the above after SIGKILL means the guardian
+#     undid every change the daemon made; after SIGTERM the journal is gone;
+#   - every THP knob as the admin left it (module off, and after unload);
+#   - the daemon never died on its own; no kernel report (the rig).
+. /tests/daemon-lib.sh
+
+SOAK_SECONDS=${SOAK_SECONDS:-1800}
+SOAK_SEED=${SOAK_SEED:-$(($(date +%s) % 1000000 + 1))}
+NSB=4			# churned sandboxes sb0..sb3, plus adm (admin-frozen)
+MAX_BURSTS=3		# tool bursts running at once
+HIGHS=/tmp/soak.highs	# "cgroup-dir value" the admin set for memory.high
+echo "  soak: seed $SOAK_SEED, $SOAK_SECONDS s (SOAK_SEED=$SOAK_SEED replays this sequence)"
+
+# ---- deterministic choices ----
+_rng=$SOAK_SEED
+# rnd N: a number in 0..N-1 in $R
+rnd() {
+	_rng=$(((_rng * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff))
+	R=$(((_rng >> 33) % $1))
+}
+
+step=0
+note() { echo "  [$step] $*"; }
+# fail_inv WHAT DETAILS: an invariant broke; keep going to report all.
+fail_inv() {
+	_checks=$((_checks + 1)) _fails=$((_fails + 1))
+	echo "  FAIL: invariant '$1' broken at step $step (seed $SOAK_SEED): $2"
+}
+
+# ---- the admin's state, snapshotted ----
+thp_all() {
+	thp_knobs
+	for f in $THP_SYS/enabled $THP_SYS/defrag $THP_SYS/shmem_enabled \
+		 $THP_SYS/khugepaged/defrag; do
+		[ -f "$f" ] && echo "$f $(cat $f)"
+	done
+}
+# thp_put FILE: write back a thp_all snapshot ("[x]" is the value in force).
+thp_put() {
+	while read -r f v; do
+		case $v in *"["*) v=${v#*[}; v=${v%%]*} ;; esac
+		echo "$v" >"$f"
+	done <"$1"
+}
+thp_all >/tmp/soak.thp.stock
+# Unusual THP settings, so a module that writes back "always" is caught.
+for kv in 16:madvise 32:inherit 64:always 2048:never; do
+	f=$THP_SYS/hugepages-${kv%%:*}kB/enabled
+	[ -w "$f" ] && echo "${kv#*:}" >"$f"
+done
+echo madvise >$THP_SYS/enabled
+thp_all >/tmp/soak.thp0
+
+: >$HIGHS
+# admin_high DIR VALUE: the admin sets DIR's memory.high.
+admin_high() {
+	echo "$2" >"$1/memory.high"
+	grep -v "^$1 " $HIGHS >$HIGHS.n; mv $HIGHS.n $HIGHS
+	echo "$1 $(cat "$1/memory.high")" >>$HIGHS
+}
+
+# sandbox I: (re)create sbI with its runtime; sb1 carries an admin memory.high.
+sandbox() {
+	mkdir -p $AS/sb$1/runtime
+	echo +memory >$AS/sb$1/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/sb$1/runtime/cgroup.procs; exec memhog --hold $((20 + $1 * 5))" &
+	[ "$1" = 1 ] && admin_high $AS/sb1 900M
+}
+
+# ---- invariants ----
+invariant_checks=0
+check_cgroups() {	# WHEN
+	invariant_checks=$((invariant_checks + 1))
+	for d in $(find $AS -type d); do
+		[ -f $d/cgroup.freeze ] || continue
+		want=0
+		[ $d = $AS/adm ] && want=1
+		got=$(cat $d/cgroup.freeze 2>/dev/null) || continue	# just removed
+		[ "$got" = "$want" ] ||
+			fail_inv "nothing frozen ($1)" "$d/cgroup.freeze is $got, want $want"
+		[ -f $d/memory.high ] || continue
+		want=$(awk -v d=$d '$1 == d { print $2 }' $HIGHS)
+		[ -n "$want" ] || want=max
+		got=$(cat $d/memory.high 2>/dev/null) || continue
+		[ "$got" = "$want" ] ||
+			fail_inv "nothing throttled ($1)" "$d/memory.high is $got, want $want"
+	done
+}
+
+check_thp() {	# WHEN
+	invariant_checks=$((invariant_checks + 1))
+	thp_all >/tmp/soak.thp1
+	cmp -s /tmp/soak.thp0 /tmp/soak.thp1 ||
+		fail_inv "THP knobs as the admin left them ($1)" \
+			"$(diff /tmp/soak.thp0 /tmp/soak.thp1 | grep '^[-+]/' | tr '\n' ';')"
+}
+
+# ---- daemon ----
+cat >/tmp/amm.conf <<CONF
+interval_ms = 200
+memory_limit_mb = 400
+floor_mb = 16
+kill_after_ms = 600
+reclaim_idle_s = 2
+CONF
+DPID=
+daemon_start() {
+	rm -f /run/agentmm/agentmmd.pid /run/agentmm/status
+	agentmmd -c /tmp/amm.conf >>$LOG 2>&1 &
+	DPID=$!
+	wait_for 30 sh -c "[ \"\$(cat /run/agentmm/agentmmd.pid 2>/dev/null)\" = $DPID ]" ||
+		fail_inv "daemon starts" "agentmmd (pid $DPID) wrote no pid file in 30 s"
+	# Loading the BPF programs takes seconds under TCG; the daemon is up
+	# once its status lists every sandbox (adm and sb0..).
+	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 1)) ]" ||
+		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 1)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
+}
+# A child that died stays a zombie until waited for: that is not alive.
+alive() {
+	[ -n "$1" ] && [ -r /proc/$1/stat ] && [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" != Z ]
+}
+daemon_alive() { alive "$DPID"; }
+guard_done() {
+	wait_for 30 sh -c '! grep -qx agentmmd-guard /proc/[0-9]*/comm 2>/dev/null' ||
+		fail_inv "the guardian finishes" "agentmmd-guard still running 30 s after the daemon died"
+}
+
+# ---- module ----
+MODES="off observe enforce"
+check "load agentmm in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES
+
+: >$LOG
+make_pool
+mkdir -p $AS/adm/runtime
+echo +memory >$AS/adm/cgroup.subtree_control
+sh -c "echo \$\$ >$AS/adm/runtime/cgroup.procs; exec memhog --hold 10" &
+echo 1 >$AS/adm/cgroup.freeze		# the admin paused this one
+i=0
+while [ $i -lt $NSB ]; do sandbox $i; i=$((i + 1)); done
+daemon_start
+
+# ---- churn ----
+t_end=$(($(date +%s) + SOAK_SECONDS))
+bursts=0 kills=0 stops=0 flips=0 restarts=0 tools=0
+while [ $(date +%s) -lt $t_end ]; do
+	step=$((step + 1))
+	daemon_alive || fail_inv "the daemon never dies on its own" \
+		"agentmmd pid $DPID is gone; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
+	daemon_alive || daemon_start
+	rnd 100
+	if [ $R -lt 45 ]; then
+		# a tool burst in a random sandbox, of random size and length
+		rnd $NSB; sb=$R; rnd 180; mb=$((80 + R)); rnd 4; hold=$((1 + R))
+		n=0
+		for d in $AS/sb*/tool-*; do [ -d $d ] && n=$((n + 1)); done
+		if [ $n -lt $MAX_BURSTS ]; then
+			tools=$((tools + 1)); bursts=$((bursts + 1))
+			note "burst sb$sb tool-t$tools ${mb} MB for ${hold} s"
+			agentmmctl -c /tmp/amm.conf exec --name t$tools agent.slice/sb$sb -- \
+				memhog --step-mb 8 --hold-s $hold $mb >/dev/null 2>&1 &
+		fi
+	elif [ $R -lt 57 ]; then
+		# the sandbox is killed and restarted under the same name
+		rnd $NSB; sb=$R
+		note "restart sandbox sb$sb"
+		echo 1 >$AS/sb$sb/cgroup.kill
+		for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			find $AS/sb$sb -depth -type d -exec rmdir {} \; 2>/dev/null
+			[ -d $AS/sb$sb ] || break
+			sleep 0.1
+		done
+		[ -d $AS/sb$sb ] && fail_inv "sandbox removable" "$AS/sb$sb still there after cgroup.kill"
+		grep -v "^$AS/sb$sb[/ ]" $HIGHS >$HIGHS.n; mv $HIGHS.n $HIGHS
+		sandbox $sb
+	elif [ $R -lt 67 ]; then
+		rnd 1500; ms=$((100 + R))
+		stops=$((stops + 1))
+		note "SIGSTOP agentmmd for $ms ms"
+		kill -STOP $DPID; usleep $((ms * 1000)); kill -CONT $DPID
+	elif [ $R -lt 73 ]; then
+		kills=$((kills + 1))
+		note "SIGKILL agentmmd"
+		kill -9 $DPID
+		wait $DPID 2>/dev/null
+		guard_done
+		# nothing re-freezes until the restart: the guardian's work is final
+		check_cgroups "after SIGKILL, guardian done"
+		rnd 3
+		[ $R -eq 0 ] && { note "restart after 2 s"; sleep 2; }
+		restarts=$((restarts + 1))
+		daemon_start
+	elif [ $R -lt 83 ]; then
+		rnd 3; set -- $MODES; shift $R; mode=$1
+		flips=$((flips + 1))
+		note "agentmm mode $mode"
+		echo $mode >$AGENTMM_SYS/mode ||
+			fail_inv "mode flips" "echo $mode >$AGENTMM_SYS/mode failed"
+		[ $mode = off ] && check_thp "mode off"
+	else
+		rnd 800; ms=$((100 + R))
+		usleep $((ms * 1000))
+	fi
+	usleep 200000
+done
+
+# ---- wind down and check ----
+note "wind down: $bursts bursts, $stops SIGSTOPs, $kills SIGKILLs, $flips mode flips"
+daemon_alive || fail_inv "the daemon never dies on its own" "agentmmd pid $DPID is gone at the end"
+for d in $AS/sb*/tool-*; do
+	[ -d $d ] && echo 1 >$d/cgroup.kill 2>/dev/null
+done
+kill -TERM $DPID 2>/dev/null
+n=0
+while alive $DPID && [ $n -lt 300 ]; do usleep 100000; n=$((n + 1)); done
+check_fails "agentmmd exits within 30 s of SIGTERM" alive $DPID
+wait $DPID 2>/dev/null
+guard_done
+check_cgroups "after SIGTERM"
+[ -s /run/agentmm/applied ] &&
+	fail_inv "no journal entry left behind" "after SIGTERM /run/agentmm/applied holds: $(tr '\n' '|' </run/agentmm/applied)"
+echo off >$AGENTMM_SYS/mode
+check_thp "mode off at the end"
+unload_agentmm
+check_thp "after unload"
+check "no daemon errors that name a failed restore" sh -c "! grep -E 'cannot (thaw|reset)' $LOG"
+echo 0 >$AS/adm/cgroup.freeze
+note "$step steps; the daemon logged $(grep -c 'throttling ' $LOG) throttles, $(grep -c 'froze ' $LOG) freezes, $(grep -c 'last resort: killed' $LOG) kills; $invariant_checks invariant checks"
+expect_cmp $invariant_checks -ge 3 "invariants were checked"
+# Long runs must have made the daemon act (short ones may not, under TCG).
+[ $SOAK_SECONDS -ge 600 ] && expect_cmp $(grep -cE 'throttling |froze |last resort: killed' $LOG) -ge 1 "the daemon throttled, froze or killed"
+cleanup
+thp_put /tmp/soak.thp.stock	# the stock settings, for later tests
+finish
