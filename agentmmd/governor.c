@@ -411,10 +411,12 @@ static int sample(struct ugov *g, uint64_t now)
 static void note_admin(struct daemon *d, struct ugov_knob *k)
 {
 	struct ugov *g = d->gov;
+	char now[UGOV_WORD];
 
 	k->external = true;
 	g->admin_changes++;
-	snprintf(k->note, sizeof(k->note), "admin-set-%s", k->now);
+	memcpy(now, k->now, sizeof(now));
+	snprintf(k->note, sizeof(k->note), "admin-set-%s", now);
 	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
 	     k->kb, k->now, k->written);
 	applied_save(d);	/* drop its journal entry: it is theirs */
