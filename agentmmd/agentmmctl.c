@@ -673,12 +673,19 @@ static int cmd_control(const char *verb, const char *sandbox)
 	}
 	n = snprintf(req, sizeof(req), "%s %s", verb, name);
 	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-		fprintf(stderr, "agentmmctl: %s: cannot send to agentmmd: %s\n",
-			verb, strerror(errno));
-		close(fd);
-		return 1;
+		int e = errno;
+
+		/* a refusal may already be waiting, the daemon gone */
+		n = recv(fd, rep, sizeof(rep) - 1, MSG_DONTWAIT);
+		if (n <= 0) {
+			fprintf(stderr, "agentmmctl: %s: cannot send to agentmmd: %s\n",
+				verb, strerror(e));
+			close(fd);
+			return 1;
+		}
+	} else {
+		n = recv(fd, rep, sizeof(rep) - 1, 0);
 	}
-	n = recv(fd, rep, sizeof(rep) - 1, 0);
 	close(fd);
 	if (n <= 0) {
 		fprintf(stderr, "agentmmctl: %s: no reply from agentmmd%s%s\n",

@@ -42,6 +42,9 @@ $(BUILD)/guest/bin/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/guest/bin
 $(BUILD)/guest/bin/memhog: $(TOP)/tests/progs/memhog.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
+$(BUILD)/guest/bin/runas: $(TOP)/tests/progs/runas.c | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
 		$(TOP)/policy/amm_types.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
@@ -55,7 +58,20 @@ $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 		-o $@ $(TOP)/tests/unit/test_agentmmd_config.c \
 		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c
 
+# The operator surface on the host: escaping, journal records, history,
+# metrics checked with the Prometheus client's parser (check_metrics.py).
+AMM_OPS_SRCS := $(addprefix $(AMMD_DIR)/,log.c escape.c history.c metrics.c \
+	cgroup.c)
+$(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
+		$(AMM_OPS_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \
+		$(TOP)/tests/unit/check_metrics.py | $(BUILD)/unit
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -Wno-format-truncation -DAMM_NO_BPF \
+		-DCHECK_METRICS='"$(TOP)/tests/unit/check_metrics.py"' \
+		-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy -I$(TOP)/tests/unit \
+		-o $@ $(TOP)/tests/unit/test_agentmmd_ops.c $(AMM_OPS_SRCS)
+
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl \
-	$(BUILD)/guest/bin/memhog
-UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config
+	$(BUILD)/guest/bin/memhog $(BUILD)/guest/bin/runas
+UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
+	$(BUILD)/unit/test_agentmmd_ops

@@ -241,7 +241,19 @@ void control_handle(struct daemon *d)
 	c = accept4(d->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return;
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl) || cr.uid != 0) {
+	/*
+	 * agentmmctl sends right after connecting: wait briefly. The request
+	 * is read before a refusal too, so that closing the connection does
+	 * not reset it under the reply.
+	 */
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &cl))
+		cr.uid = (uid_t)-1;
+	p.fd = c;
+	p.events = POLLIN;
+	/* others wait less: they must not stall the daemon */
+	n = poll(&p, 1, cr.uid ? 50 : 500) == 1 ?
+		recv(c, req, sizeof(req) - 1, MSG_DONTWAIT) : -1;
+	if (cr.uid != 0) {
 		snprintf(out, sizeof(out),
 			 "error only root may control agentmmd (peer uid %d)",
 			 (int)cr.uid);
@@ -252,10 +264,6 @@ void control_handle(struct daemon *d)
 		close(c);
 		return;
 	}
-	/* root's agentmmctl sends right after connecting: wait briefly */
-	p.fd = c;
-	p.events = POLLIN;
-	n = poll(&p, 1, 500) == 1 ? recv(c, req, sizeof(req) - 1, MSG_DONTWAIT) : -1;
 	if (n <= 0) {
 		close(c);
 		return;

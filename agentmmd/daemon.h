@@ -190,6 +190,7 @@ void log_set_debug(bool on);
 bool log_debug(void);
 void log_set_dry_run(bool on);
 bool log_dry_run(void);
+bool log_action_dry(enum amm_action a);
 #define info(...) logmsg(6, __VA_ARGS__)
 #define notice(...) logmsg(5, __VA_ARGS__)
 #define warn(...) logmsg(4, __VA_ARGS__)

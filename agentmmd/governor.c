@@ -173,7 +173,11 @@ static int read_selected(int fd, char *out, size_t len)
 
 static int write_word(int fd, const char *w)
 {
-	ssize_t n = pwrite(fd, w, strlen(w), 0);
+	ssize_t n;
+
+	if (amm_dry_run)	/* agentmmd --dry-run: no knob writes */
+		return 0;
+	n = pwrite(fd, w, strlen(w), 0);
 
 	return n == (ssize_t)strlen(w) ? 0 : -1;
 }
@@ -311,7 +315,8 @@ static void *compact_thread(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < g->n_compact; i++) {
-		int fd = open(g->compact_path[i], O_WRONLY | O_CLOEXEC);
+		int fd = amm_dry_run ? -1 :
+			 open(g->compact_path[i], O_WRONLY | O_CLOEXEC);
 
 		if (fd < 0)
 			continue;
@@ -445,6 +450,17 @@ static void apply(struct daemon *d)
 		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
 		    !is_thp_word(k->now)) {
 			g->write_errors++;
+			continue;
+		}
+		if (amm_dry_run) {
+			/* log the step once; the knob keeps its value */
+			want = g->dec.enabled & (1U << k->order) ?
+				enable_word(k) : "never";
+			if (strcmp(k->now, want) && strcmp(k->written, want))
+				info("dry-run (nothing changed): governor: hugepages-%ukB/enabled %s -> %s (%s)",
+				     k->kb, k->now, want,
+				     amm_gov_reason_name(g->dec.reason[k->order]));
+			snprintf(k->written, sizeof(k->written), "%s", want);
 			continue;
 		}
 		if (!k->borrowed) {

@@ -74,7 +74,7 @@ void history_add(enum amm_action act, const char *sandbox, const char *tool,
 	n = snprintf(line, sizeof(line), "%" PRIu64 "\t%s\t%s\t%s\t%d\t%d\t%s\n",
 		     (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
 		     log_action_name(act), sb, tl, pid > 0 ? (int)pid : 0,
-		     log_dry_run(), m);
+		     log_action_dry(act), m);
 	if (n < 0)
 		return;
 	if ((size_t)n >= sizeof(line)) {

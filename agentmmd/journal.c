@@ -30,6 +30,8 @@ int applied_save(struct daemon *d)
 	size_t off = 0;
 	int i;
 
+	if (amm_dry_run)	/* nothing was changed: nothing to undo */
+		return 0;
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
 

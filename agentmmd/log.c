@@ -83,6 +83,14 @@ bool log_dry_run(void)
 	return dry_run;
 }
 
+/* In a dry run, is @a one of the changes that was not made? */
+bool log_action_dry(enum amm_action a)
+{
+	return dry_run && (a == AMM_ACT_THROTTLE || a == AMM_ACT_RELEASE ||
+			   a == AMM_ACT_FREEZE || a == AMM_ACT_THAW ||
+			   a == AMM_ACT_KILL || a == AMM_ACT_NO_VICTIM);
+}
+
 /* Is stderr the journal stream systemd connected us to? */
 static bool stderr_is_journal(void)
 {
@@ -144,7 +152,7 @@ size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 		off = jfield(buf, off, len, "MESSAGE_ID", log_action_id(act));
 		off = jfield(buf, off, len, "AGENTMM_ACTION",
 			     log_action_name(act));
-		if (dry_run)
+		if (log_action_dry(act))
 			off = jfield(buf, off, len, "AGENTMM_DRY_RUN", "1");
 	}
 	if (sandbox && *sandbox) {
@@ -173,7 +181,7 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 	size_t n;
 	int saved = errno;
 
-	if (dry_run && act > AMM_ACT_NONE && act < AMM_ACT_RELOAD)
+	if (log_action_dry(act))
 		n = (size_t)snprintf(raw, sizeof(raw), "dry-run (nothing changed): ");
 	else
 		n = 0;

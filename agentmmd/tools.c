@@ -153,11 +153,18 @@ void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
 		static const char *const how[] = {
 			"-", "running", "done", "killed", "oom-killed",
 		};
-		char m[512];
+		char m[512], ex[32];
 
+		/* code is a wait status (BPF: the task's exit_code), -1 unknown */
+		if (code < 0)
+			snprintf(ex, sizeof(ex), "exit status unknown");
+		else if (code & 0x7f)
+			snprintf(ex, sizeof(ex), "killed by signal %d", code & 0x7f);
+		else
+			snprintf(ex, sizeof(ex), "exit %d", (code >> 8) & 0xff);
 		/* the call outlives the in-memory list in the history */
-		snprintf(m, sizeof(m), "%s exit %d after %" PRIu64
-			 " ms, peak %" PRIu64 " MB%s: %s", how[t->state], code,
+		snprintf(m, sizeof(m), "%s, %s after %" PRIu64
+			 " ms, peak %" PRIu64 " MB%s: %s", how[t->state], ex,
 			 t->end_ms - t->start_ms, t->peak / MB,
 			 t->retry ? ", retry" : "", t->cmd);
 		history_add(AMM_ACT_TOOL, s->rel, t->cgroup, tgid, m);

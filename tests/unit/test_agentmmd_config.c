@@ -76,6 +76,29 @@ TEST(config)
 	CHECK(strstr(err, "/nonexistent/x.conf: cannot open") != NULL);
 }
 
+TEST(forecast_and_pool_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.forecast_throttle_ms == 4000 && c.forecast_freeze_ms == 2000 &&
+	      c.forecast_kill_ms == 1000);
+	CHECK(c.pool_cgroup[0] == 0 && c.pool_high_free_pct == 2);
+	CHECK(load(&c, "forecast_throttle_ms = 0\nforecast_freeze_ms = 300\n"
+		       "forecast_kill_ms = 100\npool_cgroup = agent.slice\n"
+		       "pool_high_free_pct = 5\n", err, sizeof(err)) == 0);
+	CHECK(c.forecast_throttle_ms == 0 && c.forecast_freeze_ms == 300 &&
+	      c.forecast_kill_ms == 100);
+	CHECK(!strcmp(c.pool_cgroup, "agent.slice") &&
+	      c.pool_high_free_pct == 5);
+	/* the pool is below cgroup_root: no absolute path, no way up */
+	CHECK(load(&c, "pool_cgroup = /sys/fs/cgroup\n", err, sizeof(err)));
+	CHECK(load(&c, "pool_cgroup = a/../../etc\n", err, sizeof(err)));
+	CHECK(load(&c, "pool_high_free_pct = 51\n", err, sizeof(err)));
+	CHECK(load(&c, "forecast_kill_ms = -1\n", err, sizeof(err)));
+}
+
 TEST(governor_keys)
 {
 	struct amm_config c;

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * agentmmd's operator surface on the host: escaping of sandbox-controlled
+ * strings, the journal's native records (sent to a real unix socket), the
+ * event history's rotation, and the metrics exposition checked with the
+ * Prometheus client's parser (tests/unit/check_metrics.py).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "escape.h"
+#include "unit.h"
+
+static char tmpdir[] = "/tmp/amm-ops-XXXXXX";
+
+static const char *esc(const char *s, enum amm_esc m)
+{
+	static char buf[4096];
+
+	amm_escape(buf, sizeof(buf), s, m);
+	return buf;
+}
+
+TEST(escape_text)
+{
+	EXPECT_TRUE(!strcmp(esc("a\nb\tc\\d", AMM_ESC_TEXT), "a\\nb\\tc\\\\d"));
+	EXPECT_TRUE(!strcmp(esc("\x1b[31mred", AMM_ESC_TEXT), "\\x1b[31mred"));
+	EXPECT_TRUE(!strcmp(esc("x\x7fy", AMM_ESC_TEXT), "x\\x7fy"));
+	EXPECT_TRUE(!strcmp(esc("q\"q", AMM_ESC_TEXT), "q\"q"));
+	/* valid UTF-8 stays, invalid bytes do not */
+	EXPECT_TRUE(!strcmp(esc("caf\xc3\xa9", AMM_ESC_TEXT), "caf\xc3\xa9"));
+	EXPECT_TRUE(!strcmp(esc("a\xff\xc3(", AMM_ESC_TEXT), "a\\xff\\xc3("));
+	EXPECT_TRUE(!strcmp(esc("\xc0\xaf", AMM_ESC_TEXT), "\\xc0\\xaf"));
+	EXPECT_TRUE(!strcmp(esc("\xed\xa0\x80", AMM_ESC_TEXT), "\\xed\\xa0\\x80"));
+}
+
+TEST(escape_word_label_json)
+{
+	EXPECT_TRUE(!strcmp(esc("a b=c", AMM_ESC_WORD), "a\\x20b=c"));
+	EXPECT_TRUE(!strcmp(esc("a\"b\\c\nd\re", AMM_ESC_LABEL),
+			    "a\\\"b\\\\c\\nd\\\\x0de"));
+	EXPECT_TRUE(!strcmp(esc("a\"b\\c\nd\x01", AMM_ESC_JSON),
+			    "a\\\"b\\\\c\\nd\\u0001"));
+	EXPECT_TRUE(!strcmp(esc("\xfe", AMM_ESC_JSON), "\\\\xfe"));
+}
+
+TEST(escape_truncates_whole)
+{
+	char b[6];
+
+	/* "ab" + "\n" (2) fits 5 chars; a further escape would not */
+	amm_escape(b, sizeof(b), "ab\n\n", AMM_ESC_TEXT);
+	EXPECT_TRUE(!strcmp(b, "ab\\n"));
+	amm_escape(b, sizeof(b), "abcd\x01", AMM_ESC_TEXT);
+	EXPECT_TRUE(!strcmp(b, "abcd"));
+	amm_escape(b, 1, "abc", AMM_ESC_TEXT);
+	EXPECT_EQ(b[0], 0);
+}
+
+TEST(unescape_round_trip)
+{
+	static const char *const in[] = {
+		"plain", "a b\tc\nd", "back\\slash", "\x1b\x7f\xff end",
+		"agent.slice/kubepods-pod\\x2d1.slice", "",
+	};
+	char buf[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		amm_escape(buf, sizeof(buf), in[i], AMM_ESC_WORD);
+		EXPECT_TRUE(!strchr(buf, ' ') && !strchr(buf, '\n'));
+		amm_unescape(buf);
+		EXPECT_TRUE(!strcmp(buf, in[i]));
+		amm_escape(buf, sizeof(buf), in[i], AMM_ESC_TEXT);
+		amm_unescape(buf);
+		EXPECT_TRUE(!strcmp(buf, in[i]));
+	}
+}
+
+TEST(json_str)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	amm_json_str(f, "x\"\n\x02");
+	fclose(f);
+	EXPECT_TRUE(!strcmp(p, "\"x\\\"\\n\\u0002\""));
+	free(p);
+}
+
+/* A sandbox name cannot forge a journal field or a second line. */
+TEST(journal_native_record)
+{
+	char path[128], rec[8192];
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s, lines = 0, ids = 0;
+	ssize_t n;
+	char *l, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/journal", tmpdir);
+	strcpy(a.sun_path, path);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	EXPECT_TRUE(s >= 0);
+	EXPECT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	setenv("AGENTMM_JOURNAL_SOCKET", path, 1);
+	log_init();
+	log_action(4, AMM_ACT_FREEZE, "agent.slice/x\nMESSAGE_ID=forged", "t\x1b",
+		   42, "froze %s", "agent.slice/x\nPRIORITY=0");
+	n = recv(s, rec, sizeof(rec) - 1, MSG_DONTWAIT);
+	EXPECT_TRUE(n > 0);
+	rec[n > 0 ? n : 0] = 0;
+	EXPECT_TRUE(strstr(rec, "PRIORITY=4\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "MESSAGE_ID=dd9309f74c07447f90d7694b1c63a799\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "AGENTMM_ACTION=freeze\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "AGENTMM_SANDBOX=agent.slice/x\\nMESSAGE_ID=forged\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "AGENTMM_TOOL=t\\x1b\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "AGENTMM_PID=42\n") != NULL);
+	EXPECT_TRUE(strstr(rec, "MESSAGE=froze agent.slice/x\\nPRIORITY=0\n") != NULL);
+	for (l = strtok_r(rec, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		ids += !strncmp(l, "MESSAGE_ID=", 11);
+		EXPECT_TRUE(strncmp(l, "PRIORITY=0", 10) != 0);
+	}
+	EXPECT_EQ(ids, 1);
+	EXPECT_EQ(lines, 8);
+	close(s);
+}
+
+/* A dry run marks the changes it did not make, and only those. */
+TEST(journal_dry_run)
+{
+	char rec[8192];
+	ssize_t n;
+
+	log_set_dry_run(true);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
+					"sb", "t", 9, "killed");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN=1\n") != NULL);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_OOM_KILL,
+					"sb", "t", 9, "oom");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN") == NULL);
+	log_set_dry_run(false);
+	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
+					"sb", "t", 9, "killed");
+	rec[n] = 0;
+	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN") == NULL);
+}
+
+static long file_size(const char *dir, const char *name)
+{
+	char p[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) ? -1 : (long)st.st_size;
+}
+
+TEST(history_rotates_bounded)
+{
+	char dir[128], p[256], line[2048];
+	FILE *f;
+	int i, n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/hist", tmpdir);
+	EXPECT_EQ(mkdir(dir, 0755), 0);
+	EXPECT_EQ(history_open(dir, 16384), 0);
+	for (i = 0; i < 500; i++)
+		history_add(AMM_ACT_TOOL, "agent.slice/a\tb", "tool-1\n", 7,
+			    "done exit 0 after 10 ms, peak 1 MB: make -j8 all");
+	EXPECT_TRUE(file_size(dir, "events") > 0);
+	EXPECT_TRUE(file_size(dir, "events.1") > 0);
+	EXPECT_TRUE(file_size(dir, "events") + file_size(dir, "events.1") <= 16384);
+	/* the newest lines survive in the two files: over half of the limit */
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/events%s", dir, i ? ".1" : "");
+		f = fopen(p, "r");
+		EXPECT_TRUE(f != NULL);
+		while (f && fgets(line, sizeof(line), f)) {
+			int tabs = 0;
+			char *c;
+
+			for (c = line; *c; c++)
+				tabs += *c == '\t';
+			EXPECT_EQ(tabs, 6);
+			EXPECT_TRUE(strstr(line, "\ttool\tagent.slice/a\\tb\ttool-1\\n\t7\t0\t") != NULL);
+			n++;
+		}
+		if (f)
+			fclose(f);
+	}
+	EXPECT_TRUE(n * 100 > 16384 / 2 && n < 500);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	EXPECT_TRUE(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static struct daemon dm;
+
+/* The exposition of a daemon with hostile sandbox names, parsed. */
+TEST(metrics_parse)
+{
+	static char buf[1 << 20];
+	static const char *const names[] = {
+		"agent.slice/sb1",
+		"kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0123456789abcdef0123456789abcdef.slice/cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+		"agent.slice/q\"uote\\back",
+		"agent.slice/new\nline",
+	};
+	char sys[128], p[512], cmd[2048], file[160];
+	size_t n;
+	unsigned int i;
+	int r;
+	FILE *f;
+
+	snprintf(sys, sizeof(sys), "%s/sys", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/kernel/mm/transparent_hugepage/hugepages-64kB/stats "
+		 "%s/kernel/mm/transparent_hugepage/hugepages-2048kB/stats "
+		 "%s/kernel/agentmm/governor %s/kernel/agentmm/sensor/sizes/64kB",
+		 sys, sys, sys, sys);
+	EXPECT_EQ(system(cmd), 0);
+#define SYS(rel, text) do {						\
+	snprintf(p, sizeof(p), "%s/%s", sys, rel);			\
+	put_file(p, text);						\
+} while (0)
+	SYS("kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	SYS("kernel/mm/transparent_hugepage/hugepages-64kB/enabled", "always [inherit] madvise never\n");
+	SYS("kernel/mm/transparent_hugepage/hugepages-2048kB/enabled", "always inherit madvise [never]\n");
+	SYS("kernel/mm/transparent_hugepage/hugepages-64kB/stats/anon_fault_alloc", "1234\n");
+	SYS("kernel/mm/transparent_hugepage/hugepages-64kB/stats/anon_fault_fallback", "56\n");
+	SYS("kernel/mm/transparent_hugepage/hugepages-2048kB/stats/anon_fault_alloc", "7\n");
+	SYS("kernel/agentmm/mode", "enforce\n");
+	SYS("kernel/agentmm/governor/transitions_up", "3\n");
+	SYS("kernel/agentmm/governor/compact_runs", "9\n");
+	SYS("kernel/agentmm/sensor/sizes/64kB/servable_pages", "4096\n");
+#undef SYS
+	metrics_sysfs = sys;
+	memset(&dm, 0, sizeof(dm));
+	dm.host_limit = 8ULL << 30;
+	dm.host_used = 5ULL << 30;
+	dm.level = AMM_LEVEL_THROTTLE;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct sandbox *s = &dm.sbs[i];
+
+		s->used = true;
+		snprintf(s->rel, sizeof(s->rel), "%s", names[i]);
+		s->current = 100 << 20;
+		s->peak = 200 << 20;
+		s->frozen = i == 1;
+		s->frozen_ms = 1000;
+		s->frozen_ms_total = 2500;
+		s->tools_killed = i;
+		s->reclaimed_bytes = 4096 * i;
+	}
+	n = metrics_render(&dm, 3000, buf, sizeof(buf));
+	EXPECT_TRUE(n > 0 && buf[n - 1] == '\n');
+	EXPECT_TRUE(strstr(buf, "agentmm_mthp_enabled{size=\"64kB\"} 1\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_mthp_enabled{size=\"2048kB\"} 0\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_mthp_fault_fallback_total{size=\"64kB\"} 56\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_mthp_servable_pages{size=\"64kB\"} 4096\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_governor_transitions_up_total 3\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_module_loaded 1\n") != NULL);
+	/* 2.5 s of earlier freezes + 2 s of the current one */
+	EXPECT_TRUE(strstr(buf, "agentmm_sandbox_frozen_seconds_total{sandbox=\"kubepods.slice/") != NULL);
+	EXPECT_TRUE(strstr(buf, ".scope\"} 4.500\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "{sandbox=\"agent.slice/new\\nline\"}") != NULL);
+	snprintf(file, sizeof(file), "%s/metrics.prom", tmpdir);
+	f = fopen(file, "w");
+	EXPECT_TRUE(f != NULL);
+	if (!f)
+		return;
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	/* the real parser; every hostile name must come back exactly */
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 %s %s 'agent.slice/sb1' 'agent.slice/q\"uote\\back' \"$(printf 'agent.slice/new\\nline')\"",
+		 CHECK_METRICS, file);
+	r = system(cmd);
+	EXPECT_EQ(r, 0);
+	/* a cut exposition ends at a whole line */
+	n = metrics_render(&dm, 3000, buf, 1000);
+	EXPECT_TRUE(n > 0 && n < 1000 && buf[n - 1] == '\n' && buf[n] == 0);
+}
+
+int main(void)
+{
+	char cmd[256];
+	int r;
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	r = unit_main();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	return r;
+}

@@ -1,0 +1,76 @@
+# Metrics: agentmmctl metrics and the node_exporter textfile show a
+# throttle as it happens (throttled 1, then throttled seconds), per-size
+# mTHP stats and the daemon's own; a sandbox named with a quote and a space
+# comes out escaped, never breaking a line. The log carries the action's
+# fields and the warning priority. (The host unit test test_agentmmd_ops
+# checks the same renderer's output with the Prometheus client's parser.)
+. /tests/daemon-lib.sh
+M=/tmp/node/agentmm.prom
+# structure of a Prometheus text exposition, in awk: every sample line is
+# NAME{LABELS} VALUE or NAME VALUE, and its family has a TYPE line before
+valid_exposition() {
+	awk '
+	/^# TYPE / { type[$3] = 1; next }
+	/^# HELP / { next }
+	/^$/ { print "empty line " NR; bad = 1; next }
+	{
+		if ($0 !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? -?[0-9.e+]+$/) {
+			print "bad line " NR ": " $0; bad = 1
+		}
+		name = $0; sub(/[{ ].*/, "", name)
+		base = name; sub(/_total$/, "", base)
+		if (!(name in type) && !(base in type)) { print "no TYPE for " name; bad = 1 }
+		n++
+	}
+	END { if (!n) print "no samples"; exit bad || !n }' "$1"
+}
+metric() {	# metric NAME LABELS: the value, "" if absent
+	grep -F "$1{$2} " $M | awk '{print $NF}'
+}
+check "agentmm.ko loads (observe)" load_agentmm
+make_pool
+new_sandbox a 16
+mkdir -p "$AS/we\"ird name"
+mkdir -p /tmp/node
+start_daemon 2 "daemon adopts both sandboxes" <<CONF
+interval_ms = 200
+memory_limit_mb = 400
+floor_mb = 16
+freeze = 0
+kill = 0
+reclaim = 0
+metrics_interval_s = 1
+metrics_textfile = $M
+CONF
+check "textfile written" wait_for 10 test -s $M
+check "agentmmctl metrics is the same exposition" sh -c "agentmmctl -c /tmp/amm.conf metrics | grep -q '^agentmm_daemon_info{version=\"'"
+check "exposition valid" valid_exposition $M
+expect_eq "$(metric agentmm_sandbox_throttled 'sandbox="agent.slice/a"')" 0 "not throttled yet"
+check "hostile name escaped in labels" grep -qF 'agentmm_sandbox_memory_bytes{sandbox="agent.slice/we\"ird name"}' $M
+check "mTHP sizes listed" grep -q '^agentmm_mthp_enabled{size="64kB"} [01]$' $M
+check "mTHP fault stats" grep -q '^agentmm_mthp_fault_alloc_total{size="64kB"} [0-9]' $M
+check "daemon CPU counted" grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*$' $M
+check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
+check "module loaded" grep -q '^agentmm_module_loaded 1$' $M
+check "servable pages from the module's sensor" grep -q '^agentmm_mthp_servable_pages{size="64kB"} [0-9]' $M
+check "governor transitions from the module" grep -q '^agentmm_governor_transitions_up_total [0-9]' $M
+check "compaction from the module" grep -q '^agentmm_governor_compact_runs_total [0-9]' $M
+agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
+	memhog --step-mb 4 --rate-mb-s 60 --hold 330 &
+CTL=$!
+check "burst throttled" wait_for 60 grep -q 'throttling .*agent.slice/a/tool-burst' $LOG
+check "throttle logged at warning with its fields" grep -q 'agentmmd: warning: throttling .*\[action=throttle sandbox=agent.slice/a tool=tool-burst id=4897a5d531544a4daf3ba20031e80e01\]' $LOG
+check "metrics show the throttle" wait_for 10 sh -c "grep -q '^agentmm_sandbox_throttled{sandbox=\"agent.slice/a\"} 1$' $M"
+kill $(cat $AS/a/tool-burst/cgroup.procs)
+wait $CTL
+check "throttle released" wait_for 20 grep -q 'released throttle on' $LOG
+check "metrics show it released" wait_for 10 sh -c "grep -q '^agentmm_sandbox_throttled{sandbox=\"agent.slice/a\"} 0$' $M"
+T=$(metric agentmm_sandbox_throttled_seconds_total 'sandbox="agent.slice/a"')
+log "throttled seconds: $T"
+check "throttled seconds counted" awk -v t="$T" 'BEGIN { exit !(t > 0) }'
+check "exposition still valid" valid_exposition $M
+check "a tool call counted" sh -c "grep -q '^agentmm_sandbox_tool_calls_total{sandbox=\"agent.slice/a\"} [1-9]' $M"
+check "no temporary file left beside the textfile" sh -c "! ls /tmp/node | grep -v '^agentmm.prom$'"
+cleanup
+rm -rf /tmp/node
+finish
