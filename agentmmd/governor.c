@@ -416,10 +416,12 @@ static int sample(struct ugov *g, uint64_t now)
 static void note_admin(struct daemon *d, struct ugov_knob *k)
 {
 	struct ugov *g = d->gov;
+	char now[UGOV_WORD];
 
 	k->external = true;
 	g->admin_changes++;
-	snprintf(k->note, sizeof(k->note), "admin-set-%s", k->now);
+	memcpy(now, k->now, sizeof(now));
+	snprintf(k->note, sizeof(k->note), "admin-set-%s", now);
 	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
 	     k->kb, k->now, k->written);
 	applied_save(d);	/* drop its journal entry: it is theirs */
@@ -904,6 +906,53 @@ int gov_restore_line(const char *line)
 	return r;
 }
 
+/* A small sysfs file of agentmm.ko into @out (first line), "" if none. */
+static void module_read(const char *rel, char *out, size_t len)
+{
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/agentmm/%s", rel);
+	out[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (read_small(fd, out, len))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	close(fd);
+}
+
+/* driver=kernel: the module's sizes and reasons, in the same lines. */
+static size_t module_status(struct ugov *g, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < g->nk && off < len; i++) {
+		const struct ugov_knob *k = &g->k[i];
+		char rel[96], dec[16], why[32], knob[16], orig[16], now[16];
+
+		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/decision", k->kb);
+		module_read(rel, dec, sizeof(dec));
+		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/reason", k->kb);
+		module_read(rel, why, sizeof(why));
+		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/knob", k->kb);
+		module_read(rel, knob, sizeof(knob));
+		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/original", k->kb);
+		module_read(rel, orig, sizeof(orig));
+		if (k->en_fd < 0 || read_selected(k->en_fd, now, sizeof(now)))
+			strcpy(now, "-");
+		off += (size_t)snprintf(buf + off, len - off,
+			"gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=by-agentmm.ko\n",
+			k->kb, !strcmp(dec, "enabled"), why[0] ? why : "-",
+			!strcmp(knob, "managed") ? "yes" :
+			!strcmp(knob, "external") ? "admin" : "no",
+			now, orig[0] && is_thp_word(orig) ? orig : "-");
+	}
+	return off < len ? off : len;
+}
+
 size_t gov_status(struct daemon *d, char *buf, size_t len)
 {
 	struct ugov *g = d->gov;
@@ -919,6 +968,16 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 		GOUT("governor mode=%s driver=none module=- enabled_kb=-\n",
 		     ugov_mode_name((enum ugov_mode)d->cfg.governor));
 		return off < len ? off : len;
+	}
+	if (g->driver == DRV_KERNEL) {
+		char sz[128], *t, *save = NULL;
+
+		module_read("governor/enabled_sizes", sz, sizeof(sz));
+		for (t = strtok_r(sz, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			if (strcmp(t, "none") && so < sizeof(sizes))
+				so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
+						       "%s%u", so ? "," : "",
+						       (unsigned int)strtoul(t, NULL, 10));
 	}
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];
@@ -945,6 +1004,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     g->ticks, g->writes, g->admin_changes, g->write_errors,
 	     g->handovers, g->compact_runs,
 	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
+	if (g->driver == DRV_KERNEL && off < len)
+		off += module_status(g, buf + off, len - off);
 	if (g->driver != DRV_DAEMON && g->mode != UGOV_OBSERVE)
 		return off < len ? off : len;
 	for (i = 0; i < g->nk; i++) {

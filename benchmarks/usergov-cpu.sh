@@ -37,7 +37,7 @@ t1=$(date +%s.%N); read -r s1 _ </proc/$pid/schedstat
 b=$(awk '{print $14 + $15}' /proc/$pid/stat)
 grep '^governor ' $tmp/state/status || true
 awk -v t0=$t0 -v t1=$t1 -v s0=$s0 -v s1=$s1 -v a=$a -v b=$b \
-    -v hz=$(getconf CLK_TCK) -v mode=$MODE 'BEGIN {
+    -v hz="$(getconf CLK_TCK)" -v mode="$MODE" 'BEGIN {
 	w = t1 - t0
 	printf "agentmmd governor=%s, governor-only: wall %.1f s; CPU %.3f s (schedstat) = %.3f%% of one core; utime+stime %.2f s = %.3f%%\n",
 		mode, w, (s1 - s0) / 1e9, (s1 - s0) / 1e9 / w * 100,

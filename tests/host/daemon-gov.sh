@@ -16,7 +16,7 @@ set -u
 AGENTMMD=${1:?usage: daemon-gov.sh AGENTMMD AGENTMMCTL}
 AGENTMMCTL=${2:?usage: daemon-gov.sh AGENTMMD AGENTMMCTL}
 THP=/sys/kernel/mm/transparent_hugepage
-pass=0 fail=0 daemon_pid= guard=
+pass=0 fail=0 daemon_pid='' guard=''
 
 skip() {
 	echo "SKIP: $*"
@@ -148,7 +148,7 @@ guard=$(guard_pid)
 check "found the guardian" test -n "$guard"
 kill -9 $guard $daemon_pid
 wait $daemon_pid 2>/dev/null
-guard= daemon_pid=
+guard='' daemon_pid=''
 check "knobs left changed, journal left behind" sh -c "[ \"\$(for f in $THP/hugepages-*kB/enabled; do echo \"\$f \$(cat \$f)\"; done)\" != \"$admin\" ] && grep -q '^thp ' $ST/applied"
 start off
 check "the next start restores the admin's values" test "$(knobs)" = "$admin"

@@ -17,6 +17,11 @@ expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/32kB/original)" never "the module rec
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/original)" madvise "the module recorded the admin's 16kB"
 sleep 1
 expect_cmp "$(gov knob_writes)" -ge 1 "the module drives the knobs"
+# the status file follows within a slow tick (2 s)
+check "status shows the module's enabled sizes" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gstat enabled_kb)\" = \"\$(sed 's/kB//g; s/ /,/g; s/^none\$/-/' $AGENTMM_SYS/governor/enabled_sizes)\" ]"
+check "status shows the module's reason for 32kB" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gsize 32 reason)\" = \"\$(cat $AGENTMM_SYS/sensor/sizes/32kB/reason)\" ]"
+expect_eq "$(gsize 32 admin)" never "status shows the admin's 32kB (the module's original)"
+check "agentmmctl status says the kernel drives" sh -c "agentmmctl -c /tmp/amm-gov.conf status | grep -q '^mTHP governor: kernel'"
 check "the daemon's journal holds no knob" sh -c "! grep -q '^thp ' $ST/applied 2>/dev/null"
 w=$(gstat writes)
 sleep 2
