@@ -40,7 +40,9 @@ static void usage(FILE *f)
 "Usage: agentmmctl [OPTIONS] COMMAND [ARGS]\n"
 "\n"
 "Commands:\n"
-"  status [--wide]               host pressure and one line per sandbox\n"
+"  status [--wide]               host pressure, the mTHP governor (kernel,\n"
+"                                daemon or none; per size: why), one line\n"
+"                                per sandbox\n"
 "  show SANDBOX                  one sandbox and its recent tool calls\n"
 "  metrics                       Prometheus text metrics (as last written)\n"
 "  events [--since T] [--sandbox S]  the event history: actions and tool calls\n"
@@ -315,12 +317,22 @@ static void json_status(struct status *st, const char *only)
 	printf("{");
 	for (i = 0; i < st->n; i++) {
 		r = &st->recs[i];
-		if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host")) {
+		if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host") ||
+		    !strcmp(r->type, "governor")) {
 			printf("\"%s\":", r->type);
 			json_obj(r);
 			putchar(',');
 		}
 	}
+	printf("\"governor_sizes\":[");
+	for (i = 0, j = 0; i < st->n; i++) {
+		if (strcmp(st->recs[i].type, "gov_size"))
+			continue;
+		if (j++)
+			putchar(',');
+		json_obj(&st->recs[i]);
+	}
+	printf("],");
 	printf("\"running\":%s,\"sandboxes\":[", st->stale ? "false" : "true");
 	for (i = 0; i < st->n; i++) {
 		r = &st->recs[i];
@@ -384,6 +396,17 @@ static int cmd_status(struct status *st, const char *only, bool json)
 			       st->stale ? " (NOT RUNNING)" : "",
 			       get(r, "uptime_s"), get(r, "bpf_programs"),
 			       get(r, "struct_ops"));
+		else if (!strcmp(r->type, "governor"))
+			printf("mTHP governor: %s (governor = %s, agentmm.ko %s), enabled sizes (kB): %s\n",
+			       get(r, "driver"), get(r, "mode"), get(r, "module"),
+			       get(r, "enabled_kb"));
+		else if (!strcmp(r->type, "gov_size"))
+			printf("  %7skB %-8s reason %-14s managed %-12s knob %-8s admin %-8s %s\n",
+			       get(r, "kb"),
+			       strcmp(get(r, "enabled"), "1") ? "disabled" : "enabled",
+			       get(r, "reason"), get(r, "managed"), get(r, "knob"),
+			       get(r, "admin"),
+			       strcmp(get(r, "note"), "-") ? get(r, "note") : "");
 	}
 	/* the first column is as wide as the longest name: nothing is cut */
 	printf("\n%-*s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n", w,

@@ -60,12 +60,21 @@ void amm_config_defaults(struct amm_config *c)
 }
 
 static const char *const governor_names[] = {
-	"auto", "kernel", "daemon", "off",	/* order of enum ugov_mode */
+	"auto", "kernel", "daemon", "off", "observe",	/* enum ugov_mode */
+};
+
+const char *const amm_gov_param_names[AMM_GOV_NPARAMS] = {
+	"max_enabled", "min_avail_blocks", "avail_up_blocks",
+	"fallback_down_permille", "fallback_up_permille", "min_faults",
+	"dwell_ms", "up_dwell_ms", "headroom_blocks", "compact_budget",
+	"compact_window_ms", "mem_low_permille", "mem_plenty_permille",
+	"mem_hyst_permille", "partial_down_permille", "partial_up_permille",
+	"min_folios", "footprint_down_permille", "footprint_up_permille",
 };
 
 const char *amm_governor_name(int g)
 {
-	return g >= 0 && g < 4 ? governor_names[g] : "?";
+	return g >= 0 && g < 5 ? governor_names[g] : "?";
 }
 
 static char *trim(char *s)
@@ -268,15 +277,39 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(reclaim_budget_mb_per_s, 1ULL << 30);
 	} else if (!strcmp(key, "retry_repeats")) {
 		U(retry_repeats, 100);
+	} else if (!strncmp(key, "governor_", 9)) {
+		unsigned int i;
+		uint64_t x;
+
+		if (!strcmp(key + 9, "candidates")) {
+			size_t n = strlen(val);
+
+			if (!n || n >= sizeof(c->gov_candidates) ||
+			    strspn(val, "0123456789,") != n)
+				goto bad_value;
+			strcpy(c->gov_candidates, val);
+			return 0;
+		}
+		for (i = 0; i < AMM_GOV_NPARAMS; i++)
+			if (!strcmp(key + 9, amm_gov_param_names[i]))
+				break;
+		if (i == AMM_GOV_NPARAMS) {
+			snprintf(why, whylen, "unknown key '%s'", key);
+			return -1;
+		}
+		if (parse_u64(val, UINT32_MAX, &x))
+			goto bad_value;
+		c->gov_param[i] = x;
+		c->gov_param_set |= 1u << i;
 	} else if (!strcmp(key, "governor")) {
 		int g;
 
-		for (g = 0; g < 4; g++)
+		for (g = 0; g < 5; g++)
 			if (!strcmp(val, governor_names[g]))
 				break;
-		if (g == 4) {
+		if (g == 5) {
 			snprintf(why, whylen,
-				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off)",
+				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off, observe)",
 				 val);
 			return -1;
 		}
@@ -415,4 +448,10 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
 		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
+	if (c->gov_candidates[0])
+		fprintf(f, "governor_candidates = %s\n", c->gov_candidates);
+	for (i = 0; i < AMM_GOV_NPARAMS; i++)
+		if (c->gov_param_set & (1u << i))
+			fprintf(f, "governor_%s = %" PRIu64 "\n",
+				amm_gov_param_names[i], c->gov_param[i]);
 }

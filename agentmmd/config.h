@@ -10,6 +10,14 @@
 #define AMM_DEFAULT_CONFIG	"/etc/agentmm/agentmmd.conf"
 #define AMM_MAX_PATTERNS	32
 #define AMM_PATH_MAX		4096
+#define AMM_GOV_NPARAMS		19
+
+/*
+ * The mTHP governor's tunables as config keys governor_<name>, in the order
+ * agentmmd/governor.c maps them onto struct amm_gov_config (same names and
+ * meaning as agentmm.ko's module parameters, docs/governor.md).
+ */
+extern const char *const amm_gov_param_names[AMM_GOV_NPARAMS];
 
 struct amm_config {
 	char cgroup_root[AMM_PATH_MAX];
@@ -38,7 +46,11 @@ struct amm_config {
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
-	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off */
+	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
+	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */
+	uint64_t gov_param[AMM_GOV_NPARAMS];
+	uint32_t gov_param_set;		/* bit i: gov_param[i] was given */
+	char gov_candidates[128];	/* governor_candidates = 16,32,64; "" default */
 	bool debug;
 	/* operations (agentmmd(8)) */
 	bool dry_run;			/* decide and log, change nothing */

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,13 @@ static void knob_close(struct ugov_knob *k)
 	}
 }
 
+static int knob_cmp(const void *a, const void *b)
+{
+	const struct ugov_knob *x = a, *y = b;
+
+	return (int)x->order - (int)y->order;
+}
+
 /* Open every hugepages-<N>kB with an anon enabled knob and stats. */
 static void knobs_open(struct ugov *g)
 {
@@ -272,6 +280,7 @@ static void knobs_open(struct ugov *g)
 		g->nk++;
 	}
 	closedir(dir);
+	qsort(g->k, g->nk, sizeof(g->k[0]), knob_cmp);
 }
 
 static void compact_paths(struct ugov *g)
@@ -492,6 +501,20 @@ static void apply(struct daemon *d)
 	}
 }
 
+/* governor = observe: read the knobs for the status, write nothing. */
+static void observe(struct ugov *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+
+		if (k->en_fd >= 0 && (g->cfg.candidates & (1U << k->order)) &&
+		    read_selected(k->en_fd, k->now, sizeof(k->now)))
+			k->now[0] = '\0';
+	}
+}
+
 /* Write the admin's values back where the knob still holds ours. */
 static void restore_knobs(struct daemon *d)
 {
@@ -577,6 +600,7 @@ static enum ugov_driver wanted_driver(struct ugov *g)
 		return enf ? DRV_KERNEL : DRV_NONE;
 	switch (g->mode) {
 	case UGOV_OFF:
+	case UGOV_OBSERVE:
 		return DRV_NONE;
 	case UGOV_KERNEL:
 		return enf ? DRV_KERNEL : DRV_NONE;
@@ -620,7 +644,8 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		g->driver = want;
 		d->status_force = true;
 	}
-	if (g->driver != DRV_DAEMON) {
+	if (g->driver != DRV_DAEMON && !(g->mode == UGOV_OBSERVE &&
+					 g->driver == DRV_NONE)) {
 		g->next_ms = now + UGOV_BASE_MS;
 		return g->next_ms;
 	}
@@ -638,7 +663,10 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		return g->next_ms = now + UGOV_BASE_MS;
 	}
 	g->ticks++;
-	apply(d);
+	if (g->driver == DRV_DAEMON)
+		apply(d);
+	else
+		observe(g);
 	if (g->driver == DRV_DAEMON && g->dec.compact_mask)
 		compact(g, now);
 	/* back off while nothing changes */
@@ -660,6 +688,62 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 	return g->next_ms;
 }
 
+/* Where governor_<name> goes in struct amm_gov_config (amm_gov_param_names). */
+#define GP(f) { offsetof(struct amm_gov_config, f), \
+		sizeof(((struct amm_gov_config *)0)->f) }
+static const struct { size_t off, size; } gov_params[AMM_GOV_NPARAMS] = {
+	GP(max_enabled), GP(min_avail_blocks), GP(avail_up_blocks),
+	GP(fallback_down_permille), GP(fallback_up_permille), GP(min_faults),
+	GP(dwell_ms), GP(up_dwell_ms), GP(headroom_blocks), GP(compact_budget),
+	GP(compact_window_ms), GP(mem_low_permille), GP(mem_plenty_permille),
+	GP(mem_hyst_permille), GP(partial_down_permille),
+	GP(partial_up_permille), GP(min_folios), GP(footprint_down_permille),
+	GP(footprint_up_permille),
+};
+#undef GP
+
+/* The policy tunables from the configuration; the defaults if invalid. */
+static void gov_config(struct daemon *d, struct amm_gov_config *out)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	struct amm_gov_config cfg;
+	unsigned int i;
+
+	amm_gov_config_default(&cfg);
+	for (i = 0; i < AMM_GOV_NPARAMS; i++) {
+		char *p = (char *)&cfg + gov_params[i].off;
+
+		if (!(d->cfg.gov_param_set & (1u << i)))
+			continue;
+		if (gov_params[i].size == sizeof(u64))
+			*(u64 *)p = d->cfg.gov_param[i];
+		else
+			*(unsigned int *)p = (unsigned int)d->cfg.gov_param[i];
+	}
+	if (d->cfg.gov_candidates[0]) {
+		char buf[sizeof(d->cfg.gov_candidates)], *save = NULL, *t;
+
+		strcpy(buf, d->cfg.gov_candidates);
+		cfg.candidates = 0;
+		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			int o = amm_order_of_kb(strtoull(t, NULL, 10),
+						page_kb > 0 ? (unsigned int)page_kb : 4);
+
+			if (o < 2) {
+				cfg.candidates = ~0u;	/* invalid: rejected below */
+				break;
+			}
+			cfg.candidates |= 1u << o;
+		}
+	}
+	if (amm_gov_config_validate(&cfg)) {
+		err("governor_* settings in %s are invalid together (rules in docs/governor.md \"Tunables\": min_avail_blocks < avail_up_blocks, fallback_up_permille < fallback_down_permille, dwell_ms <= up_dwell_ms, candidates sizes of 4 pages or more); using the defaults",
+		    d->cfg_path);
+		amm_gov_config_default(&cfg);
+	}
+	*out = cfg;
+}
+
 void gov_start(struct daemon *d)
 {
 	struct ugov *g;
@@ -676,12 +760,16 @@ void gov_start(struct daemon *d)
 		return;
 	}
 	g->mode = (enum ugov_mode)d->cfg.governor;
+	if (d->cfg.dry_run && (g->mode == UGOV_AUTO || g->mode == UGOV_DAEMON)) {
+		info("governor: dry run: the daemon's governor decides but writes nothing (as governor = observe)");
+		g->mode = UGOV_OBSERVE;
+	}
 	g->mode_fd = -1;
 	g->interval_ms = UGOV_BASE_MS;
 	atomic_init(&g->busy, false);
 	atomic_init(&g->compact_ns, 0);
 	atomic_init(&g->compact_not_before_ms, 0);
-	amm_gov_config_default(&g->cfg);
+	gov_config(d, &g->cfg);
 	g->zi_fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC);
 	g->bi_fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
 	knobs_open(g);
@@ -690,7 +778,8 @@ void gov_start(struct daemon *d)
 			    (g->cfg.candidates & (1U << g->k[i].order));
 	d->gov = g;
 	module_poll(g);
-	if (g->zi_fd < 0 || g->bi_fd < 0 || !writable) {
+	if (g->zi_fd < 0 || g->bi_fd < 0 ||
+	    (!writable && g->mode != UGOV_OBSERVE)) {
 		if (g->mode != UGOV_KERNEL)
 			warn("governor: %s; the daemon's mTHP governor cannot run here (it still reports agentmm.ko's state)",
 			     g->zi_fd < 0 || g->bi_fd < 0 ?
@@ -732,6 +821,17 @@ void gov_stop(struct daemon *d)
 
 void gov_reload(struct daemon *d, int old)
 {
+	struct amm_gov_config cfg;
+
+	if (d->gov && old == d->cfg.governor) {
+		gov_config(d, &cfg);
+		if (memcmp(&cfg, &d->gov->cfg, sizeof(cfg))) {
+			info("governor: new tunables from %s", d->cfg_path);
+			d->gov->cfg = cfg;
+			d->gov->initialised = false;
+		}
+		return;
+	}
 	if (old == d->cfg.governor)
 		return;
 	info("governor: %s -> %s", ugov_mode_name((enum ugov_mode)old),
@@ -823,8 +923,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];
 
-		if (g->driver == DRV_DAEMON && g->initialised &&
-		    (g->dec.enabled & (1U << k->order)) &&
+		if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
+		    g->initialised && (g->dec.enabled & (1U << k->order)) &&
 		    !k->external && so < sizeof(sizes))
 			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
 					       "%s%u", so ? "," : "", k->kb);
@@ -834,7 +934,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     sizes[0] ? sizes : "-");
 	if (g->unable)
 		GOUT(" note=cannot-drive-here");
-	if (g->driver == DRV_DAEMON && g->initialised)
+	if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
+	    g->initialised)
 		GOUT(" headroom_permille=%d", g->dec.headroom_permille ==
 		     AMM_GOV_UNRATED ? -1 : (int)g->dec.headroom_permille);
 	GOUT(" ticks=%" PRIu64 " writes=%" PRIu64 " admin_changes=%" PRIu64
@@ -844,7 +945,7 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     g->ticks, g->writes, g->admin_changes, g->write_errors,
 	     g->handovers, g->compact_runs,
 	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
-	if (g->driver != DRV_DAEMON)
+	if (g->driver != DRV_DAEMON && g->mode != UGOV_OBSERVE)
 		return off < len ? off : len;
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];

@@ -283,8 +283,10 @@ int ugov_parse_selected(const char *text, char *out, size_t len)
 
 const char *ugov_mode_name(enum ugov_mode m)
 {
-	static const char *const names[] = { "auto", "kernel", "daemon", "off" };
+	static const char *const names[] = {
+		"auto", "kernel", "daemon", "off", "observe",
+	};
 
-	return (unsigned int)m < 4 ? names[m] : "?";
+	return (unsigned int)m < 5 ? names[m] : "?";
 }
 

@@ -421,7 +421,8 @@ int main(int argc, char **argv)
 		ev.data.fd = ring_buffer__epoll_fd(d->rb);
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	psi_start(d, ep);
+	if (!d->gov_only)
+		psi_start(d, ep);
 	control_start(d, ep);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,

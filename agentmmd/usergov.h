@@ -86,7 +86,7 @@ int ugov_parse_counter(const char *text, u64 *out);
 /* --- the daemon side (agentmmd/governor.c) --- */
 
 /* the config key governor = (struct amm_config.governor holds these) */
-enum ugov_mode { UGOV_AUTO, UGOV_KERNEL, UGOV_DAEMON, UGOV_OFF };
+enum ugov_mode { UGOV_AUTO, UGOV_KERNEL, UGOV_DAEMON, UGOV_OFF, UGOV_OBSERVE };
 
 struct daemon;
 

@@ -332,7 +332,10 @@ arm_setup() {
 		[ -f "$ko" ] || out_ins="no module file $ko"
 		if [ -n "$gov_cmd" ] && [ $1 = agentmm ]; then
 			say "  agentmm.ko not loaded ($out_ins); governor: $gov_cmd"
-			sh -c "exec $gov_cmd" >"$out/runs/$name.gov" 2>&1 &
+			# append mode: the CPU line written at the end must not be
+			# overwritten by the governor's own last words
+			: >"$out/runs/$name.gov"
+			sh -c "exec $gov_cmd" >>"$out/runs/$name.gov" 2>&1 &
 			gov_pid=$!
 			gov_t0=$(awk '{ print $1 }' /proc/uptime)
 			sleep 2	# let it take the knobs before the workload starts
@@ -409,7 +412,7 @@ cleanup() {
 	restore_settings
 	verify_restored
 }
-trap 'trap - EXIT; cleanup; exit 130' INT TERM HUP
+trap 'trap - EXIT; say "interrupted: stopping the run, restoring the settings"; cleanup; exit 130' INT TERM HUP
 trap 'rc=$?; trap - EXIT; cleanup || rc=3; exit $rc' EXIT
 
 # ---- the runs ----

@@ -13,6 +13,12 @@
 #           /sys/kernel/mm/transparent_hugepage in a private mount
 #           namespace: the real mechanism, as on a locked-down host) and
 #           where they are absent (an empty tmpfs over the same directory).
+#   governor  the agentmm arm's pluggable governor command (what runs
+#           agentmmd's user-space governor where the module cannot load):
+#           started for the run, stopped with SIGTERM after it, its CPU
+#           time recorded. Runs against a copy of the THP and vm knobs on
+#           tmpfs in a private mount namespace, so the host's real knobs
+#           are never written (and a measurement may run meanwhile).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
@@ -98,6 +104,38 @@ refuse)
 		bash -c "[ $rc = 2 ] && grep -q 'nothing changed' <<<'$msg'"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]
 	;;
-*) echo "usage: bench-host-test.sh smoke|refuse" >&2; exit 2 ;;
+governor)
+	out=$top/build/bench-host/governor
+	rm -rf "$out"
+	mkdir -p "$out"
+	# the governor: records that it ran and that SIGTERM reached it
+	cat >"$out/fake-gov.sh" <<'GOV'
+#!/bin/sh
+echo "fake governor started"
+trap 'echo "fake governor: SIGTERM, handing the knobs back"; exit 0' TERM
+while :; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.1; done
+GOV
+	chmod +x "$out/fake-gov.sh"
+	unshare -m --propagation private bash -c "
+		set -e
+		# copies of the knobs, writable, on tmpfs
+		mkdir -p '$out/thp' '$out/vm'
+		cp -r $THP/. '$out/thp/' 2>/dev/null || true
+		for f in /proc/sys/vm/*; do [ -f "\$f" ] && [ -r "\$f" ] && cat "\$f" >'$out/vm/'"\${f##*/}" 2>/dev/null || true; done
+		mount -t tmpfs none $THP && cp -r '$out/thp/.' $THP/
+		mount -t tmpfs none /proc/sys/vm && cp '$out/vm/'* /proc/sys/vm/
+		PATH=$top/build/tools:\$PATH '$top/benchmarks/bench-guest.sh' --host --reps 1 			--arms 'stock agentmm' --states healthy -n 1 -c 2 -s 0.05 -t 0.05 			--load-args --no-cgroup --agentmm-ko /nonexistent.ko 			--tuned-profile '$top/tuned/agent-sandbox/tuned.conf' 			--governor-cmd '$out/fake-gov.sh' '$out/run'" >"$out.log" 2>&1
+	rc=$?
+	sed 's/^/    /' "$out.log"
+	check "bench-guest with a governor command exits 0" [ $rc = 0 ]
+	check "agentmm arm ran" grep -q "^1	agentmm	healthy	ok" "$out/run/runs.tsv"
+	g=$out/run/runs/agentmm-healthy-r1.gov
+	check "the governor ran during the run" grep -q 'fake governor started' "$g"
+	check "SIGTERM stopped it" grep -q 'fake governor: SIGTERM' "$g"
+	check "its CPU time was recorded" grep -qE '^governor_cpu_ticks [0-9]+ clk_tck [0-9]+ wall_s [0-9.]+' "$g"
+	check "report shows the governor's CPU" bash -c "'$top/benchmarks/report.sh' --no-plots '$out/run' | grep -q 'user-space governor CPU'"
+	check "every real knob as found" [ "$(snapshot)" = "$before" ]
+	;;
+*) echo "usage: bench-host-test.sh smoke|refuse|governor" >&2; exit 2 ;;
 esac
 done_

@@ -84,7 +84,7 @@ bench: test-module guest-bins
 # --regimes busy"); BENCH_HOST_OUT names the output directory.
 BENCH_HOST_ARGS ?=
 BENCH_HOST_OUT ?=
-.PHONY: bench-host bench-host-smoke bench-host-refuse bench-host-check demo-host
+.PHONY: bench-host bench-host-smoke bench-host-refuse bench-host-governor bench-host-check demo-host
 bench-host: tools
 	$(BENCH_DIR)/bench-host.sh $(BENCH_HOST_ARGS) $(BENCH_HOST_OUT)
 
@@ -97,7 +97,12 @@ bench-host-smoke: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 bench-host-refuse: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 	$(BENCH_DIR)/bench-host-test.sh refuse
 
-bench-host-check: bench-host-smoke bench-host-refuse
+# The agentmm arm's pluggable governor command, against tmpfs copies of the
+# knobs in a private mount namespace (the host's knobs are never written).
+bench-host-governor: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+	$(BENCH_DIR)/bench-host-test.sh governor
+
+bench-host-check: bench-host-smoke bench-host-refuse bench-host-governor
 
 # The native part of `make demo` (skipped with a message where the host's
 # mTHP knobs are not writable).

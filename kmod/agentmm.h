@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include "policy/contig.h"
 #include "policy/governor.h"
+#include "policy/parse.h"
 
 #define AGENTMM_VERSION "0.1.0"
 
@@ -130,9 +131,11 @@ enum {
 
 /**
  * struct agentmm_knob - one mTHP size's controls, as the governor sees them
- * @enabled: hugepages-<kb>kB/enabled, open for writing while enforcing
- * @stats: its anon fault and footprint counters, open while the governor
- *	runs (NULL where the kernel lacks the file)
+ * @file: hugepages-<kb>kB/enabled, opened at load in the initial mount
+ *	namespace (for writing where possible); NULL if the size has none
+ * @borrowed: enforcing, and @original was recorded: agentmm manages it
+ * @stats: its anon fault and footprint counters, opened with @file (NULL
+ *	where the kernel lacks the file)
  * @original: the admin's value, recorded when enforce started
  * @on: what agentmm writes to enable the size: @original unless that is
  *	"never", else the enable_mode parameter
@@ -142,7 +145,8 @@ enum {
  * @seen: the value it saw then
  */
 struct agentmm_knob {
-	struct file *enabled;
+	struct file *file;
+	bool borrowed;
 	struct file *stats[AGENTMM_NR_STATS];
 	char original[AGENTMM_KNOB_LEN];
 	char on[AGENTMM_KNOB_LEN];
@@ -155,8 +159,18 @@ struct agentmm_knob {
 /**
  * struct agentmm_governor - module-side governor state
  *
- * All fields are protected by agentmm_sensor.lock.
- * @cfg: tunables (module parameters)
+ * Published fields are protected by agentmm_sensor.lock, which is never
+ * held across file I/O. @io_lock serialises the I/O: reading the
+ * counters, writing and restoring knobs, entering and leaving enforce.
+ * Knob fields readers never see (@written) change only under @io_lock;
+ * @running and @enforcing change under both locks. Lock order: the mode
+ * lock, @io_lock, agentmm_sensor.lock.
+ * @io_lock: see above
+ * @plan_valid: @plan_* hold a decision the I/O half has yet to apply
+ * @plan_enabled: its enabled mask
+ * @plan_candidates: the candidate mask it was made with
+ * @plan_compact: its compaction request
+ * @cfg: tunables in force (the module parameters as last committed)
  * @cfg_ready: @cfg holds the defaults or what parameters set
  * @st: decision-logic state
  * @dec: the last decision
@@ -176,6 +190,11 @@ struct agentmm_knob {
  * @compact_ns: time spent in them
  */
 struct agentmm_governor {
+	struct mutex io_lock;
+	bool plan_valid;
+	u32 plan_enabled;
+	u32 plan_candidates;
+	u32 plan_compact;
 	struct amm_gov_config cfg;
 	bool cfg_ready;
 	struct amm_gov_state st;
@@ -205,11 +224,20 @@ void agentmm_sensor_exit(void);
 int agentmm_sensor_start(void);
 void agentmm_sensor_stop(void);
 
+void agentmm_run_in_init_ns(void (*fn)(void *arg), void *arg);
+void agentmm_gov_open_files(void);
+void agentmm_gov_close_files(void);
 void agentmm_gov_start(void);
 void agentmm_gov_stop(void);
 void agentmm_gov_sync(void);
 int agentmm_gov_enforce(bool on);
+int agentmm_gov_load_params(void);
+int agentmm_gov_show_config(char *buf);
+void agentmm_gov_io_begin(void);
 void agentmm_gov_tick(void);
+void agentmm_gov_io_end(void);
+void agentmm_gov_debugfs_init(void);
+void agentmm_gov_debugfs_exit(void);
 
 enum agentmm_mode agentmm_get_mode(void);
 int agentmm_set_mode_str(const char *buf);

@@ -18,11 +18,16 @@
  * and its write (microseconds) is overwritten; the read-back narrows what
  * is missed to that window.
  *
- * Files are opened in process context (module load or a mode write, by
- * root) and kept open, so the sampling work never resolves a path.
+ * The knob and counter files are resolved once, at load, from a kernel
+ * worker (whose root is init's, in the initial mount namespace), and kept
+ * open until unload: a mode write from a container, or a modprobe run in a
+ * mount namespace with another /sys, cannot point agentmm at other files,
+ * and the sampling work never resolves a path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/ktime.h>
@@ -30,6 +35,7 @@
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "agentmm.h"
 #include "agentmm_trace.h"
@@ -41,7 +47,9 @@
 /* ...and spends at most this long per request. */
 #define AGENTMM_COMPACT_MAX_NS		(50 * NSEC_PER_MSEC)
 
-struct agentmm_governor agentmm_gov;
+struct agentmm_governor agentmm_gov = {
+	.io_lock = __MUTEX_INITIALIZER(agentmm_gov.io_lock),
+};
 
 static const char * const agentmm_stat_names[AGENTMM_NR_STATS] = {
 	[AGENTMM_STAT_ALLOC] = "stats/anon_fault_alloc",
@@ -56,7 +64,17 @@ static void agentmm_compact_workfn(struct work_struct *work);
 static DECLARE_WORK(agentmm_compact_work, agentmm_compact_workfn);
 static unsigned int agentmm_compact_order;
 
-/* --- tunables: module parameters, validated as a whole --- */
+/* --- tunables: module parameters, staged and committed as a set --- */
+
+/*
+ * As in DAMON's policy modules, a parameter write only stages its value
+ * (after checking its syntax); the staged set is checked as a whole and
+ * takes effect at load, or at runtime when commit_inputs is written. So
+ * the order parameters arrive in never matters, and a set that does not
+ * hold together changes nothing.
+ */
+static struct amm_gov_config agentmm_staged;
+static bool agentmm_staged_ready;
 
 /*
  * Parameters are parsed before module init runs, so the defaults are filled
@@ -67,7 +85,100 @@ static void agentmm_gov_defaults(void)
 	if (agentmm_gov.cfg_ready)
 		return;
 	amm_gov_config_default(&agentmm_gov.cfg);
+	agentmm_staged = agentmm_gov.cfg;
+	agentmm_staged_ready = true;
 	agentmm_gov.cfg_ready = true;
+}
+
+/*
+ * Commits the staged set if it holds together. Caller holds
+ * agentmm_sensor.lock. Return: 0, or -EINVAL (nothing changed; @what
+ * names the conflict in dmesg).
+ */
+static int agentmm_gov_commit(const char *what)
+{
+	const char *conflict;
+
+	agentmm_gov_defaults();
+	conflict = amm_gov_config_conflict(&agentmm_staged);
+	if (conflict) {
+		pr_err("%s: %s; nothing changed (allowed: see docs/governor.md; the staged values are in /sys/module/agentmm/parameters)\n",
+		       what, conflict);
+		return -EINVAL;
+	}
+	agentmm_gov.cfg = agentmm_staged;
+	return 0;
+}
+
+/**
+ * agentmm_gov_load_params() - commit the parameters given at load
+ *
+ * Context: process context (module init), before the governor starts.
+ * Return: 0, or -EINVAL if they do not hold together (dmesg names the
+ * conflict; the module does not load).
+ */
+int agentmm_gov_load_params(void)
+{
+	int err;
+
+	mutex_lock(&agentmm_sensor.lock);
+	err = agentmm_gov_commit("parameters");
+	mutex_unlock(&agentmm_sensor.lock);
+	return err;
+}
+
+static int agentmm_commit_inputs_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	bool v;
+	int err;
+
+	if (kstrtobool(val, &v)) {
+		pr_err("commit_inputs: '%.*s' is invalid; allowed: Y or 1 to commit the staged parameters\n",
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	if (!v)
+		return 0;
+	mutex_lock(&agentmm_sensor.lock);
+	err = agentmm_gov_commit("commit_inputs");
+	mutex_unlock(&agentmm_sensor.lock);
+	return err;
+}
+
+static const struct kernel_param_ops agentmm_commit_inputs_ops = {
+	.set = agentmm_commit_inputs_set,
+	.get = param_get_bool,
+};
+static bool agentmm_commit_inputs;
+module_param_cb(commit_inputs, &agentmm_commit_inputs_ops,
+		&agentmm_commit_inputs, 0644);
+MODULE_PARM_DESC(commit_inputs,
+		 "write Y to apply the governor parameters written since load or the last commit, as a set");
+
+/**
+ * agentmm_gov_show_config() - the governor settings in force
+ * @buf: sysfs buffer (PAGE_SIZE)
+ *
+ * Context: process context; agentmm_sensor.lock held.
+ * Return: bytes written: one "name value" line per setting.
+ */
+int agentmm_gov_show_config(char *buf)
+{
+	const struct amm_gov_config *c = &agentmm_gov.cfg;
+
+	agentmm_gov_defaults();
+	return sysfs_emit(buf,
+			  "candidates %#x\nmax_enabled %u\nmin_avail_blocks %llu\navail_up_blocks %llu\nfallback_down_permille %u\nfallback_up_permille %u\nmin_faults %llu\ndwell_ms %llu\nup_dwell_ms %llu\nheadroom_blocks %llu\ncompact_budget %u\ncompact_window_ms %llu\nmem_low_permille %u\nmem_plenty_permille %u\nmem_hyst_permille %u\npartial_down_permille %u\npartial_up_permille %u\nmin_folios %llu\nfootprint_down_permille %u\nfootprint_up_permille %u\n",
+			  c->candidates, c->max_enabled, c->min_avail_blocks,
+			  c->avail_up_blocks, c->fallback_down_permille,
+			  c->fallback_up_permille, c->min_faults, c->dwell_ms,
+			  c->up_dwell_ms, c->headroom_blocks, c->compact_budget,
+			  c->compact_window_ms, c->mem_low_permille,
+			  c->mem_plenty_permille, c->mem_hyst_permille,
+			  c->partial_down_permille, c->partial_up_permille,
+			  c->min_folios, c->footprint_down_permille,
+			  c->footprint_up_permille);
 }
 
 struct agentmm_gov_param {
@@ -79,28 +190,23 @@ static int agentmm_gov_param_set(const char *val,
 				 const struct kernel_param *kp)
 {
 	const struct agentmm_gov_param *p = kp->arg;
-	struct amm_gov_config cfg;
+	struct amm_gov_config *cfg = &agentmm_staged;
 	u64 v;
 
-	if (kstrtou64(val, 0, &v) || (p->size == sizeof(u32) && v > U32_MAX)) {
-		pr_err("%s: '%.*s' is invalid; allowed: a non-negative integer\n",
-		       kp->name, (int)strcspn(val, "\n"), val);
+	if (amm_parse_u64(val, strlen(val), &v) ||
+	    (p->size == sizeof(u32) && v > U32_MAX)) {
+		pr_err("%s: '%.*s' is invalid; allowed: a non-negative integer%s\n",
+		       kp->name, (int)strcspn(val, "\n"), val,
+		       p->size == sizeof(u32) ? " below 2^32" : "");
 		return -EINVAL;
 	}
+	/* Staged only: checked with the others at load or commit_inputs. */
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	cfg = agentmm_gov.cfg;
 	if (p->size == sizeof(u64))
-		*(u64 *)((char *)&cfg + p->offset) = v;
+		*(u64 *)((char *)cfg + p->offset) = v;
 	else
-		*(u32 *)((char *)&cfg + p->offset) = v;
-	if (amm_gov_config_validate(&cfg)) {
-		mutex_unlock(&agentmm_sensor.lock);
-		pr_err("%s: %llu is invalid with the other governor settings; allowed: see docs/governor.md (min_avail_blocks < avail_up_blocks, fallback_up_permille < fallback_down_permille <= 1000, dwell_ms <= up_dwell_ms, max_enabled 1..16)\n",
-		       kp->name, v);
-		return -EINVAL;
-	}
-	agentmm_gov.cfg = cfg;
+		*(u32 *)((char *)cfg + p->offset) = v;
 	mutex_unlock(&agentmm_sensor.lock);
 	return 0;
 }
@@ -113,9 +219,9 @@ static int agentmm_gov_param_get(char *buffer, const struct kernel_param *kp)
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
 	if (p->size == sizeof(u64))
-		v = *(u64 *)((char *)&agentmm_gov.cfg + p->offset);
+		v = *(u64 *)((char *)&agentmm_staged + p->offset);
 	else
-		v = *(u32 *)((char *)&agentmm_gov.cfg + p->offset);
+		v = *(u32 *)((char *)&agentmm_staged + p->offset);
 	mutex_unlock(&agentmm_sensor.lock);
 	return scnprintf(buffer, PAGE_SIZE, "%llu\n", v);
 }
@@ -174,49 +280,21 @@ AGENTMM_GOV_PARAM(footprint_up_permille,
 static int agentmm_candidates_set(const char *val,
 				  const struct kernel_param *kp)
 {
-	struct amm_gov_config cfg;
-	char *buf, *cur, *tok;
-	u32 mask = 0;
-	int err = 0;
+	u32 mask;
 
-	buf = kstrndup(val, strcspn(val, "\n"), GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	cur = buf;
-	while ((tok = strsep(&cur, ",")) && !err) {
-		unsigned int kb;
-		int order;
-
-		tok = strim(tok);
-		if (kstrtouint(tok, 10, &kb)) {
-			err = -EINVAL;
-			break;
-		}
-		order = amm_order_of_kb(kb, PAGE_SIZE / 1024);
-		/* Anonymous mTHP sizes run from order 2 to PMD order. */
-		if (order < 2 || order > HPAGE_PMD_ORDER)
-			err = -EINVAL;
-		else
-			mask |= 1U << order;
-	}
-	kfree(buf);
-	if (!err && !mask)
-		err = -EINVAL;
-	if (err) {
+	/* Anonymous mTHP sizes run from order 2 to PMD order. */
+	if (amm_parse_sizes(val, strlen(val), PAGE_SIZE / 1024, 2,
+			    HPAGE_PMD_ORDER, &mask)) {
 		pr_err("candidates: '%.*s' is invalid; allowed: comma-separated mTHP sizes in kB from %lu to %lu, e.g. 16,32,64,2048\n",
 		       (int)strcspn(val, "\n"), val, (PAGE_SIZE / 1024) << 2,
 		       (PAGE_SIZE / 1024) << HPAGE_PMD_ORDER);
-		return err;
+		return -EINVAL;
 	}
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	cfg = agentmm_gov.cfg;
-	cfg.candidates = mask;
-	err = amm_gov_config_validate(&cfg);
-	if (!err)
-		agentmm_gov.cfg = cfg;
+	agentmm_staged.candidates = mask;	/* staged, as the others */
 	mutex_unlock(&agentmm_sensor.lock);
-	return err ? -EINVAL : 0;
+	return 0;
 }
 
 static int agentmm_candidates_get(char *buffer, const struct kernel_param *kp)
@@ -227,7 +305,7 @@ static int agentmm_candidates_get(char *buffer, const struct kernel_param *kp)
 
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	mask = agentmm_gov.cfg.candidates;
+	mask = agentmm_staged.candidates;
 	mutex_unlock(&agentmm_sensor.lock);
 	for (order = 0; order < AMM_MAX_ORDERS; order++)
 		if (mask & (1U << order))
@@ -257,7 +335,8 @@ static unsigned int agentmm_enable_mode;	/* index: "always" */
 static int agentmm_enable_mode_set(const char *val,
 				   const struct kernel_param *kp)
 {
-	int i = sysfs_match_string(agentmm_on_modes, val);
+	int i = amm_match_word(agentmm_on_modes, ARRAY_SIZE(agentmm_on_modes),
+			       val, strlen(val));
 
 	if (i < 0) {
 		pr_err("enable_mode: '%.*s' is invalid; allowed: always, madvise, inherit\n",
@@ -285,20 +364,6 @@ MODULE_PARM_DESC(enable_mode,
 
 /* --- knob files --- */
 
-/* The selected word of an "always [never] ..." style file. */
-static int agentmm_parse_selected(const char *buf, char *out, size_t len)
-{
-	const char *open = strchr(buf, '['), *close;
-
-	if (!open)
-		return -EINVAL;
-	close = strchr(open, ']');
-	if (!close || close - open - 1 <= 0 || close - open - 1 >= len)
-		return -EINVAL;
-	memcpy(out, open + 1, close - open - 1);
-	out[close - open - 1] = '\0';
-	return 0;
-}
 
 static ssize_t agentmm_file_read(struct file *f, char *buf, size_t len)
 {
@@ -316,7 +381,8 @@ static int agentmm_read_selected(struct file *f, char *out, size_t len)
 
 	if (n < 0)
 		return n;
-	return agentmm_parse_selected(buf, out, len);
+	/* The selected word of an "always [never] ..." style file. */
+	return amm_parse_selected(buf, n, out, len) ? -EINVAL : 0;
 }
 
 static int agentmm_write_word(struct file *f, const char *word)
@@ -358,7 +424,7 @@ static u64 agentmm_read_stat(struct file *f)
 
 	if (!f || agentmm_file_read(f, buf, sizeof(buf)) <= 0)
 		return 0;
-	if (kstrtou64(strim(buf), 10, &v))
+	if (amm_parse_stat(buf, strlen(buf), &v))
 		return 0;
 	return v;
 }
@@ -367,28 +433,109 @@ static u64 agentmm_read_stat(struct file *f)
 
 static void agentmm_gov_apply(void);
 
-/**
- * agentmm_gov_tick() - one governor step after a sensor sample
- *
- * Reads the mTHP fault counters, steps the decision logic, and in enforce
- * mode applies the decision and asks for compaction.
- * Context: process context (the sampling work); agentmm_sensor.lock held.
+/*
+ * Test hook (debugfs agentmm/hold_io): while set, the I/O half of a tick
+ * waits (at most AGENTMM_HOLD_IO_MAX) before writing knobs, holding only
+ * the I/O lock, so a test can prove that readers never wait behind it.
  */
-void agentmm_gov_tick(void)
+#define AGENTMM_HOLD_IO_MAX	(30 * HZ)
+static bool agentmm_hold_io;
+static atomic_t agentmm_io_waiting = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(agentmm_hold_wq);
+static struct dentry *agentmm_debugfs;
+
+static void agentmm_gov_hold_point(void)
+{
+	if (!READ_ONCE(agentmm_hold_io))
+		return;
+	atomic_inc(&agentmm_io_waiting);
+	wait_event_timeout(agentmm_hold_wq, !READ_ONCE(agentmm_hold_io),
+			   AGENTMM_HOLD_IO_MAX);
+	atomic_dec(&agentmm_io_waiting);
+}
+
+static ssize_t agentmm_hold_io_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	char buf[48];
+	int n = scnprintf(buf, sizeof(buf), "%d waiting=%d\n",
+			  READ_ONCE(agentmm_hold_io),
+			  atomic_read(&agentmm_io_waiting));
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
+}
+
+static ssize_t agentmm_hold_io_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	bool v;
+	int err = kstrtobool_from_user(ubuf, count, &v);
+
+	if (err)
+		return err;
+	WRITE_ONCE(agentmm_hold_io, v);
+	if (!v)
+		wake_up_all(&agentmm_hold_wq);
+	return count;
+}
+
+static const struct file_operations agentmm_hold_io_fops = {
+	.owner = THIS_MODULE,
+	.read = agentmm_hold_io_read,
+	.write = agentmm_hold_io_write,
+	.llseek = default_llseek,
+};
+
+/**
+ * agentmm_gov_debugfs_init() - create the test hook debugfs agentmm/hold_io
+ *
+ * Writing 1 makes the next ticks' I/O half wait before writing knobs
+ * (holding only the I/O lock) until 0 is written or 30 s pass; reading
+ * gives the setting and how many ticks wait. Without debugfs, nothing.
+ * Context: process context (module init).
+ */
+void agentmm_gov_debugfs_init(void)
+{
+	agentmm_debugfs = debugfs_create_dir("agentmm", NULL);
+	debugfs_create_file("hold_io", 0600, agentmm_debugfs, NULL,
+			    &agentmm_hold_io_fops);
+}
+
+/**
+ * agentmm_gov_debugfs_exit() - remove the test hook and release any hold
+ *
+ * Context: process context (module exit or a failed init).
+ */
+void agentmm_gov_debugfs_exit(void)
+{
+	debugfs_remove_recursive(agentmm_debugfs);
+	agentmm_debugfs = NULL;
+	WRITE_ONCE(agentmm_hold_io, false);
+	wake_up_all(&agentmm_hold_wq);
+}
+
+/**
+ * agentmm_gov_io_begin() - the I/O half of a tick that comes first
+ *
+ * Takes the I/O lock (held until agentmm_gov_io_end()) and reads every
+ * size's counters into the governor's input, without agentmm_sensor.lock,
+ * so readers of agentmm's sysfs never wait behind kernfs I/O.
+ * Context: process context (the sampling work); agentmm_sensor.lock not
+ * held.
+ */
+void agentmm_gov_io_begin(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;
 	struct amm_gov_input *in = &g->input;
-	u16 reasons[NR_PAGE_ORDERS];
-	unsigned int i, order;
-	int err;
+	unsigned int i;
 
-	lockdep_assert_held(&s->lock);
+	mutex_lock(&g->io_lock);
 	if (!g->running)
 		return;
 	memset(in, 0, sizeof(*in));
-	in->now_ms = div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
-	in->mem = s->mem;
+	/* s->sizes[].order and the files are fixed from load to unload. */
 	for (i = 0; i < s->nr_sizes; i++) {
 		struct agentmm_knob *k = &g->knobs[i];
 		struct amm_gov_order_input *o = &in->order[s->sizes[i].order];
@@ -396,7 +543,6 @@ void agentmm_gov_tick(void)
 		if (!k->stats[AGENTMM_STAT_ALLOC])
 			continue;	/* no anon knob for this size (8kB) */
 		o->present = true;
-		o->avail_pages = s->sizes[i].servable_pages;
 		o->fault_alloc = agentmm_read_stat(k->stats[AGENTMM_STAT_ALLOC]);
 		o->fault_fallback =
 			agentmm_read_stat(k->stats[AGENTMM_STAT_FALLBACK]);
@@ -408,6 +554,34 @@ void agentmm_gov_tick(void)
 		o->split_deferred =
 			agentmm_read_stat(k->stats[AGENTMM_STAT_DEFERRED]);
 	}
+}
+
+/**
+ * agentmm_gov_tick() - one governor step after a sensor sample
+ *
+ * Completes the input read by agentmm_gov_io_begin() with the sensor's
+ * numbers and steps the decision logic. No I/O.
+ * Context: process context (the sampling work); the I/O lock and
+ * agentmm_sensor.lock held.
+ */
+void agentmm_gov_tick(void)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	struct agentmm_governor *g = &agentmm_gov;
+	struct amm_gov_input *in = &g->input;
+	u16 reasons[NR_PAGE_ORDERS];
+	unsigned int i, order;
+	int err;
+
+	lockdep_assert_held(&s->lock);
+	lockdep_assert_held(&g->io_lock);
+	if (!g->running)
+		return;
+	in->now_ms = div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
+	in->mem = s->mem;
+	for (i = 0; i < s->nr_sizes; i++)
+		in->order[s->sizes[i].order].avail_pages =
+			s->sizes[i].servable_pages;
 	if (!g->initialised) {
 		err = amm_gov_init(&g->st, &g->cfg, in, &g->dec);
 		g->initialised = !err;
@@ -422,13 +596,49 @@ void agentmm_gov_tick(void)
 	trace_agentmm_decision(g->dec.ceiling, g->dec.enabled, g->dec.changed,
 			       g->dec.below_headroom, g->dec.compact_mask,
 			       reasons);
-	if (!g->enforcing)
-		return;
-	agentmm_gov_apply();
-	if (g->dec.compact_mask && !work_pending(&agentmm_compact_work)) {
-		agentmm_compact_order = __fls(g->dec.compact_mask);
-		queue_work(system_unbound_wq, &agentmm_compact_work);
+	/* What the I/O half applies, after agentmm_sensor.lock is dropped. */
+	g->plan_enabled = g->dec.enabled;
+	g->plan_candidates = g->cfg.candidates;
+	g->plan_compact = g->dec.compact_mask;
+	g->plan_valid = true;
+}
+
+/* Snapshot of the last decision for the I/O half; both locks held. */
+static void agentmm_gov_plan(void)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+
+	g->plan_valid = g->initialised;
+	g->plan_enabled = g->dec.enabled;
+	g->plan_candidates = g->cfg.candidates;
+	g->plan_compact = 0;
+}
+
+/**
+ * agentmm_gov_io_end() - the I/O half of a tick that comes last
+ *
+ * In enforce mode, makes the knobs match the decision agentmm_gov_tick()
+ * planned and asks for compaction; then drops the I/O lock. Knob writes
+ * take khugepaged_mutex and recompute watermarks in the kernel; none of
+ * that happens under agentmm_sensor.lock.
+ * Context: process context (the sampling work); the I/O lock held (from
+ * agentmm_gov_io_begin()), agentmm_sensor.lock not held.
+ */
+void agentmm_gov_io_end(void)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+
+	lockdep_assert_held(&g->io_lock);
+	if (g->running && g->enforcing && g->plan_valid) {
+		agentmm_gov_hold_point();
+		agentmm_gov_apply();
+		if (g->plan_compact && !work_pending(&agentmm_compact_work)) {
+			agentmm_compact_order = __fls(g->plan_compact);
+			queue_work(system_unbound_wq, &agentmm_compact_work);
+		}
 	}
+	g->plan_valid = false;
+	mutex_unlock(&g->io_lock);
 }
 
 static const char * const agentmm_ext_what[] = {
@@ -437,19 +647,32 @@ static const char * const agentmm_ext_what[] = {
 	[AGENTMM_EXT_RESTORE] = "by someone else; leaving it",
 };
 
-/* Lets go of knob @i for good: someone else set it to @now. Lock held. */
+/* Counts one event in @ctr, which sysfs reads under agentmm_sensor.lock. */
+static void agentmm_gov_count(u64 *ctr)
+{
+	mutex_lock(&agentmm_sensor.lock);
+	(*ctr)++;
+	mutex_unlock(&agentmm_sensor.lock);
+}
+
+/*
+ * Lets go of knob @i for good: someone else set it to @now.
+ * Context: the I/O lock held, agentmm_sensor.lock not held.
+ */
 static void agentmm_knob_release(unsigned int i, const char *now,
 				 enum agentmm_external why)
 {
 	struct agentmm_governor *g = &agentmm_gov;
 	struct agentmm_knob *k = &g->knobs[i];
 
+	mutex_lock(&agentmm_sensor.lock);
 	k->external = true;
 	k->why = why;
 	strscpy(k->seen, now, sizeof(k->seen));
 	g->external_changes++;
 	if (why == AGENTMM_EXT_DURING)
 		g->external_races++;
+	mutex_unlock(&agentmm_sensor.lock);
 	pr_warn("hugepages-%ukB/enabled changed to '%s' %s\n",
 		agentmm_sensor.sizes[i].kb, now, agentmm_ext_what[why]);
 }
@@ -457,7 +680,8 @@ static void agentmm_knob_release(unsigned int i, const char *now,
 /*
  * Writes @want to knob @i and reads it back. A value other than @want on
  * the read-back is someone else's write, which landed after agentmm's:
- * theirs stands. Return: 0 if @want is in force.
+ * theirs stands. Context: the I/O lock held, agentmm_sensor.lock not held.
+ * Return: 0 if @want is in force.
  */
 static int agentmm_knob_write(unsigned int i, const char *want,
 			      enum agentmm_external why)
@@ -466,13 +690,13 @@ static int agentmm_knob_write(unsigned int i, const char *want,
 	struct agentmm_knob *k = &g->knobs[i];
 	char now[AGENTMM_KNOB_LEN];
 
-	if (agentmm_write_word(k->enabled, want)) {
-		g->write_errors++;
+	if (agentmm_write_word(k->file, want)) {
+		agentmm_gov_count(&g->write_errors);
 		return -EIO;
 	}
-	g->writes++;
-	if (agentmm_read_selected(k->enabled, now, sizeof(now))) {
-		g->write_errors++;
+	agentmm_gov_count(&g->writes);
+	if (agentmm_read_selected(k->file, now, sizeof(now))) {
+		agentmm_gov_count(&g->write_errors);
 		return -EIO;
 	}
 	if (strcmp(now, want)) {
@@ -487,8 +711,11 @@ static int agentmm_knob_write(unsigned int i, const char *want,
  *
  * A knob whose value is not what agentmm last wrote was changed by someone
  * else: it is released, never written again, and reported. An enabled
- * size gets the admin's own mode (k->on), a disabled one "never".
- * Context: process context; agentmm_sensor.lock held.
+ * size gets the admin's own mode (k->on), a disabled one "never". Works
+ * from the plan (agentmm_gov_tick() or agentmm_gov_plan()); the knob
+ * state it reads changes only under the I/O lock.
+ * Context: process context; the I/O lock held, agentmm_sensor.lock not
+ * held.
  */
 static void agentmm_gov_apply(void)
 {
@@ -496,26 +723,26 @@ static void agentmm_gov_apply(void)
 	struct agentmm_governor *g = &agentmm_gov;
 	unsigned int i;
 
-	lockdep_assert_held(&s->lock);
+	lockdep_assert_held(&g->io_lock);
 	for (i = 0; i < s->nr_sizes; i++) {
 		struct agentmm_knob *k = &g->knobs[i];
 		unsigned int order = s->sizes[i].order;
 		const char *want;
 		char now[AGENTMM_KNOB_LEN];
 
-		if (!k->enabled || k->external)
+		if (!k->borrowed || k->external)
 			continue;
-		if (!(g->cfg.candidates & (1U << order)))
+		if (!(g->plan_candidates & (1U << order)))
 			continue;
-		if (agentmm_read_selected(k->enabled, now, sizeof(now))) {
-			g->write_errors++;
+		if (agentmm_read_selected(k->file, now, sizeof(now))) {
+			agentmm_gov_count(&g->write_errors);
 			continue;
 		}
 		if (k->written[0] && strcmp(now, k->written)) {
 			agentmm_knob_release(i, now, AGENTMM_EXT_BEFORE);
 			continue;
 		}
-		want = g->dec.enabled & (1U << order) ? k->on : "never";
+		want = g->plan_enabled & (1U << order) ? k->on : "never";
 		if (!strcmp(now, want)) {
 			strscpy(k->written, want, sizeof(k->written));
 			continue;
@@ -573,10 +800,77 @@ static void agentmm_compact_workfn(struct work_struct *work)
 	trace_agentmm_compact(order, want, got, spent);
 }
 
+/* --- files: resolved once, in the initial mount namespace --- */
+
+/* Runs in a kernel worker: paths resolve against init's root. */
+static void agentmm_gov_open_files_fn(void *arg)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	struct agentmm_governor *g = &agentmm_gov;
+	unsigned int i, j;
+
+	for (i = 0; i < s->nr_sizes; i++) {
+		struct agentmm_knob *k = &g->knobs[i];
+		struct file *f;
+
+		for (j = 0; j < AGENTMM_NR_STATS; j++) {
+			f = agentmm_open_size_file(s->sizes[i].kb,
+						   agentmm_stat_names[j],
+						   O_RDONLY);
+			k->stats[j] = IS_ERR(f) ? NULL : f;
+		}
+		/* Without an anon enabled knob (8kB) the size is not ours. */
+		if (!k->stats[AGENTMM_STAT_ALLOC])
+			continue;
+		f = agentmm_open_size_file(s->sizes[i].kb, "enabled", O_RDWR);
+		if (IS_ERR(f))
+			f = agentmm_open_size_file(s->sizes[i].kb, "enabled",
+						   O_RDONLY);
+		if (IS_ERR(f)) {
+			for (j = 0; j < AGENTMM_NR_STATS; j++)
+				agentmm_close(&k->stats[j]);
+			continue;
+		}
+		k->file = f;
+	}
+}
+
+/**
+ * agentmm_gov_open_files() - open every size's switch and counters
+ *
+ * Opens hugepages-<N>kB/enabled (for writing where possible) and its
+ * stats/ counters for each size the sensor found, from a kernel worker so
+ * that the paths resolve in the initial mount namespace whatever context
+ * loaded the module. They stay open until agentmm_gov_close_files().
+ * Context: process context (module init), after agentmm_sensor_init().
+ */
+void agentmm_gov_open_files(void)
+{
+	agentmm_run_in_init_ns(agentmm_gov_open_files_fn, NULL);
+}
+
+/**
+ * agentmm_gov_close_files() - close what agentmm_gov_open_files() opened
+ *
+ * Context: process context (module exit or a failed init); the governor
+ * is stopped.
+ */
+void agentmm_gov_close_files(void)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(g->knobs); i++) {
+		for (j = 0; j < AGENTMM_NR_STATS; j++)
+			agentmm_close(&g->knobs[i].stats[j]);
+		agentmm_close(&g->knobs[i].file);
+	}
+}
+
 /* --- starting and stopping --- */
 
 /**
- * agentmm_gov_start() - open the counters and start deciding
+ * agentmm_gov_start() - start deciding
  *
  * Context: process context (load or a mode write); agentmm_sensor.lock
  * not held.
@@ -585,61 +879,35 @@ void agentmm_gov_start(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i, j;
 
+	mutex_lock(&g->io_lock);
 	mutex_lock(&s->lock);
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-
-		memset(k, 0, sizeof(*k));
-		for (j = 0; j < AGENTMM_NR_STATS; j++) {
-			struct file *f;
-
-			f = agentmm_open_size_file(s->sizes[i].kb,
-						   agentmm_stat_names[j],
-						   O_RDONLY);
-			k->stats[j] = IS_ERR(f) ? NULL : f;
-		}
-		/* Without an anon enabled knob (8kB) the size is not ours. */
-		if (k->stats[AGENTMM_STAT_ALLOC]) {
-			struct file *f = agentmm_open_size_file(s->sizes[i].kb,
-								"enabled",
-								O_RDONLY);
-			if (IS_ERR(f)) {
-				for (j = 0; j < AGENTMM_NR_STATS; j++)
-					agentmm_close(&k->stats[j]);
-			} else {
-				filp_close(f, NULL);
-			}
-		}
-	}
 	agentmm_gov_defaults();
 	g->initialised = false;
 	g->running = true;
 	mutex_unlock(&s->lock);
+	mutex_unlock(&g->io_lock);
 }
 
 /**
- * agentmm_gov_stop() - stop deciding and close the counters
+ * agentmm_gov_stop() - stop deciding
  *
  * Enforce must have ended (agentmm_gov_enforce(false)).
  * Context: process context; the sampling work is stopped.
  */
 void agentmm_gov_stop(void)
 {
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i, j;
-
-	mutex_lock(&s->lock);
-	g->running = false;
-	for (i = 0; i < s->nr_sizes; i++)
-		for (j = 0; j < AGENTMM_NR_STATS; j++)
-			agentmm_close(&g->knobs[i].stats[j]);
-	mutex_unlock(&s->lock);
+	mutex_lock(&agentmm_gov.io_lock);
+	mutex_lock(&agentmm_sensor.lock);
+	agentmm_gov.running = false;
+	mutex_unlock(&agentmm_sensor.lock);
+	mutex_unlock(&agentmm_gov.io_lock);
 }
 
-/* Caller holds agentmm_sensor.lock. Writes back what the admin had. */
+/*
+ * Writes back what the admin had. Caller holds the I/O lock, not
+ * agentmm_sensor.lock; enforcing is already off.
+ */
 static void agentmm_gov_restore(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
@@ -650,10 +918,10 @@ static void agentmm_gov_restore(void)
 		struct agentmm_knob *k = &g->knobs[i];
 		char now[AGENTMM_KNOB_LEN];
 
-		if (!k->enabled)
+		if (!k->borrowed)
 			continue;
 		if (k->written[0] && !k->external &&
-		    !agentmm_read_selected(k->enabled, now, sizeof(now))) {
+		    !agentmm_read_selected(k->file, now, sizeof(now))) {
 			if (strcmp(now, k->written)) {
 				/* Changed at the last moment: still theirs. */
 				agentmm_knob_release(i, now,
@@ -666,7 +934,9 @@ static void agentmm_gov_restore(void)
 				       s->sizes[i].kb, k->original);
 			}
 		}
-		agentmm_close(&k->enabled);
+		mutex_lock(&s->lock);
+		k->borrowed = false;
+		mutex_unlock(&s->lock);
 		k->written[0] = '\0';
 	}
 }
@@ -675,61 +945,73 @@ static void agentmm_gov_restore(void)
  * agentmm_gov_enforce() - start or end applying decisions
  * @on: start (true) or end (false)
  *
- * Starting records every governed knob's value and opens it for writing;
- * the next tick applies the decision. Ending writes every knob agentmm
+ * Starting records every governed knob's value (from the file opened at
+ * load); the next tick applies the decision. Ending writes every knob agentmm
  * changed back to the recorded value, unless someone else changed it.
  * Context: process context (load, unload or a mode write).
- * Return: 0, or a negative errno if no knob could be opened (nothing
- * changed then).
+ * Return: 0, or a negative errno if no knob is writable (nothing changed
+ * then).
  */
 int agentmm_gov_enforce(bool on)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;
+	char original[AMM_MAX_ORDERS][AGENTMM_KNOB_LEN];
+	bool ok[AMM_MAX_ORDERS] = { false };
 	unsigned int i, opened = 0;
 
-	mutex_lock(&s->lock);
+	mutex_lock(&g->io_lock);
 	if (!on) {
-		if (g->enforcing)
-			agentmm_gov_restore();
+		bool was = g->enforcing;
+
+		mutex_lock(&s->lock);
 		g->enforcing = false;
 		mutex_unlock(&s->lock);
+		if (was)
+			agentmm_gov_restore();
+		mutex_unlock(&g->io_lock);
 		return 0;
 	}
+	/* Record the admin's values (I/O) before publishing anything. */
 	for (i = 0; i < s->nr_sizes; i++) {
 		struct agentmm_knob *k = &g->knobs[i];
-		struct file *f;
+
+		if (!k->file || !(k->file->f_mode & FMODE_WRITE))
+			continue;
+		ok[i] = !agentmm_read_selected(k->file, original[i],
+					       sizeof(original[i]));
+		opened += ok[i];
+	}
+	if (!opened) {
+		mutex_unlock(&g->io_lock);
+		pr_err("mode: enforce needs writable %s/hugepages-*kB/enabled; none was writable at load\n",
+		       AGENTMM_THP_DIR);
+		return -ENODEV;
+	}
+	mutex_lock(&s->lock);
+	for (i = 0; i < s->nr_sizes; i++) {
+		struct agentmm_knob *k = &g->knobs[i];
 
 		k->external = false;
 		k->why = AGENTMM_EXT_NONE;
 		k->seen[0] = '\0';
 		k->written[0] = '\0';
-		if (!k->stats[AGENTMM_STAT_ALLOC])
+		k->borrowed = ok[i];
+		if (!ok[i])
 			continue;
-		f = agentmm_open_size_file(s->sizes[i].kb, "enabled", O_RDWR);
-		if (IS_ERR(f))
-			continue;
-		if (agentmm_read_selected(f, k->original, sizeof(k->original))) {
-			filp_close(f, NULL);
-			continue;
-		}
+		strscpy(k->original, original[i], sizeof(k->original));
 		/* The admin's own mode, or enable_mode where they had it off. */
 		strscpy(k->on, strcmp(k->original, "never") ? k->original :
 			agentmm_on_modes[READ_ONCE(agentmm_enable_mode)],
 			sizeof(k->on));
-		k->enabled = f;
-		opened++;
-	}
-	if (!opened) {
-		mutex_unlock(&s->lock);
-		pr_err("mode: enforce needs writable %s/hugepages-*kB/enabled; none could be opened\n",
-		       AGENTMM_THP_DIR);
-		return -ENODEV;
 	}
 	g->enforcing = true;
-	if (g->initialised)
-		agentmm_gov_apply();
+	agentmm_gov_plan();
 	mutex_unlock(&s->lock);
+	if (g->plan_valid)
+		agentmm_gov_apply();
+	g->plan_valid = false;
+	mutex_unlock(&g->io_lock);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "agentmm.h"
 
 #define CREATE_TRACE_POINTS
@@ -55,7 +56,9 @@ enum agentmm_mode agentmm_get_mode(void)
 static int agentmm_parse_mode(const char *buf, enum agentmm_mode *mode)
 {
 	int len = strcspn(buf, "\n");
-	int i = sysfs_match_string(agentmm_mode_names, buf);
+	int i = amm_match_word(agentmm_mode_names,
+			       ARRAY_SIZE(agentmm_mode_names), buf,
+			       strlen(buf));
 
 	if (i < 0) {
 		pr_err("mode: '%.*s' is invalid; allowed: off, observe, enforce\n",
@@ -157,10 +160,10 @@ unsigned int agentmm_interval_ms = AGENTMM_INTERVAL_DEFAULT_MS;
 static int agentmm_interval_param_set(const char *val,
 				      const struct kernel_param *kp)
 {
-	unsigned int v;
+	u64 v;
 
-	if (kstrtouint(val, 0, &v) || v < AGENTMM_INTERVAL_MIN_MS ||
-	    v > AGENTMM_INTERVAL_MAX_MS) {
+	if (amm_parse_u64(val, strlen(val), &v) ||
+	    v < AGENTMM_INTERVAL_MIN_MS || v > AGENTMM_INTERVAL_MAX_MS) {
 		pr_err("interval_ms: '%.*s' is invalid; allowed: %u..%u\n",
 		       (int)strcspn(val, "\n"), val, AGENTMM_INTERVAL_MIN_MS,
 		       AGENTMM_INTERVAL_MAX_MS);
@@ -179,13 +182,53 @@ module_param_cb(interval_ms, &agentmm_interval_ops, &agentmm_interval_ms,
 MODULE_PARM_DESC(interval_ms,
 		 "sensor sampling period in ms, 10..60000 (default 500)");
 
+struct agentmm_init_ns_work {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void agentmm_init_ns_workfn(struct work_struct *work)
+{
+	struct agentmm_init_ns_work *w =
+		container_of(work, struct agentmm_init_ns_work, work);
+
+	w->fn(w->arg);
+}
+
+/**
+ * agentmm_run_in_init_ns() - run @fn in a kernel worker and wait for it
+ * @fn: the function; may sleep
+ * @arg: its argument
+ *
+ * Kernel workers share init's fs_struct, so paths @fn opens resolve in
+ * the initial mount namespace from init's root, whatever the mount
+ * namespace, root or credentials of the caller (a modprobe in a
+ * container, a mode write from one).
+ * Context: process context; may sleep.
+ */
+void agentmm_run_in_init_ns(void (*fn)(void *arg), void *arg)
+{
+	struct agentmm_init_ns_work w = { .fn = fn, .arg = arg };
+
+	INIT_WORK_ONSTACK(&w.work, agentmm_init_ns_workfn);
+	queue_work(system_unbound_wq, &w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+}
+
 static int __init agentmm_init(void)
 {
 	int err;
 
+	err = agentmm_gov_load_params();
+	if (err)
+		return err;
 	err = agentmm_sensor_init();
 	if (err)
 		return err;
+	agentmm_gov_open_files();
+	agentmm_gov_debugfs_init();
 	err = agentmm_sysfs_init();
 	if (err)
 		goto out_sensor;
@@ -206,18 +249,22 @@ static int __init agentmm_init(void)
 out_sysfs:
 	agentmm_sysfs_exit();
 out_sensor:
+	agentmm_gov_debugfs_exit();
+	agentmm_gov_close_files();
 	agentmm_sensor_exit();
 	return err;
 }
 
 static void __exit agentmm_exit(void)
 {
+	agentmm_gov_debugfs_exit();	/* releases a test hold first */
 	mutex_lock(&agentmm_mode_lock);
 	agentmm_transition(agentmm_mode, AGENTMM_MODE_OFF);
 	agentmm_live = false;
 	mutex_unlock(&agentmm_mode_lock);
 
 	agentmm_sysfs_exit();
+	agentmm_gov_close_files();
 	agentmm_sensor_exit();
 	pr_info("unloaded\n");
 }

@@ -67,6 +67,7 @@ static void agentmm_sample(bool from_event)
 	u16 unusable[NR_PAGE_ORDERS];
 	unsigned int i, j, order;
 
+	agentmm_gov_io_begin();		/* counters: I/O, no s->lock */
 	mutex_lock(&s->lock);
 	s->mem = (struct amm_gov_mem){ 0 };
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
@@ -122,6 +123,7 @@ static void agentmm_sample(bool from_event)
 			     unusable);
 	agentmm_gov_tick();
 	mutex_unlock(&s->lock);
+	agentmm_gov_io_end();		/* knob writes: I/O, no s->lock */
 }
 
 static void agentmm_sample_workfn(struct work_struct *work)
@@ -288,27 +290,20 @@ struct agentmm_size_scan {
 	struct agentmm_sensor *s;
 };
 
-/* Parses "hugepages-<kB>kB" strictly; other entries are skipped. */
+/* Parses "hugepages-<kB>kB" strictly (amm_parse_hugepages_dir()); other
+ * entries are skipped.
+ */
 static bool agentmm_size_actor(struct dir_context *ctx, const char *name,
 			       int namelen, loff_t off, u64 ino,
 			       unsigned int type)
 {
-	static const char prefix[] = "hugepages-";
 	struct agentmm_size_scan *scan =
 		container_of(ctx, struct agentmm_size_scan, ctx);
 	struct agentmm_sensor *s = scan->s;
-	char num[16];
-	int len = namelen - (int)(sizeof(prefix) - 1) - 2;
 	unsigned int kb, i;
 	int order;
 
-	if (len <= 0 || len >= sizeof(num) ||
-	    strncmp(name, prefix, sizeof(prefix) - 1) ||
-	    strncmp(name + namelen - 2, "kB", 2))
-		return true;
-	memcpy(num, name + sizeof(prefix) - 1, len);
-	num[len] = '\0';
-	if (kstrtouint(num, 10, &kb))
+	if (namelen <= 0 || amm_parse_hugepages_dir(name, namelen, &kb))
 		return true;
 	order = amm_order_of_kb(kb, PAGE_SIZE / SZ_1K);
 	if (order < 1 || order >= NR_PAGE_ORDERS)
@@ -331,9 +326,13 @@ static int agentmm_size_cmp(const void *a, const void *b)
 	return (int)x->order - (int)y->order;
 }
 
-/* The sizes this kernel offers are the hugepages-*kB directories. */
-static void agentmm_discover_sizes(struct agentmm_sensor *s)
+/*
+ * The sizes this kernel offers are the hugepages-*kB directories. Runs in a
+ * kernel worker, so the directory is the initial mount namespace's.
+ */
+static void agentmm_discover_sizes_fn(void *arg)
 {
+	struct agentmm_sensor *s = arg;
 	struct agentmm_size_scan scan = {
 		.ctx.actor = agentmm_size_actor,
 		.s = s,
@@ -409,7 +408,7 @@ int agentmm_sensor_init(void)
 	s->event_samples = 0;
 	s->last_ns = 0;
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
-	agentmm_discover_sizes(s);
+	agentmm_run_in_init_ns(agentmm_discover_sizes_fn, s);
 	return 0;
 }
 

@@ -252,6 +252,18 @@ static ssize_t mem_cap_kb_show(struct kobject *kobj,
 }
 static struct kobj_attribute mem_cap_kb_attr = __ATTR_RO(mem_cap_kb);
 
+static ssize_t config_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	int n;
+
+	mutex_lock(&agentmm_sensor.lock);
+	n = agentmm_gov_show_config(buf);
+	mutex_unlock(&agentmm_sensor.lock);
+	return n;
+}
+static struct kobj_attribute config_attr = __ATTR_RO(config);
+
 static ssize_t headroom_permille_show(struct kobject *kobj,
 				      struct kobj_attribute *attr, char *buf)
 {
@@ -305,6 +317,7 @@ static struct attribute *agentmm_governor_attrs[] = {
 	&memory_downs_attr.attr,
 	&mem_cap_kb_attr.attr,
 	&headroom_permille_attr.attr,
+	&config_attr.attr,
 	NULL,
 };
 
@@ -345,7 +358,7 @@ static const char *agentmm_knob_state(unsigned int idx)
 		return "absent";
 	if (k->external)
 		return "external";
-	if (k->enabled && agentmm_gov.cfg.candidates &
+	if (k->borrowed && agentmm_gov.cfg.candidates &
 	    (1U << agentmm_sensor.sizes[idx].order))
 		return "managed";
 	return "unmanaged";
@@ -387,9 +400,9 @@ static struct kobj_attribute size_##_name##_attr =			\
 AGENTMM_SIZE_STR_ATTR(decision, agentmm_decision_of(idx));
 AGENTMM_SIZE_STR_ATTR(reason, agentmm_reason_of(idx));
 AGENTMM_SIZE_STR_ATTR(knob, agentmm_knob_state(idx));
-AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].enabled ?
+AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].borrowed ?
 		      agentmm_gov.knobs[idx].original : "-");
-AGENTMM_SIZE_STR_ATTR(enable_as, agentmm_gov.knobs[idx].enabled ?
+AGENTMM_SIZE_STR_ATTR(enable_as, agentmm_gov.knobs[idx].borrowed ?
 		      agentmm_gov.knobs[idx].on : "-");
 
 static const char * const agentmm_ext_names[] = {

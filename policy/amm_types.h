@@ -14,6 +14,7 @@
 #else
 #include <stdint.h>	/* freestanding header, not libc */
 #include <stdbool.h>	/* freestanding header, not libc */
+#include <stddef.h>	/* freestanding header, not libc: NULL, size_t */
 typedef uint64_t u64;
 typedef uint32_t u32;
 typedef uint16_t u16;

@@ -466,41 +466,60 @@ void amm_gov_config_default(struct amm_gov_config *cfg)
 }
 
 /**
+ * amm_gov_config_conflict() - the first rule a config breaks
+ * @cfg: the config
+ *
+ * Return: NULL if the governor can run with @cfg, else a static sentence
+ * naming the settings in conflict and what is allowed, for error messages.
+ */
+const char *amm_gov_config_conflict(const struct amm_gov_config *cfg)
+{
+	if (cfg->candidates & ~AMM_ALL_ORDERS)
+		return "candidates: an order beyond the largest supported";
+	if (!cfg->max_enabled || cfg->max_enabled > AMM_MAX_ORDERS)
+		return "max_enabled must be 1..16";
+	if (cfg->avail_up_blocks <= cfg->min_avail_blocks)
+		return "min_avail_blocks must be below avail_up_blocks";
+	if (cfg->fallback_down_permille > AMM_PERMILLE)
+		return "fallback_down_permille must be at most 1000";
+	if (cfg->fallback_up_permille >= cfg->fallback_down_permille)
+		return "fallback_up_permille must be below fallback_down_permille";
+	if (!cfg->min_faults)
+		return "min_faults must be at least 1";
+	if (cfg->up_dwell_ms < cfg->dwell_ms)
+		return "up_dwell_ms must be at least dwell_ms";
+	if (cfg->compact_budget && !cfg->compact_window_ms)
+		return "compact_window_ms must be at least 1 when compact_budget is set";
+	if (cfg->mem_plenty_permille > AMM_PERMILLE)
+		return "mem_plenty_permille must be at most 1000";
+	if (cfg->mem_hyst_permille > AMM_PERMILLE)
+		return "mem_hyst_permille must be at most 1000";
+	if (cfg->mem_plenty_permille &&
+	    cfg->mem_low_permille >= cfg->mem_plenty_permille)
+		return "mem_low_permille must be below mem_plenty_permille (or mem_plenty_permille 0)";
+	if (cfg->partial_down_permille > AMM_PERMILLE)
+		return "partial_down_permille must be at most 1000";
+	if (cfg->partial_up_permille >= cfg->partial_down_permille)
+		return "partial_up_permille must be below partial_down_permille";
+	if (cfg->footprint_down_permille > AMM_PERMILLE)
+		return "footprint_down_permille must be at most 1000";
+	if (cfg->footprint_up_permille >= cfg->footprint_down_permille)
+		return "footprint_up_permille must be below footprint_down_permille";
+	if (!cfg->min_folios)
+		return "min_folios must be at least 1";
+	return NULL;
+}
+
+/**
  * amm_gov_config_validate() - check a config
  * @cfg: the config
  *
- * Return: 0 if the governor can run with @cfg, -AMM_EINVAL if not.
+ * Return: 0 if the governor can run with @cfg, -AMM_EINVAL if not
+ * (amm_gov_config_conflict() says why).
  */
 int amm_gov_config_validate(const struct amm_gov_config *cfg)
 {
-	if (cfg->candidates & ~AMM_ALL_ORDERS)
-		return -AMM_EINVAL;
-	if (!cfg->max_enabled || cfg->max_enabled > AMM_MAX_ORDERS)
-		return -AMM_EINVAL;
-	if (cfg->avail_up_blocks <= cfg->min_avail_blocks)
-		return -AMM_EINVAL;
-	if (cfg->fallback_down_permille > AMM_PERMILLE ||
-	    cfg->fallback_up_permille >= cfg->fallback_down_permille)
-		return -AMM_EINVAL;
-	if (!cfg->min_faults || cfg->up_dwell_ms < cfg->dwell_ms)
-		return -AMM_EINVAL;
-	if (cfg->compact_budget && !cfg->compact_window_ms)
-		return -AMM_EINVAL;
-	if (cfg->mem_plenty_permille > AMM_PERMILLE ||
-	    cfg->mem_hyst_permille > AMM_PERMILLE)
-		return -AMM_EINVAL;
-	if (cfg->mem_plenty_permille &&
-	    cfg->mem_low_permille >= cfg->mem_plenty_permille)
-		return -AMM_EINVAL;
-	if (cfg->partial_down_permille > AMM_PERMILLE ||
-	    cfg->partial_up_permille >= cfg->partial_down_permille)
-		return -AMM_EINVAL;
-	if (cfg->footprint_down_permille > AMM_PERMILLE ||
-	    cfg->footprint_up_permille >= cfg->footprint_down_permille)
-		return -AMM_EINVAL;
-	if (!cfg->min_folios)
-		return -AMM_EINVAL;
-	return 0;
+	return amm_gov_config_conflict(cfg) ? -AMM_EINVAL : 0;
 }
 
 /**

@@ -308,6 +308,7 @@ struct amm_gov_state {
 
 void amm_gov_config_default(struct amm_gov_config *cfg);
 int amm_gov_config_validate(const struct amm_gov_config *cfg);
+const char *amm_gov_config_conflict(const struct amm_gov_config *cfg);
 int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 		 const struct amm_gov_input *first,
 		 struct amm_gov_decision *out);

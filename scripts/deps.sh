@@ -32,7 +32,7 @@ apt_packages=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest python3-venv nodejs git util-linux procps
+	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev linux-source
 	python3-prometheus-client
 )
 dnf_packages=(
@@ -40,7 +40,7 @@ dnf_packages=(
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest nodejs git util-linux procps-ng
+	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 	python3-prometheus_client
 )
 

@@ -1961,8 +1961,16 @@ int main(int argc, char **argv)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall));
 
 	select_traces();
-	for (i = 0; i < nsb; i++)
-		sum_peaks += traces[i].peak;
+	/* the peaks of what is replayed: --max-trace-s cuts the traces */
+	for (i = 0; i < nsb; i++) {
+		double pk = 0;
+		int k;
+
+		for (k = 0; k < traces[i].n; k++)
+			if (o.max_trace_s <= 0 || traces[i].t[k] <= o.max_trace_s)
+				pk = fmax(pk, traces[i].m[k]);
+		sum_peaks += pk;
+	}
 	t.scale = o.scale ? o.scale : o.overcommit * o.limit_mb * MIB / sum_peaks;
 	plans = xcalloc(nsb, sizeof(*plans));
 	t.sum_peaks = 0;

@@ -76,6 +76,55 @@ TEST(config)
 	CHECK(strstr(err, "/nonexistent/x.conf: cannot open") != NULL);
 }
 
+TEST(forecast_and_pool_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.forecast_throttle_ms == 4000 && c.forecast_freeze_ms == 2000 &&
+	      c.forecast_kill_ms == 1000);
+	CHECK(c.pool_cgroup[0] == 0 && c.pool_high_free_pct == 2);
+	CHECK(load(&c, "forecast_throttle_ms = 0\nforecast_freeze_ms = 300\n"
+		       "forecast_kill_ms = 100\npool_cgroup = agent.slice\n"
+		       "pool_high_free_pct = 5\n", err, sizeof(err)) == 0);
+	CHECK(c.forecast_throttle_ms == 0 && c.forecast_freeze_ms == 300 &&
+	      c.forecast_kill_ms == 100);
+	CHECK(!strcmp(c.pool_cgroup, "agent.slice") &&
+	      c.pool_high_free_pct == 5);
+	/* the pool is below cgroup_root: no absolute path, no way up */
+	CHECK(load(&c, "pool_cgroup = /sys/fs/cgroup\n", err, sizeof(err)));
+	CHECK(load(&c, "pool_cgroup = a/../../etc\n", err, sizeof(err)));
+	CHECK(load(&c, "pool_high_free_pct = 51\n", err, sizeof(err)));
+	CHECK(load(&c, "forecast_kill_ms = -1\n", err, sizeof(err)));
+}
+
+TEST(governor_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.governor == 0 && !strcmp(amm_governor_name(c.governor), "auto"));
+	CHECK(c.gov_param_set == 0 && c.gov_candidates[0] == 0);
+	CHECK(load(&c, "governor = daemon\ngovernor_min_avail_blocks = 5\n"
+		       "governor_footprint_up_permille = 100\n"
+		       "governor_candidates = 16,32\n", err, sizeof(err)) == 0);
+	CHECK(!strcmp(amm_governor_name(c.governor), "daemon"));
+	CHECK(c.gov_param[1] == 5 && c.gov_param_set == (1u << 1 | 1u << 18));
+	CHECK(!strcmp(amm_gov_param_names[18], "footprint_up_permille"));
+	CHECK(!strcmp(c.gov_candidates, "16,32"));
+	CHECK(load(&c, "governor = observe\n", err, sizeof(err)) == 0);
+	CHECK(!strcmp(amm_governor_name(c.governor), "observe"));
+	CHECK(load(&c, "governor = module\n", err, sizeof(err)));
+	CHECK(strstr(err, "allowed: auto, kernel, daemon, off, observe") != NULL);
+	CHECK(load(&c, "governor_bogus = 1\n", err, sizeof(err)));
+	CHECK(strstr(err, "unknown key 'governor_bogus'") != NULL);
+	CHECK(load(&c, "governor_dwell_ms = -1\n", err, sizeof(err)));
+	CHECK(load(&c, "governor_dwell_ms = 4294967296\n", err, sizeof(err)));
+	CHECK(load(&c, "governor_candidates = 16;32\n", err, sizeof(err)));
+}
+
 TEST(glob)
 {
 	CHECK(amm_glob_match("agent.slice/*", "agent.slice/sb1"));

@@ -460,6 +460,23 @@ static void run_bad_cfg(const struct bad_cfg *b)
 	bad = good;
 	b->mutate(&bad);
 	CHECK_EQ(amm_gov_config_validate(&bad), -AMM_EINVAL);
+	/* the message names the setting the row is about */
+	{
+		const char *msg = amm_gov_config_conflict(&bad);
+		const char *w = strchr(b->name, ' ') + 1;
+		char word[40];
+		size_t n = strcspn(w, " ");
+
+		CHECK(amm_gov_config_conflict(&good) == NULL);
+		CHECK(msg != NULL);
+		if (msg && n < sizeof(word)) {
+			memcpy(word, w, n);
+			word[n] = '\0';
+			if (!strstr(msg, word))
+				printf("  '%s' does not name '%s'\n", msg, word);
+			CHECK(strstr(msg, word) != NULL);
+		}
+	}
 
 	/* init with a bad config leaves state and decision alone */
 	memset(&st, 0xa5, sizeof(st));

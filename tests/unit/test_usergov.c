@@ -242,6 +242,7 @@ TEST(mode_names)
 {
 	CHECK(!strcmp(ugov_mode_name(UGOV_AUTO), "auto"));
 	CHECK(!strcmp(ugov_mode_name(UGOV_OFF), "off"));
+	CHECK(!strcmp(ugov_mode_name(UGOV_OBSERVE), "observe"));
 	CHECK(!strcmp(ugov_mode_name((enum ugov_mode)9), "?"));
 }
 

@@ -22,12 +22,12 @@ expect_eq "$(sel 16kB)" always "16kB (admin had never) on as enable_mode"
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/enable_as)" madvise "64kB enable_as"
 
 # Window of one: 16K and 32K off...
-echo 1 >$P/max_enabled
+echo 1 >$P/max_enabled; echo Y >$P/commit_inputs
 check "32kB turned off" wait_for 10 sh -c "[ \$(sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-32kB/enabled) = never ]"
 expect_eq "$(sel 16kB)" never "16kB off"
 expect_eq "$(sel 64kB)" madvise "64kB still madvise"
 # ...and back on: the admin's modes, not "always".
-echo 3 >$P/max_enabled
+echo 3 >$P/max_enabled; echo Y >$P/commit_inputs
 check "32kB back on" wait_for 10 sh -c "[ \$(sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-32kB/enabled) != never ]"
 expect_eq "$(sel 32kB)" inherit "32kB back in the admin's mode (inherit)"
 expect_eq "$(sel 16kB)" always "16kB back as enable_mode"

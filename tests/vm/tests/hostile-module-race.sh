@@ -15,8 +15,8 @@ wait_sample
 # Make the governor flip 16kB and 32kB on and off as fast as it can.
 (
 	while [ ! -f /tmp/race.stop ]; do
-		echo 1 >$P/max_enabled; sleep 0.02
-		echo 3 >$P/max_enabled; sleep 0.02
+		echo 1 >$P/max_enabled; echo Y >$P/commit_inputs; sleep 0.02
+		echo 3 >$P/max_enabled; echo Y >$P/commit_inputs; sleep 0.02
 	done
 ) &
 flipper=$!

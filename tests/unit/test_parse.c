@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for the module's parameter and sysfs parsers
+ * (policy/parse.c): table-driven accept/reject cases with the values the
+ * kernel helpers they replace would give.
+ */
+#include <string.h>
+
+#include "parse.h"
+#include "unit.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BIT(o)		((u32)1 << (o))
+
+static const struct {
+	const char *s;
+	int rc;
+	u64 v;
+} u64_cases[] = {
+	{ "0", 0, 0 }, { "42", 0, 42 }, { "42\n", 0, 42 }, { "+7", 0, 7 },
+	{ "0x1f", 0, 31 }, { "0X1F\n", 0, 31 }, { "017", 0, 15 },
+	{ "18446744073709551615", 0, AMM_U64_MAX },
+	{ "0xffffffffffffffff", 0, AMM_U64_MAX },
+	{ "18446744073709551616", -AMM_EINVAL, 0 },	/* overflow */
+	{ "0x10000000000000000", -AMM_EINVAL, 0 },
+	{ "", -AMM_EINVAL, 0 }, { "\n", -AMM_EINVAL, 0 },
+	{ "-1", -AMM_EINVAL, 0 }, { " 1", -AMM_EINVAL, 0 },
+	{ "1 ", -AMM_EINVAL, 0 }, { "1\n\n", -AMM_EINVAL, 0 },
+	{ "08", -AMM_EINVAL, 0 }, { "0x", -AMM_EINVAL, 0 },
+	{ "++1", -AMM_EINVAL, 0 }, { "1x", -AMM_EINVAL, 0 },
+	{ "+", -AMM_EINVAL, 0 },
+};
+
+TEST(u64_like_kstrtou64)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(u64_cases); i++) {
+		u64 v = 12345;
+		int rc = amm_parse_u64(u64_cases[i].s, strlen(u64_cases[i].s),
+				       &v);
+
+		EXPECT_EQ(rc, u64_cases[i].rc);
+		EXPECT_EQ(v, rc ? 12345 : u64_cases[i].v);
+		if (rc != u64_cases[i].rc)
+			printf("  ^ input '%s'\n", u64_cases[i].s);
+	}
+}
+
+TEST(u64_stops_at_len_and_nul)
+{
+	u64 v = 0;
+
+	EXPECT_EQ(amm_parse_u64("123456", 3, &v), 0);
+	EXPECT_EQ(v, 123);
+	EXPECT_EQ(amm_parse_u64("12\0" "34", 5, &v), 0);
+	EXPECT_EQ(v, 12);
+}
+
+static const struct {
+	const char *s;
+	int rc;
+	u32 mask;
+} size_cases[] = {
+	{ "16,32,64", 0, BIT(2) | BIT(3) | BIT(4) },
+	{ "16,32,64\n", 0, BIT(2) | BIT(3) | BIT(4) },
+	{ " 16 , 2048", 0, BIT(2) | BIT(9) },
+	{ "64,64", 0, BIT(4) },
+	{ "2048", 0, BIT(9) },
+	{ "8", -AMM_EINVAL, 0 },	/* order 1: below min_order */
+	{ "4096", -AMM_EINVAL, 0 },	/* above max_order */
+	{ "12", -AMM_EINVAL, 0 },	/* not a power of two */
+	{ "", -AMM_EINVAL, 0 }, { ",", -AMM_EINVAL, 0 },
+	{ "16,", -AMM_EINVAL, 0 }, { ",16", -AMM_EINVAL, 0 },
+	{ "16,,32", -AMM_EINVAL, 0 }, { "16,x", -AMM_EINVAL, 0 },
+	{ "0x10", -AMM_EINVAL, 0 }, { "-16", -AMM_EINVAL, 0 },
+	{ "4294967312", -AMM_EINVAL, 0 },	/* 2^32 + 16 */
+	{ "99999999999999999999999", -AMM_EINVAL, 0 },
+};
+
+TEST(sizes)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(size_cases); i++) {
+		u32 m = 0xdead;
+		int rc = amm_parse_sizes(size_cases[i].s,
+					 strlen(size_cases[i].s), 4, 2, 9, &m);
+
+		EXPECT_EQ(rc, size_cases[i].rc);
+		EXPECT_EQ(m, rc ? 0xdead : size_cases[i].mask);
+		if (rc != size_cases[i].rc)
+			printf("  ^ input '%s'\n", size_cases[i].s);
+	}
+}
+
+TEST(sizes_round_trip)
+{
+	char buf[128];
+	u32 m;
+
+	EXPECT_EQ(amm_format_sizes(BIT(2) | BIT(4) | BIT(9), 4, buf,
+				   sizeof(buf)), 10);
+	EXPECT_TRUE(!strcmp(buf, "16,64,2048"));
+	EXPECT_EQ(amm_parse_sizes(buf, strlen(buf), 4, 2, 9, &m), 0);
+	EXPECT_EQ(m, BIT(2) | BIT(4) | BIT(9));
+	EXPECT_EQ(amm_format_sizes(0, 4, buf, sizeof(buf)), 0);
+	EXPECT_TRUE(!strcmp(buf, ""));
+	EXPECT_EQ(amm_format_sizes(BIT(9), 4, buf, 4), -AMM_EINVAL);
+	EXPECT_TRUE(!strcmp(buf, ""));
+	EXPECT_EQ(amm_format_sizes(BIT(9), 4, buf, 5), 4);
+}
+
+static const struct {
+	const char *s;
+	int rc;
+	const char *word;
+} sel_cases[] = {
+	{ "always inherit [madvise] never\n", 0, "madvise" },
+	{ "[always] madvise never\n", 0, "always" },
+	{ "always [never]", 0, "never" },
+	{ "[a]", 0, "a" },
+	{ "[]", -AMM_EINVAL, NULL }, { "never", -AMM_EINVAL, NULL },
+	{ "[never", -AMM_EINVAL, NULL }, { "never]", -AMM_EINVAL, NULL },
+	{ "[0123456789abcdef]", -AMM_EINVAL, NULL },	/* 16: no room */
+	{ "[0123456789abcde]", 0, "0123456789abcde" },
+	{ "[[x]]", 0, "[x" },
+};
+
+TEST(selected_word)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(sel_cases); i++) {
+		char out[AMM_WORD_MAX] = "keep";
+		int rc = amm_parse_selected(sel_cases[i].s,
+					    strlen(sel_cases[i].s), out,
+					    sizeof(out));
+
+		EXPECT_EQ(rc, sel_cases[i].rc);
+		EXPECT_TRUE(!strcmp(out, rc ? "keep" : sel_cases[i].word));
+	}
+}
+
+TEST(match_word_like_sysfs_match_string)
+{
+	static const char * const modes[] = { "off", "observe", "enforce" };
+
+	EXPECT_EQ(amm_match_word(modes, 3, "off", 3), 0);
+	EXPECT_EQ(amm_match_word(modes, 3, "enforce\n", 8), 2);
+	EXPECT_EQ(amm_match_word(modes, 3, "observe", 7), 1);
+	EXPECT_EQ(amm_match_word(modes, 3, "obs", 3), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "observer", 8), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "", 0), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "\n", 1), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "off\n\n", 5), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "ENFORCE", 7), -AMM_EINVAL);
+	EXPECT_EQ(amm_match_word(modes, 3, "off extra", 9), -AMM_EINVAL);
+}
+
+TEST(hugepages_dir_strict)
+{
+	unsigned int kb = 7;
+
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-64kB", 14, &kb), 0);
+	EXPECT_EQ(kb, 64);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-2048kB", 16, &kb), 0);
+	EXPECT_EQ(kb, 2048);
+	kb = 7;
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-kB", 12, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-064kB", 15, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-+64kB", 15, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-64KB", 14, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-64kBx", 15, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("hugepages-4294967296kB", 22, &kb),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_hugepages_dir("enabled", 7, &kb), -AMM_EINVAL);
+	EXPECT_EQ(kb, 7);
+}
+
+TEST(stat_counter)
+{
+	u64 v = 9;
+
+	EXPECT_EQ(amm_parse_stat("12345\n", 6, &v), 0);
+	EXPECT_EQ(v, 12345);
+	EXPECT_EQ(amm_parse_stat("  0 \n", 5, &v), 0);
+	EXPECT_EQ(v, 0);
+	v = 9;
+	EXPECT_EQ(amm_parse_stat("", 0, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_stat("1 2", 3, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_stat("0x10", 4, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_stat("18446744073709551616", 20, &v),
+		  -AMM_EINVAL);
+	EXPECT_EQ(v, 9);
+}
+
+int main(void)
+{
+	return unit_main();
+}

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared set-up for the daemon-gov-* tests: agentmmd's user-space mTHP
+# governor (governor.c) on the guest's real kernel, without agentmm.ko.
+. /tests/lib.sh
+LOG=/tmp/agentmmd.log ST=/run/agentmm
+
+# The admin's unusual values: the daemon must restore exactly these, and
+# re-enabling a size writes the admin's own mode (madvise, inherit), not
+# always; a size the admin had at never is enabled with always.
+set_admin() {
+	echo madvise >$THP_SYS/hugepages-16kB/enabled
+	echo never >$THP_SYS/hugepages-32kB/enabled
+	echo inherit >$THP_SYS/hugepages-64kB/enabled
+	echo never >$THP_SYS/hugepages-2048kB/enabled
+}
+
+# gstat KEY [TYPE]: KEY of the governor (or TYPE) line of the status file.
+gstat() {
+	awk -v t="${2:-governor}" -v k="$1" '$1 == t { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' \
+		$ST/status 2>/dev/null
+}
+
+# gsize KB KEY: KEY of the gov_size line for KB.
+gsize() {
+	awk -v kb="$1" -v k="$2" '$1 == "gov_size" && $2 == "kb=" kb {
+		for (i = 2; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == k) { print kv[2]; exit } } }' $ST/status 2>/dev/null
+}
+
+sel() { sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-$1kB/enabled; }
+
+# start_gov [MODE [EXTRA]]: agentmmd with governor = MODE (daemon), no BPF,
+# plus the config lines in file EXTRA.
+start_gov() {
+	cat >/tmp/amm-gov.conf <<CONF
+governor = ${1:-daemon}
+bpf = 0
+state_dir = $ST
+CONF
+	[ -z "${2:-}" ] || cat "$2" >>/tmp/amm-gov.conf
+	rm -f $ST/status $ST/agentmmd.pid
+	agentmmd -c /tmp/amm-gov.conf >>$LOG 2>&1 &
+	check "agentmmd governs" wait_for 20 sh -c "[ \"\$(awk '\$1 == \"governor\"' $ST/status 2>/dev/null | grep -o 'driver=[a-z]*')\" = driver=daemon ]"
+}
+
+dpid() { cat $ST/agentmmd.pid; }
+
+guard_pid() {
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat $c 2>/dev/null)" = agentmmd-guard ] && { p=${c#/proc/}; echo ${p%/comm}; }
+	done
+}
+
+stop_gov() {
+	p=$(dpid)
+	kill "$p" 2>/dev/null
+	wait_for 15 sh -c "! kill -0 $p 2>/dev/null"
+}
+
+gov_cleanup() {
+	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ -f $ST/agentmmd.pid ] && kill "$(dpid)" 2>/dev/null
+	sleep 1
+	rm -rf $ST
+}

@@ -1,0 +1,52 @@
+# agentmmd's user-space governor drives the mTHP knobs on the real kernel:
+# with healthy memory it enables the candidate sizes in the admin's own
+# mode, records the admin's values in its journal before writing, steps
+# down when memory fragments, and restores the admin's values byte for byte
+# when stopped.
+. /tests/daemon-gov-lib.sh
+
+stock=$(thp_knobs)
+set_admin
+admin=$(thp_knobs)
+# Thresholds from this guest's free 64kB blocks B (zones above DMA, as
+# /proc/buddyinfo shows them): 64kB needs 0.8 B, so holding every other
+# page of 30% of memory steps it down while 32kB (2 x 0.7 B) stays.
+# Memory is not weighed and there is no compaction (it would undo the
+# fragmentation): contiguity alone decides here.
+B=$(awk '$4 != "DMA" { m = 1; for (o = 4; o <= NF - 5; o++) { b += $(o + 5) * m; m *= 2 } } END { printf "%d", b }' /proc/buddyinfo)
+log "free 64kB blocks: $B"
+check "counted free 64kB blocks" test "${B:-0}" -gt 1000
+cat >/tmp/gov-extra.conf <<CONF
+governor_min_avail_blocks = $((B * 8 / 10))
+governor_avail_up_blocks = $((B * 9 / 10))
+governor_mem_plenty_permille = 0
+governor_headroom_blocks = 0
+CONF
+start_gov daemon /tmp/gov-extra.conf
+check "the admin's values are journaled" grep -q '^thp 16 madvise ' $ST/applied
+check "healthy: 64kB enabled" wait_for 10 sh -c "[ \"\$(awk '\$1 == \"gov_size\" && \$2 == \"kb=64\"' $ST/status | grep -o 'enabled=[01]')\" = enabled=1 ]"
+expect_eq "$(sel 16)" madvise "16kB enabled in the admin's mode (madvise)"
+expect_eq "$(sel 32)" always "32kB (admin: never) enabled with always"
+expect_eq "$(sel 64)" inherit "64kB enabled in the admin's mode (inherit)"
+expect_eq "$(sel 2048)" never "2048kB (not a candidate) untouched"
+expect_eq "$(gsize 128 managed)" no "128kB is not managed (not a candidate)"
+expect_cmp "$(gstat writes)" -ge 1 "the daemon wrote knobs"
+check "agentmmctl status shows the driver" sh -c "agentmmctl -c /tmp/amm-gov.conf status | grep -q 'mTHP governor: daemon'"
+
+rm -f /tmp/frag.ready
+fragmenter --percent 30 --ready-file /tmp/frag.ready &
+fp=$!
+check "fragmenter in place" wait_for 40 test -f /tmp/frag.ready
+check "the daemon stepped 64kB down" wait_for 20 sh -c "[ \"\$(sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-64kB/enabled)\" = never ]"
+log "fragmented: enabled_kb=$(gstat enabled_kb) 64kB reason=$(gsize 64 reason)"
+expect_eq "$(gsize 64 reason)" low_avail "the reason for 64kB: too few free 64kB blocks"
+expect_eq "$(sel 32)" always "32kB stays enabled"
+kill $fp; wait $fp 2>/dev/null
+check "agentmmd stops on SIGTERM" stop_gov
+expect_eq "$(thp_knobs)" "$admin" "the admin's values restored byte for byte on stop"
+check "the journal holds no knob" sh -c "! grep -q '^thp ' $ST/applied 2>/dev/null"
+gov_cleanup
+for l in $(echo "$stock" | sed 's/ .*\[\(.*\)\].*/=\1/; s/^\([^ ]*\) .*/\1/'); do
+	echo "${l#*=}" >"${l%%=*}"
+done
+finish

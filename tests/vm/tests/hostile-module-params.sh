@@ -1,0 +1,50 @@
+# Parameters are a set: the order they arrive in never matters. Raising
+# both hysteresis bounds past each other works at load (it used to fail:
+# min_avail_blocks=2048 was checked against the default avail_up_blocks
+# 1024 before avail_up_blocks=4096 arrived) and at runtime through
+# commit_inputs; a set that does not hold together is refused whole.
+. /tests/lib.sh
+
+P=/sys/module/agentmm/parameters
+C=$AGENTMM_SYS/governor/config
+inforce() { awk -v k="$1" '$1 == k { print $2 }' $C; }
+
+check "modprobe-style load: min_avail_blocks=2048 avail_up_blocks=4096" \
+	load_agentmm min_avail_blocks=2048 avail_up_blocks=4096
+expect_eq "$(inforce min_avail_blocks)" 2048 "min_avail_blocks 2048 in force"
+expect_eq "$(inforce avail_up_blocks)" 4096 "avail_up_blocks 4096 in force"
+unload_agentmm
+
+check "the other order: avail_up_blocks first" \
+	load_agentmm avail_up_blocks=4096 min_avail_blocks=2048
+expect_eq "$(inforce min_avail_blocks)" 2048 "min_avail_blocks 2048 in force"
+unload_agentmm
+
+dmesg -c >/dev/null
+check_fails "a crossed pair is refused whole" load_agentmm min_avail_blocks=4096 avail_up_blocks=2048
+check "dmesg names the conflict" sh -c \
+	"dmesg | grep -q 'agentmm: parameters: min_avail_blocks must be below avail_up_blocks'"
+
+check "load" load_agentmm mode=observe interval_ms=50
+cfg0=$(cat $C)
+# Runtime, the same pair in the order that crosses on the way.
+echo 8192 >$P/min_avail_blocks
+expect_eq "$(cat $C)" "$cfg0" "a staged value is not in force yet"
+echo 16384 >$P/avail_up_blocks
+check "commit the pair" sh -c "echo Y >$P/commit_inputs"
+expect_eq "$(inforce min_avail_blocks)" 8192 "min_avail_blocks 8192 in force"
+expect_eq "$(inforce avail_up_blocks)" 16384 "avail_up_blocks 16384 in force"
+# A bad set at runtime: refused whole, the settings in force untouched.
+cfg1=$(cat $C)
+echo 99999 >$P/min_avail_blocks
+echo 50 >$P/dwell_ms
+dmesg -c >/dev/null
+check_fails "commit of a crossed set refused" sh -c "echo Y >$P/commit_inputs"
+check "dmesg names the conflict" sh -c \
+	"dmesg | grep -q 'agentmm: commit_inputs: min_avail_blocks must be below avail_up_blocks'"
+expect_eq "$(cat $C)" "$cfg1" "nothing changed, not even the valid dwell_ms"
+echo 100 >$P/min_avail_blocks
+check "fixed and committed" sh -c "echo Y >$P/commit_inputs"
+expect_eq "$(inforce dwell_ms)" 50 "dwell_ms 50 in force"
+unload_agentmm
+finish
