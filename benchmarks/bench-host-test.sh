@@ -70,7 +70,7 @@ smoke)
 		[ "$(tr -cd '{[' <"$j" | wc -c)" = "$(tr -cd '}]' <"$j" | wc -c)" ]
 	check "report written" [ -s "$out/summary.txt" ]
 	check "no workspace left in /var/tmp" bash -c '! ls -d /var/tmp/agentmm-bench-host.* 2>/dev/null'
-	check "no runtime left running" bash -c '! pgrep -f "benchmarks/tools/runtime.js" >/dev/null'
+	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]
 	;;
 refuse)
