@@ -182,19 +182,30 @@ static int parse_priority(const char *buf, ssize_t n, unsigned int *prio)
  * its sandbox, which could set a user.* xattr on it to rank itself above
  * others, so that one is ignored there (as systemd-oomd does).
  */
-int cg_get_priority(const char *dir, unsigned int *prio)
+int cg_get_priority_fd(int fd, unsigned int *prio)
 {
 	char buf[32];
 	struct stat st;
 	ssize_t n;
 
-	n = getxattr(dir, AMM_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	n = fgetxattr(fd, AMM_PRIORITY_XATTR, buf, sizeof(buf) - 1);
 	if (n > 0)
 		return parse_priority(buf, n, prio);
-	if (stat(dir, &st) || st.st_uid != 0)
+	if (fstat(fd, &st) || st.st_uid != 0)
 		return -1;
-	n = getxattr(dir, AMM_USER_PRIORITY_XATTR, buf, sizeof(buf) - 1);
+	n = fgetxattr(fd, AMM_USER_PRIORITY_XATTR, buf, sizeof(buf) - 1);
 	return parse_priority(buf, n, prio);
+}
+
+int cg_get_priority(const char *dir, unsigned int *prio)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = cg_get_priority_fd(fd, prio);
+	close(fd);
+	return r;
 }
 
 int cg_set_priority(const char *dir, unsigned int prio)

@@ -35,6 +35,7 @@ int fd_psi_some_avg10(int fd, unsigned int *x100);
 /* cgroup id of a cgroup directory (its inode number on cgroup2). */
 uint64_t cg_id(const char *dir);
 int cg_get_priority(const char *dir, unsigned int *prio);
+int cg_get_priority_fd(int dirfd, unsigned int *prio);
 int cg_set_priority(const char *dir, unsigned int prio);
 /* Pids of @dir and all its descendants; returns count, -1 on error. */
 int cg_pids(const char *dir, pid_t *pids, int max);

@@ -31,6 +31,7 @@ void amm_config_defaults(struct amm_config *c)
 	strcpy(c->tool_prefix, "tool-");
 	strcpy(c->runtime_cgroup, "runtime");
 	c->freeze_max_s = 30;
+	c->bpf_tasks_per_sandbox = 4096;
 	c->interval_ms = 500;
 	c->busy_interval_ms = 100;
 	c->idle_interval_ms = 2000;
@@ -227,6 +228,10 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 	} else if (!strcmp(key, "freeze_max_s")) {
 		U(freeze_max_s, 3600);
 		if (!c->freeze_max_s)
+			goto bad_value;
+	} else if (!strcmp(key, "bpf_tasks_per_sandbox")) {
+		U(bpf_tasks_per_sandbox, 65536);
+		if (c->bpf_tasks_per_sandbox < 16)
 			goto bad_value;
 	} else if (!strcmp(key, "freeze_kubernetes")) {
 		if (parse_bool(val, &c->freeze_kubernetes))
@@ -456,9 +461,10 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 	for (i = 0; i < c->n_prio; i++)
 		fprintf(f, " %s=%u", c->prio_patterns[i], c->prio_values[i]);
 	fprintf(f, "\nruntime_cgroup = %s\nprotect_guessed_runtime = %d\n"
-		"freeze_max_s = %u\nfreeze_kubernetes = %d",
+		"freeze_max_s = %u\nfreeze_kubernetes = %d\n"
+		"bpf_tasks_per_sandbox = %u",
 		c->runtime_cgroup, c->protect_guessed_runtime, c->freeze_max_s,
-		c->freeze_kubernetes);
+		c->freeze_kubernetes, c->bpf_tasks_per_sandbox);
 	fprintf(f, "\ntool_cgroup_prefix = %s\ninterval_ms = %u\n"
 		"busy_interval_ms = %u\nidle_interval_ms = %u\n"
 		"memory_limit_mb = %" PRIu64 "\nthrottle_free_pct = %u\n"

@@ -33,6 +33,7 @@ struct amm_config {
 	bool protect_guessed_runtime;
 	unsigned int freeze_max_s;
 	bool freeze_kubernetes;
+	unsigned int bpf_tasks_per_sandbox;
 	unsigned int interval_ms;
 	unsigned int busy_interval_ms, idle_interval_ms;
 	uint64_t memory_limit_mb;	/* 0 = MemTotal */

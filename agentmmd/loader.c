@@ -75,6 +75,7 @@ retry:
 		btf__free(vb);
 		return -1;
 	}
+	d->skel->rodata->tasks_per_sandbox = d->cfg.bpf_tasks_per_sandbox;
 	n = 0;
 #define P(p, f) progs[n++] = (__typeof__(progs[0])){			\
 		d->skel->progs.p, &d->skel->links.p, #p, f }

@@ -99,7 +99,7 @@ unsigned int sb_priority(struct daemon *d, const struct sandbox *s)
 	unsigned int p;
 	int i;
 
-	if (cg_get_priority(s->path, &p) == 0)
+	if (cg_get_priority_fd(s->dir_fd, &p) == 0)
 		return p;
 	for (i = 0; i < d->cfg.n_prio; i++)
 		if (amm_glob_match(d->cfg.prio_patterns[i], s->rel))

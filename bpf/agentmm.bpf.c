@@ -68,6 +68,9 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* Set by agentmmd before loading (bpf_tasks_per_sandbox). */
+const volatile __u64 tasks_per_sandbox = AMM_TASKS_PER_SANDBOX;
+
 /* Read by agentmmd for its status: what was lost, never silently. */
 __u64 ringbuf_drops;	/* events the ring buffer had no room for */
 __u64 task_drops;	/* processes not recorded in the tasks map */
@@ -177,7 +180,7 @@ static __always_inline bool task_insert(__u32 tgid, struct amm_task *t)
 	if (cg) {
 		st = bpf_cgrp_storage_get(&sb_stats, cg, 0,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (st && st->tasks >= AMM_TASKS_PER_SANDBOX) {
+		if (st && st->tasks >= tasks_per_sandbox) {
 			__sync_fetch_and_add(&st->task_drops, 1);
 			ok = false;
 		}

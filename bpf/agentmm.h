@@ -13,7 +13,8 @@
 /*
  * Processes one sandbox may have in the shared tasks map: a sandbox that
  * forks without end fills its own share, not the map (the rest are
- * counted in task_drops and found by the daemon's rescans).
+ * counted in task_drops and found by the daemon's rescans). The default of
+ * agentmmd's bpf_tasks_per_sandbox.
  */
 #define AMM_TASKS_PER_SANDBOX	4096
 /* Sandbox cgroups are found by walking at most this many ancestors. */

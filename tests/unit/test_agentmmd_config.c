@@ -153,6 +153,9 @@ TEST(host_policy_keys)
 	CHECK(load(&c, "runtime_cgroup = ..\n", err, sizeof(err)));
 	CHECK(load(&c, "freeze_max_s = 0\n", err, sizeof(err)));
 	CHECK(load(&c, "freeze_max_s = 3601\n", err, sizeof(err)));
+	CHECK(load(&c, "bpf_tasks_per_sandbox = 15\n", err, sizeof(err)));
+	CHECK(load(&c, "bpf_tasks_per_sandbox = 256\n", err, sizeof(err)) == 0);
+	EXPECT_EQ(c.bpf_tasks_per_sandbox, 256);
 }
 
 TEST(escape)

@@ -33,6 +33,6 @@ make_pool() {
 start_daemon() {
 	cat >/tmp/amm.conf
 	agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
-	check "$2" wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq $1 ]"
+	check "$2" wait_for 60 sh -c "[ \$(grep -c 'adopted sandbox' $LOG) -eq $1 ]"
 	sleep 1
 }

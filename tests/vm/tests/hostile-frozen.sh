@@ -18,8 +18,9 @@ echo 1 >$KPOD/memory.oom.group
 echo 1 >$AS/low/memory.oom.group
 for s in paused low; do agentmmctl priority agent.slice/$s 10; done
 agentmmctl priority $KPOD 10
-sleep 0.5
-echo 1 >$AS/paused/cgroup.freeze	# docker pause
+# docker pause, once its runtime holds its 20 MB
+check "paused's runtime allocated" wait_for 30 sh -c "[ \$(cat $AS/paused/memory.current) -ge 20000000 ]"
+echo 1 >$AS/paused/cgroup.freeze
 start_daemon 4 "daemon adopts the sandboxes and the pod" <<CONF
 interval_ms = 200
 memory_limit_mb = 400
@@ -32,9 +33,9 @@ CONF
 check "paused sandbox seen as frozen by someone else" grep -q 'adopted sandbox agent.slice/paused .*frozen by someone else' $LOG
 expect_eq "$(cat $AS/low/memory.oom.group)" 0 "memory.oom.group 0 while agentmmd runs"
 expect_eq "$(cat $KPOD/memory.oom.group)" 1 "the pod's memory.oom.group untouched"
-# 20 + 40 + 20 + 40 + 260 of 400 MB: below freeze_free_pct
+# 20 + 40 + 20 + 40 + 280 of 400 MB: below freeze_free_pct
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- \
-	memhog --step-mb 8 --hold-s 9 260 &
+	memhog --step-mb 8 --hold-s 9 280 &
 CTL=$!
 check "low frozen" wait_for 40 grep -q 'frozen 1' $AS/low/cgroup.events
 check "low thawed after freeze_max_s while the pressure lasts" wait_for 10 grep -q 'agent.slice/low was frozen for freeze_max_s = 3 s' $LOG

@@ -34,14 +34,15 @@ start_daemon 5 "daemon adopts the sandboxes" <<CONF
 interval_ms = 200
 idle_interval_ms = 500
 reclaim = 0
-priorities = agent.slice/conf-*=250
 CONF
 has_prio() { [ -n "$(sb_get "$1" priority)" ]; }
 prio_is() { [ "$(sb_get "$1" priority)" = "$2" ]; }
 check "status written" wait_for 10 has_prio agent.slice/evil
 expect_eq "$(sb_get agent.slice/evil priority)" 100 "delegated sandbox's own user.agentmm.priority ignored"
 expect_eq "$(sb_get agent.slice/rooted priority)" 300 "user.agentmm.priority on a root-owned cgroup counts"
-expect_eq "$(sb_get agent.slice/conf-ranked priority)" 250 "priorities = GLOB=N from the config"
+echo 'priorities = agent.slice/conf-*=250' >>/tmp/amm.conf
+kill -HUP $(cat /run/agentmm/agentmmd.pid)
+check "priorities = GLOB=N from the config" wait_for 10 prio_is agent.slice/conf-ranked 250
 agentmmctl -c /tmp/amm.conf priority agent.slice/evil 20
 check "agentmmctl priority sets trusted.agentmm.priority" wait_for 10 prio_is agent.slice/evil 20
 
