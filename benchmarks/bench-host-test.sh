@@ -28,7 +28,7 @@ check() {
 	if "$@"; then pass=$((pass + 1)); echo "ok   $what"
 	else fail=$((fail + 1)); echo "FAIL $what"; fi
 }
-done_() { echo "bench-host-test $mode: $pass passed, $fail failed"; [ $fail = 0 ]; }
+done_() { echo "bench-host-$mode: $pass passed, $fail failed"; [ $fail = 0 ]; }
 snapshot() {
 	local f
 	for f in $THP/enabled $THP/defrag $THP/khugepaged/* $THP/hugepages-*kB/enabled \
@@ -43,7 +43,7 @@ mode=${1:-}
 [ "$(id -u)" = 0 ] || { echo "bench-host-test: needs root"; echo "0 passed, 1 failed"; exit 1; }
 if [ ! -d $THP ] || ! ls $THP/hugepages-*kB/enabled >/dev/null 2>&1; then
 	echo "bench-host-test: SKIP: this kernel has no mTHP knobs"
-	echo "bench-host-test $mode: 0 passed, 0 failed, 1 skipped"
+	echo "bench-host-$mode: 0 passed, 0 failed, 1 skipped"
 	exit 0
 fi
 before=$(snapshot)

@@ -28,12 +28,12 @@ echo "   4 node runtimes running pytest, python, pip, git, find/grep, gcc; a few
 # shellcheck disable=SC2086
 "$top/benchmarks/bench-host.sh" --reps 3 --arms "stock static-mthp agentmm" \
 	--regimes busy --states healthy -c 4 -s 0.25 $DEMO_HOST_ARGS "$out" 2>&1 |
-	grep -E 'SKIPPED|error|RESTORE|rep [0-9]+/|completion time  |^ *[0-9]' |
+	grep -E 'SKIPPED|error|RESTORE|rep [0-9]+/|^ +completion time  ' |
 	grep -vE '^ +(pytest|python|pip|source|git|find|ls|grep|cc) ' | sed 's/^bench-guest: //; s/^/   /'
 rc=${PIPESTATUS[0]}
 echo
-echo "   stock: median [min-max] of 3 runs; other arms: median ratio to stock [min-max of the 3 per-rep ratios]"
-grep -E '^(metric|completion time |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU util|mTHP allocation success  )' \
+echo "   stock: median [min-max] of its runs (n=); other arms: median ratio to stock [min-max of the per-rep ratios]"
+grep -E '^(metric|completion time  |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU utilisation|mTHP allocation success  )' \
 	"$out/busy/report.txt" 2>/dev/null | sed 's/^/   /'
 echo "   (full table: $out/busy/report.txt; the measured numbers with many"
 echo "   repetitions: benchmarks/RESULTS.md, 'Native, real CPU')"
