@@ -270,21 +270,29 @@ static void amm_gov_sample(struct amm_gov_state *st,
 		/*
 		 * Waste: folios partly unmapped hold their whole size until
 		 * the deferred split shrinker runs, which is under pressure.
+		 * Judged on what this size causes now: folios newly partially
+		 * mapped or queued for split per new folio. A level would
+		 * count folios left by processes long gone (or made before
+		 * we took over) and, with the size off, never fall: the size
+		 * would stay off for good.
 		 */
 		r->waste_rated[o] = false;
 		r->waste[o] = 0;
-		if (oi->nr_anon >= cfg->min_folios) {
-			r->waste_rated[o] = true;
-			r->waste[o] = amm_gov_permille(
-				oi->nr_anon_partially_mapped, oi->nr_anon);
-		}
 		if (alloc >= cfg->min_faults) {
+			u64 grew = oi->nr_anon_partially_mapped >
+				   st->prev_partial[o] ?
+				   oi->nr_anon_partially_mapped -
+				   st->prev_partial[o] : 0;
 			unsigned int pm = amm_gov_permille(deferred, alloc);
+			unsigned int pp = amm_gov_permille(grew, alloc);
 
 			r->waste_rated[o] = true;
-			if (pm > r->waste[o])
-				r->waste[o] = pm;
+			r->waste[o] = pm;
+			/* the partially mapped count only of a size in use */
+			if (oi->nr_anon >= cfg->min_folios && pp > pm)
+				r->waste[o] = pp;
 		}
+		st->prev_partial[o] = oi->nr_anon_partially_mapped;
 		st->prev_alloc[o] = oi->fault_alloc;
 		st->prev_fallback[o] = oi->fault_fallback;
 		st->prev_charge[o] = oi->fault_fallback_charge;
@@ -554,14 +562,10 @@ int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 	};
 	amm_gov_sample(st, cfg, first, &r);	/* baseline counters */
 	for (o = 0; o < AMM_MAX_ORDERS; o++) {
-		/* no deltas yet; the partially mapped share is a level */
+		/* no deltas yet: neither fallbacks nor waste are judged */
 		r.rated[o] = false;
-		r.waste_rated[o] = first->order[o].nr_anon >= cfg->min_folios;
+		r.waste_rated[o] = false;
 		r.waste[o] = 0;
-		if (r.waste_rated[o])
-			r.waste[o] = amm_gov_permille(
-				first->order[o].nr_anon_partially_mapped,
-				first->order[o].nr_anon);
 	}
 	/*
 	 * Start where a step up would have taken us: the largest size that

@@ -262,6 +262,7 @@ struct amm_gov_decision {
  * @prev_fallback: last fault_fallback per order
  * @prev_charge: last fault_fallback_charge per order
  * @prev_deferred: last split_deferred per order
+ * @prev_partial: last nr_anon_partially_mapped per order
  * @window_start_ms: start of the current compaction budget window
  * @window_used: compaction requests issued in the current window
  * @transitions_up: step-ups so far
@@ -291,6 +292,7 @@ struct amm_gov_state {
 	u64 prev_fallback[AMM_MAX_ORDERS];
 	u64 prev_charge[AMM_MAX_ORDERS];
 	u64 prev_deferred[AMM_MAX_ORDERS];
+	u64 prev_partial[AMM_MAX_ORDERS];
 	u64 window_start_ms;
 	unsigned int window_used;
 	u64 transitions_up;

@@ -993,7 +993,7 @@ struct mrow {
 	u64 free;		/* in.mem.free_pages */
 	int order;		/* order whose folio stats this row sets */
 	u64 nr_anon;		/* its stats/nr_anon */
-	u64 partial;		/* its stats/nr_anon_partially_mapped */
+	u64 partial;		/* growth of its nr_anon_partially_mapped per tick */
 	u64 allocs;		/* new folios of that order per tick */
 	u64 deferred;		/* of them queued for deferred split per tick */
 	int ceiling;		/* W(expected) after the last repeat */
@@ -1099,26 +1099,42 @@ static const struct mem_scenario mem_scenarios[] = {
 	{ "start in the 32K band: 32K", tune_default_cand, HR(60000), 3, {
 		{ 1, .free = HR(60000), .ceiling = W(3), .cap = W(3) },
 	} },
-	{ "partially mapped ceiling steps down after dwell",
+	{ "newly partially mapped folios step the ceiling down",
 	  tune_default_cand, HR(500000), 4, {
+		/* 251 of 1000 new folios partially mapped this tick */
 		{ 1, .free = HR(500000), .order = 4, .nr_anon = 1000,
-		  .partial = 251, .ceiling = W(3), .downs = W(1),
-		  .memdowns = W(0), .why_order = W(4),
+		  .allocs = 1000, .partial = 251, .ceiling = W(3),
+		  .downs = W(1), .memdowns = W(0), .why_order = W(4),
 		  .why = W(AMM_REASON_PARTIAL) },
-		/* still wasteful: 64K stays off */
+		/* still wasteful while it gets new folios: stays off */
 		{ 30, .free = HR(500000), .order = 4, .nr_anon = 1000,
-		  .partial = 101, .ceiling = W(3), .ups = W(0),
-		  .why_order = W(4), .why = W(AMM_REASON_PARTIAL) },
-		/* the waste is gone: back after the up-dwell */
+		  .allocs = 1000, .partial = 101, .ceiling = W(3),
+		  .ups = W(0), .why_order = W(4),
+		  .why = W(AMM_REASON_PARTIAL) },
+		/* the waste stops growing: back after the up-dwell */
 		{ 11, .free = HR(500000), .order = 4, .nr_anon = 1000,
-		  .partial = 100, .ceiling = W(4), .ups = W(1) },
+		  .allocs = 1000, .partial = 100, .ceiling = W(4),
+		  .ups = W(1) },
 	} },
-	{ "partially mapped share below min_folios is ignored",
+	{ "partially mapped folios left from before hold nothing off",
 	  tune_default_cand, HR(500000), 4, {
+		/* 900 of 1000 partially mapped, none new: not our waste */
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .partial = 900, .ceiling = W(4), .downs = W(0) },
+		{ 20, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .allocs = 1000, .ceiling = W(4), .downs = W(0) },
+	} },
+	{ "waste with too few folios or new folios is not judged",
+	  tune_default_cand, HR(500000), 4, {
+		{ 10, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .allocs = 31, .partial = 31, .ceiling = W(4),
+		  .downs = W(0) },
 		{ 10, .free = HR(500000), .order = 4, .nr_anon = 63,
-		  .partial = 63, .ceiling = W(4), .downs = W(0) },
-		{ 1, .free = HR(500000), .order = 4, .nr_anon = 64,
-		  .partial = 64, .ceiling = W(3), .downs = W(1) },
+		  .allocs = 63, .partial = 63, .ceiling = W(4),
+		  .downs = W(0) },
+		{ 1, .free = HR(500000), .order = 4, .nr_anon = 1000,
+		  .allocs = 32, .partial = 32, .ceiling = W(3),
+		  .downs = W(1) },
 	} },
 	{ "deferred splits per new folio step the ceiling down",
 	  tune_default_cand, HR(500000), 4, {
@@ -1157,7 +1173,7 @@ static void mem_apply(struct sim *s, const struct mrow *m)
 		return;
 	oi = &s->in.order[m->order];
 	oi->nr_anon = m->nr_anon;
-	oi->nr_anon_partially_mapped = m->partial;
+	oi->nr_anon_partially_mapped += m->partial;
 	oi->fault_alloc += m->allocs;
 	oi->split_deferred += m->deferred;
 }
