@@ -22,9 +22,11 @@ CONF
 NOTIFY_SOCKET=/tmp/notify.sock WATCHDOG_USEC=1000000 agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
 check "READY=1 sent" wait_for 20 grep -q ' READY=1$' /tmp/notify.log
 check "runtime marked" wait_for 20 grep -q "agent runtime is pid $RT" $LOG
-# the tool's stderr: a pipe to a reader that never reads, filled first
+# the tool's stderr: a pipe to a reader that never reads (and outlives the
+# test's waits: with no reader a write fails at once), filled first
 rm -f /tmp/rc
-( agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- hostile fill-stderr memhog --hold 280; echo $? >/tmp/rc ) 2>&1 >/dev/null | sleep 25 &
+( agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- hostile fill-stderr memhog --hold 280; echo $? >/tmp/rc ) 2>&1 >/dev/null | sleep 600 &
+READER=$!
 check "the tool is killed despite its full stderr pipe" wait_for 20 test -s /tmp/rc
 expect_eq "$(cat /tmp/rc 2>/dev/null)" 137 "tool killed by SIGKILL"
 check "runtime alive" kill -0 $RT
@@ -36,6 +38,6 @@ expect_cmp $N1 -ge $((N0 + 2)) "watchdog still pinged (every 0.5 s) after the ki
 check "status counts the kill" wait_for 10 sh -c "grep '^sandbox name=agent.slice/sb ' /run/agentmm/status | grep -q 'tools_killed=1'"
 kill $(cat /run/agentmm/agentmmd.pid)
 check "STOPPING=1 on SIGTERM" wait_for 10 grep -q ' STOPPING=1$' /tmp/notify.log
-kill $LISTEN
+kill $LISTEN $READER
 cleanup
 finish
