@@ -32,7 +32,7 @@ apt_packages=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev linux-source
+	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev
 	python3-prometheus-client
 	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
 	# (module 90agentmm is built into a real image by tests/pkg)

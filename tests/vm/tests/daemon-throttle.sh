@@ -17,9 +17,9 @@ agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
 	memhog --step-mb 4 --rate-mb-s 60 --progress /tmp/burst.mb --hold 330 &
 CTL=$!
 check "burst is throttled" wait_for 60 grep -q 'throttling .*agent.slice/a/tool-burst' $LOG
-HIGH=$(cat $AS/a/tool-burst/memory.high 2>/dev/null)
-log "tool-burst memory.high=$HIGH, touched $(cat /tmp/burst.mb) MB"
-check "memory.high set on the tool cgroup" [ "$HIGH" != max ]
+# the log line comes as the write is made: wait for the file, not the line
+check "memory.high set on the tool cgroup" wait_for 10 sh -c "[ \"\$(cat $AS/a/tool-burst/memory.high)\" != max ]"
+log "tool-burst memory.high=$(cat $AS/a/tool-burst/memory.high 2>/dev/null), touched $(cat /tmp/burst.mb) MB"
 check "the tool hit memory.high" wait_for 30 sh -c "[ \$(awk '\$1==\"high\"{print \$2}' $AS/a/tool-burst/memory.events) -gt 0 ]"
 for n in b c; do
 	expect_eq "$(cat $AS/$n/memory.high)" max "neighbour $n not throttled"
