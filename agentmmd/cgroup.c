@@ -18,21 +18,9 @@
 int cg_read_str(const char *dir, const char *file, char *buf, size_t len)
 {
 	char path[4400];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = 0;
-	return 0;
+	return cg_read_str_at(AT_FDCWD, path, buf, len);
 }
 
 int cg_read_u64(const char *dir, const char *file, uint64_t *v)
@@ -77,21 +65,9 @@ bool amm_dry_run;
 int cg_write(const char *dir, const char *file, const char *s)
 {
 	char path[4400];
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (amm_dry_run)	/* the file must exist; nothing is written */
-		return access(path, F_OK);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, len);
-	err = errno;
-	close(fd);
-	errno = err;
-	return n == (ssize_t)len ? 0 : -1;
+	return cg_write_at(AT_FDCWD, path, s);
 }
 
 int cg_read_key(const char *dir, const char *file, const char *key,
@@ -528,7 +504,7 @@ int cg_write_at(int dirfd, const char *file, const char *s)
 	ssize_t n;
 	int fd, err;
 
-	if (dirfd < 0) {
+	if (dirfd < 0 && dirfd != AT_FDCWD) {
 		errno = EBADF;
 		return -1;
 	}
@@ -549,7 +525,8 @@ int cg_read_str_at(int dirfd, const char *file, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	fd = dirfd < 0 ? -1 : openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	fd = dirfd < 0 && dirfd != AT_FDCWD ? -1 :
+	     openat(dirfd, file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
