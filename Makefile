@@ -106,4 +106,4 @@ demo: deps
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean 2>/dev/null
 	rm -rf $(BUILD)
-	find $(TOP)/kmod \( -name '*.o' -o -name '.*.cmd' \) -delete
+	find $(TOP)/kmod $(TOP)/policy \( -name '*.o' -o -name '.*.cmd' \) -delete
