@@ -51,6 +51,7 @@ case $mode in
 smoke)
 	out=$top/build/bench-host/smoke
 	rm -rf "$out"
+	mkdir -p "${out%/*}"	# a fresh checkout has no build/bench-host yet
 	"$top/benchmarks/bench-host.sh" --smoke "$out" >"$out.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$out.log"
