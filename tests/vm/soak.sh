@@ -109,7 +109,12 @@ check_thp() {	# WHEN
 }
 
 # ---- daemon ----
+# governor = kernel: the mode flips test agentmm.ko's borrowing of the THP
+# switches; with auto, agentmmd's own governor takes the switches (by
+# design) whenever the module leaves enforce, and the "as the admin left
+# them after mode off" invariant would not hold. daemon-gov-* test that side.
 cat >/tmp/amm.conf <<CONF
+governor = kernel
 interval_ms = 200
 memory_limit_mb = 400
 floor_mb = 16
