@@ -224,6 +224,26 @@ static int lock_state(struct daemon *d)
 	return fd;
 }
 
+/*
+ * Policy comes only from a file root controls (as systemd-oomd): refuse a
+ * configuration another user owns or may write. Non-root runs (tests,
+ * agentmmctl-like checks by a user) are not held to it.
+ */
+static int config_untrusted(const char *path, char *why, size_t len)
+{
+	struct stat st;
+
+	if (geteuid() != 0 || stat(path, &st))
+		return 0;	/* a missing file is the loader's to report */
+	if (st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	snprintf(why, len,
+		 "%s: owned by uid %u with mode %03o; agentmmd takes policy only from a file only root can write (chown root: %s; chmod go-w %s)",
+		 path, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 0777),
+		 path, path);
+	return -1;
+}
+
 static void reload(struct daemon *d)
 {
 	static struct amm_config next;
@@ -232,7 +252,8 @@ static void reload(struct daemon *d)
 	int gov_was = d->cfg.governor;
 
 	amm_config_defaults(&next);
-	if (amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
+	if (config_untrusted(d->cfg_path, e, sizeof(e)) ||
+	    amm_config_load(&next, d->cfg_path, !d->cfg_path_given, e, sizeof(e))) {
 		log_action(3, AMM_ACT_RELOAD_FAILED, NULL, NULL, 0,
 			   "%s; keeping the previous configuration", e);
 		return;
@@ -428,7 +449,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	amm_config_defaults(&d->cfg);
-	if (amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
+	if (config_untrusted(d->cfg_path, e, sizeof(e)) ||
+	    amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
 			    sizeof(e))) {
 		err("%s", e);
 		return 1;

@@ -33,5 +33,12 @@ expect_eq $? 1 "--check-config rejects inconsistent thresholds"
 check "and says why" grep -q 'kill_free_pct < freeze_free_pct' /tmp/check.err
 agentmmd -c /tmp/amm.conf --check-config >/dev/null
 expect_eq $? 0 "--check-config accepts a good file"
+# policy only from a file only root can write: a sandbox user must not
+chmod 666 /tmp/amm.conf
+kill -HUP $(cat /run/agentmm/agentmmd.pid)
+check "a world-writable config is refused on reload" wait_for 10 grep -q "/tmp/amm.conf: owned by uid 0 with mode 666" $LOG
+agentmmd -c /tmp/amm.conf --check-config >/dev/null 2>&1
+expect_eq $? 1 "--check-config refuses it too"
+chmod 644 /tmp/amm.conf
 cleanup
 finish
