@@ -122,9 +122,9 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 				   sizeof(buf)) == 0 ||
 		    (errno != ENOENT && errno != ENODEV))
 			return;
-		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
-			   "released throttle on %s (tool cgroup removed)",
-			   s->high_dir);
+		char gone_dir[AMM_PATH_MAX];
+
+		snprintf(gone_dir, sizeof(gone_dir), "%s", s->high_dir);
 		if (s->throttle_since_ms)
 			s->throttled_ms_total += now_ms() - s->throttle_since_ms;
 		s->throttle_since_ms = 0;
@@ -132,8 +132,12 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		s->high = 0;
 		close(s->high_fd);
 		s->high_fd = -1;
+		/* journal first: the log line says the record is gone */
 		applied_save(d);
 		d->status_force = true;
+		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
+			   "released throttle on %s (tool cgroup removed)",
+			   gone_dir);
 	}
 }
 
