@@ -126,6 +126,7 @@ for f in $THP/hugepages-*kB/enabled; do
 	[ -w "$f" ] || die "$f is read-only: the arms cannot set mTHP sizes; nothing changed"
 done
 mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd) || die "cannot resolve $out"	# agentmmd takes absolute paths only
 snap=$out/host-settings.txt
 : >"$snap" || die "cannot write $snap"
 while read -r f; do

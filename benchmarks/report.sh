@@ -25,6 +25,11 @@ Rows:
   completion time               batch completion, healthy memory
   completion time fragmented    the same on fragmented memory
   host peak memory              max(MemTotal - MemAvailable), healthy
+  host peak rise                the same minus its value at the run's start:
+                                MemAvailable subtracts the high watermarks,
+                                so an arm that raises watermark_scale_factor
+                                (tuned, agentmm) shifts the absolute figure
+                                by the reserve, not by what the workload used
   p99 healthy                   tool-call latency p99, healthy memory
   p99 fragmented                tool-call latency p99, fragmented memory
   p99 fragmented / p99 healthy  per arm, its own fragmented over healthy
@@ -77,7 +82,8 @@ while IFS="$tab" read -r rep arm state status seed json fidx freached fusable hm
 		"$(jget "$j" host_cpu_util_pct | grep . || echo NA) $(jget "$j" minflt)" \
 		"$(jget "$j" cpu_sys_s | grep . || echo NA) $(jget "$j" latency_p50_ms)" \
 		"$(jget "$j" latency_p95_ms) $(jget "$j" cpu_user_s | grep . || echo NA)" \
-		"$(jget "$j" sandbox_anon_peak_mb | grep . || echo NA)" >>"$data"
+		"$(jget "$j" sandbox_anon_peak_mb | grep . || echo NA)" \
+		"$(jget "$j" host_peak_rise_mb | grep . || echo NA)" >>"$data"
 	# per-size mTHP faults, summed per arm/state
 	sed -n 's/.*"size_kb": \([0-9]*\), "enabled": "\([^"]*\)", "anon_fault_alloc": \([0-9]*\), "anon_fault_fallback": \([0-9]*\).*/\1 \2 \3 \4/p' "$j" |
 		sed "s|^|$arm $state |" >>"$out/plots/mthp.dat"
@@ -169,6 +175,7 @@ END {
 	row("completion time", "healthy", 4, "s", "-10.71% (136.2 -> 121.6 s)")
 	row("completion time fragmented", "fragmented", 4, "s", "-")
 	row("host peak memory", "healthy", 5, "MB", "-21.60% (41.15 -> 32.26 GB)")
+	row("host peak rise", "healthy", 20, "MB", "rise over each run start (cancels watermark shifts)")
 	row("sum of memory.peak", "healthy", 9, "MB", "-")
 	row("sandbox anon peak", "healthy", 19, "MB", "sandbox processes only")
 	row("sandbox anon peak frag.", "fragmented", 19, "MB", "-")
