@@ -90,15 +90,40 @@ int cg_read_key(const char *dir, const char *file, const char *key,
 }
 
 /* "some avg10=1.23 ..." as 123 */
-static int psi_parse_some(const char *buf, unsigned int *x100)
+/* @kind "some" or "full": that line's avg10, x100 */
+static int psi_parse(const char *buf, const char *kind, unsigned int *x100)
 {
-	const char *p = strstr(buf, "some avg10=");
+	char key[16];
+	const char *p;
 	unsigned int whole, frac;
 
-	if (!p || sscanf(p, "some avg10=%u.%2u", &whole, &frac) != 2)
+	snprintf(key, sizeof(key), "%s avg10=", kind);
+	p = strstr(buf, key);
+	if (!p || sscanf(p + strlen(key), "%u.%2u", &whole, &frac) != 2)
 		return -1;
 	*x100 = whole * 100 + frac;
 	return 0;
+}
+
+static int psi_parse_some(const char *buf, unsigned int *x100)
+{
+	return psi_parse(buf, "some", x100);
+}
+
+int psi_full_avg10(const char *path, unsigned int *x100)
+{
+	char buf[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return psi_parse(buf, "full", x100);
 }
 
 int psi_some_avg10(const char *path, unsigned int *x100)
@@ -290,6 +315,25 @@ int meminfo(uint64_t *total, uint64_t *available)
 	}
 	fclose(f);
 	return got == 3 ? 0 : -1;
+}
+
+int swap_free(uint64_t *bytes)
+{
+	char line[256];
+	unsigned long long v;
+	int got = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SwapFree: %llu kB", &v) == 1) {
+			*bytes = v * 1024;
+			got = 0;
+			break;
+		}
+	fclose(f);
+	return got;
 }
 
 int proc_rss(pid_t pid, uint64_t *bytes)

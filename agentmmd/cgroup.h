@@ -43,6 +43,8 @@ int cg_pids(const char *dir, pid_t *pids, int max);
 bool amm_glob_match(const char *pattern, const char *path);
 
 int meminfo(uint64_t *total, uint64_t *available);
+int swap_free(uint64_t *bytes);
+int psi_full_avg10(const char *path, unsigned int *x100);
 int proc_rss(pid_t pid, uint64_t *bytes);
 int proc_own_anon(pid_t pid, uint64_t *bytes);
 int proc_same_vm(pid_t a, pid_t b);

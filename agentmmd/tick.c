@@ -142,6 +142,63 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 }
 
 /*
+ * With swap the kernel reclaims at the limit instead of killing: the kill
+ * step waits while swap is free and the pool is not thrashing
+ * (kill_swap_psi_full; amm_swap_defers_kill). The pool's own swap limit
+ * and pressure when pool_cgroup is set, the host's otherwise.
+ */
+static bool swap_absorbs(struct daemon *d)
+{
+	uint64_t free_b = 0, max_b, cur_b;
+	unsigned int psi = 0;
+	char dir[AMM_PATH_MAX * 2 + 2], path[AMM_PATH_MAX * 2 + 32];
+	bool pool = d->cfg.pool_cgroup[0];
+
+	if (!d->cfg.kill_swap_psi_full || swap_free(&free_b) || !free_b)
+		return false;
+	snprintf(dir, sizeof(dir), "%s/%s", d->cfg.cgroup_root,
+		 d->cfg.pool_cgroup);
+	/*
+	 * A budget (memory_limit_mb) the kernel does not enforce makes it
+	 * swap nothing: only the host's memory, or a pool whose memory.max
+	 * is the budget, is one the kernel keeps by swapping.
+	 */
+	if (d->cfg.memory_limit_mb &&
+	    (!pool || cg_read_u64(dir, "memory.max", &max_b) ||
+	     max_b > d->host_limit))
+		return false;
+	/* the pool's own swap limit (no file: swap not accounted per cgroup) */
+	if (pool && cg_read_u64(dir, "memory.swap.max", &max_b) == 0 &&
+	    max_b != UINT64_MAX) {
+		if (cg_read_u64(dir, "memory.swap.current", &cur_b))
+			cur_b = 0;
+		max_b = max_b > cur_b ? max_b - cur_b : 0;
+		if (max_b < free_b)
+			free_b = max_b;
+	}
+	snprintf(path, sizeof(path), "%s/memory.pressure", dir);
+	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", &psi))
+		return false;	/* no pressure figures: act as without swap */
+	if (!amm_swap_defers_kill(free_b, d->cfg.kill_min_mb * MB, psi,
+				  d->cfg.kill_swap_psi_full)) {
+		if (d->kill_deferred)
+			info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%% of kill_swap_psi_full %u.%02u%%): the kill step acts",
+			     free_b / MB, psi / 100, psi % 100,
+			     d->cfg.kill_swap_psi_full / 100,
+			     d->cfg.kill_swap_psi_full % 100);
+		d->kill_deferred = false;
+		return false;
+	}
+	if (!d->kill_deferred)
+		info("memory at the kill level, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below kill_swap_psi_full %u.%02u%%): the kernel swaps; no tool is killed",
+		     free_b / MB, psi / 100, psi % 100,
+		     d->cfg.kill_swap_psi_full / 100,
+		     d->cfg.kill_swap_psi_full % 100);
+	d->kill_deferred = true;
+	return true;
+}
+
+/*
  * The pool's memory.high backstop (pool_cgroup, pool_high_free_pct): the
  * pool stalls a little below its limit instead of reaching memory.max,
  * where the kernel OOM killer acts, while the steps below free memory.
@@ -373,12 +430,14 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 			d->kill_since_ms = now;
 		/* the forecast says the kernel would act before kill_after_ms */
 		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
-				    now - d->kill_since_ms >= d->cfg.kill_after_ms)) {
+				    now - d->kill_since_ms >= d->cfg.kill_after_ms) &&
+		    !swap_absorbs(d)) {
 			kill_step(d, map, n, &th);
 			d->kill_since_ms = now;
 		}
 	} else {
 		d->kill_since_ms = 0;
+		d->kill_deferred = false;
 	}
 	if (d->level == AMM_LEVEL_RELAXED)
 		for (i = 0; i < n; i++)
