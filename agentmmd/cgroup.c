@@ -110,22 +110,6 @@ static int psi_parse_some(const char *buf, unsigned int *x100)
 	return psi_parse(buf, "some", x100);
 }
 
-int psi_full_avg10(const char *path, unsigned int *x100)
-{
-	char buf[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return psi_parse(buf, "full", x100);
-}
-
 int psi_some_avg10(const char *path, unsigned int *x100)
 {
 	char buf[512];
@@ -141,7 +125,7 @@ int psi_some_avg10(const char *path, unsigned int *x100)
 	return psi_parse_some(buf, x100);
 }
 
-int fd_psi_some_avg10(int fd, unsigned int *x100)
+static int fd_psi_avg10(int fd, const char *kind, unsigned int *x100)
 {
 	char buf[512];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -149,7 +133,23 @@ int fd_psi_some_avg10(int fd, unsigned int *x100)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	return psi_parse_some(buf, x100);
+	return psi_parse(buf, kind, x100);
+}
+
+int fd_psi_some_avg10(int fd, unsigned int *x100)
+{
+	return fd_psi_avg10(fd, "some", x100);
+}
+
+int psi_full_avg10(const char *path, unsigned int *x100)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -1;
+	r = fd_psi_avg10(fd, "full", x100);
+	close(fd);
+	return r;
 }
 
 uint64_t cg_id(const char *dir)
