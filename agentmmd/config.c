@@ -47,7 +47,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->pool_high_free_pct = 2;
 	c->floor_mb = 64;
 	c->kill_min_mb = 16;
-	c->kill_swap_psi_full = 4000;
+	c->swap_thrash_psi_full = 4000;
 	c->default_priority = 100;
 	c->runtime_oom_score_adj = -900;
 	c->tool_oom_score_adj = 500;
@@ -278,8 +278,8 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(floor_mb, 1ULL << 40);
 	} else if (!strcmp(key, "kill_min_mb")) {
 		U(kill_min_mb, 1ULL << 40);
-	} else if (!strcmp(key, "kill_swap_psi_full")) {
-		if (parse_centi(val, &c->kill_swap_psi_full))
+	} else if (!strcmp(key, "swap_thrash_psi_full")) {
+		if (parse_centi(val, &c->swap_thrash_psi_full))
 			goto bad_value;
 	} else if (!strcmp(key, "default_priority")) {
 		U(default_priority, 1000000);
@@ -478,7 +478,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"pool_cgroup = %s\npool_high_free_pct = %u\n"
 		"floor_mb = %" PRIu64 "\n"
 		"kill_min_mb = %" PRIu64 "\n"
-		"kill_swap_psi_full = %u.%02u\n"
+		"swap_thrash_psi_full = %u.%02u\n"
 		"default_priority = %u\nruntime_oom_score_adj = %d\n"
 		"tool_oom_score_adj = %d\nthrottle = %d\nfreeze = %d\nkill = %d\n"
 		"reclaim = %d\nbpf = %d\nreclaim_target_free_pct = %u\n"
@@ -494,7 +494,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->forecast_freeze_ms, c->forecast_kill_ms, c->pool_cgroup,
 		c->pool_high_free_pct, c->floor_mb,
 		c->kill_min_mb,
-		c->kill_swap_psi_full / 100, c->kill_swap_psi_full % 100,
+		c->swap_thrash_psi_full / 100, c->swap_thrash_psi_full % 100,
 		c->default_priority, c->runtime_oom_score_adj,
 		c->tool_oom_score_adj, c->throttle, c->freeze, c->kill,
 		c->reclaim, c->bpf, c->reclaim_target_free_pct,

@@ -142,19 +142,19 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 }
 
 /*
- * With swap the kernel reclaims at the limit instead of killing: the kill
- * step waits while swap is free and the pool is not thrashing
- * (kill_swap_psi_full; amm_swap_defers_kill). The pool's own swap limit
+ * With swap the kernel reclaims at the limit instead of killing: the freeze
+ * and kill steps wait while swap is free and the pool is not thrashing
+ * (swap_thrash_psi_full; amm_swap_defers_kill). The pool's own swap limit
  * and pressure when pool_cgroup is set, the host's otherwise.
  */
-static bool swap_absorbs(struct daemon *d)
+static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
+			 unsigned int *psi)
 {
-	uint64_t free_b = 0, max_b, cur_b;
-	unsigned int psi = 0;
+	uint64_t max_b, cur_b;
 	char dir[AMM_PATH_MAX * 2 + 2], path[AMM_PATH_MAX * 2 + 32];
 	bool pool = d->cfg.pool_cgroup[0];
 
-	if (!d->cfg.kill_swap_psi_full || swap_free(&free_b) || !free_b)
+	if (!d->cfg.swap_thrash_psi_full || swap_free(free_b) || !*free_b)
 		return false;
 	snprintf(dir, sizeof(dir), "%s/%s", d->cfg.cgroup_root,
 		 d->cfg.pool_cgroup);
@@ -173,29 +173,34 @@ static bool swap_absorbs(struct daemon *d)
 		if (cg_read_u64(dir, "memory.swap.current", &cur_b))
 			cur_b = 0;
 		max_b = max_b > cur_b ? max_b - cur_b : 0;
-		if (max_b < free_b)
-			free_b = max_b;
+		if (max_b < *free_b)
+			*free_b = max_b;
 	}
 	snprintf(path, sizeof(path), "%s/memory.pressure", dir);
-	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", &psi))
+	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", psi))
 		return false;	/* no pressure figures: act as without swap */
-	if (!amm_swap_defers_kill(free_b, d->cfg.kill_min_mb * MB, psi,
-				  d->cfg.kill_swap_psi_full)) {
-		if (d->kill_deferred)
-			info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%% of kill_swap_psi_full %u.%02u%%): the kill step acts",
-			     free_b / MB, psi / 100, psi % 100,
-			     d->cfg.kill_swap_psi_full / 100,
-			     d->cfg.kill_swap_psi_full % 100);
-		d->kill_deferred = false;
-		return false;
-	}
-	if (!d->kill_deferred)
-		info("memory at the kill level, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below kill_swap_psi_full %u.%02u%%): the kernel swaps; no tool is killed",
+	return amm_swap_defers_kill(*free_b, d->cfg.kill_min_mb * MB, *psi,
+				    d->cfg.swap_thrash_psi_full);
+}
+
+/* d->swap_deferred for this tick, saying so when it changes */
+static void update_swap_deferred(struct daemon *d)
+{
+	uint64_t free_b = 0;
+	unsigned int psi = 0;
+	bool on = swap_absorbs(d, &free_b, &psi);
+
+	if (on && !d->swap_deferred)
+		info("memory near the limit, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below swap_thrash_psi_full %u.%02u%%): the kernel swaps; no sandbox is frozen, no tool killed",
 		     free_b / MB, psi / 100, psi % 100,
-		     d->cfg.kill_swap_psi_full / 100,
-		     d->cfg.kill_swap_psi_full % 100);
-	d->kill_deferred = true;
-	return true;
+		     d->cfg.swap_thrash_psi_full / 100,
+		     d->cfg.swap_thrash_psi_full % 100);
+	else if (!on && d->swap_deferred)
+		info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%%, swap_thrash_psi_full %u.%02u%%): freezing and killing act",
+		     free_b / MB, psi / 100, psi % 100,
+		     d->cfg.swap_thrash_psi_full / 100,
+		     d->cfg.swap_thrash_psi_full % 100);
+	d->swap_deferred = on;
 }
 
 /*
@@ -400,7 +405,10 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		}
 	}
 	/* Step 2: freeze (lower priority first, else the fastest grower) */
-	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze) {
+	/* with swap absorbing the limit, neither freeze nor kill (below) */
+	if (d->level >= AMM_LEVEL_FREEZE && (d->cfg.freeze || d->cfg.kill))
+		update_swap_deferred(d);
+	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze && !d->swap_deferred) {
 		/*
 		 * Not candidates: Kubernetes pods (a frozen pod fails its
 		 * probes and the kubelet restarts it; they are throttled and
@@ -431,14 +439,15 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		/* the forecast says the kernel would act before kill_after_ms */
 		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
 				    now - d->kill_since_ms >= d->cfg.kill_after_ms) &&
-		    !swap_absorbs(d)) {
+		    !d->swap_deferred) {
 			kill_step(d, map, n, &th);
 			d->kill_since_ms = now;
 		}
 	} else {
 		d->kill_since_ms = 0;
-		d->kill_deferred = false;
 	}
+	if (d->level < AMM_LEVEL_FREEZE)
+		d->swap_deferred = false;
 	if (d->level == AMM_LEVEL_RELAXED)
 		for (i = 0; i < n; i++)
 			release_high(d, &d->sbs[map[i]]);

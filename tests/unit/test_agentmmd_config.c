@@ -37,11 +37,11 @@ TEST(config)
 	CHECK(c.n_patterns == 6);
 	CHECK(c.busy_interval_ms == 100 && c.idle_interval_ms == 2000);
 	CHECK(c.kill_min_mb == 16);
-	CHECK(c.kill_swap_psi_full == 4000);
-	CHECK(load(&c, "kill_swap_psi_full = 12.5\n", err, sizeof(err)) == 0 &&
-	      c.kill_swap_psi_full == 1250);
+	CHECK(c.swap_thrash_psi_full == 4000);
+	CHECK(load(&c, "swap_thrash_psi_full = 12.5\n", err, sizeof(err)) == 0 &&
+	      c.swap_thrash_psi_full == 1250);
 	/* a percentage: above 100 is refused */
-	CHECK(load(&c, "kill_swap_psi_full = 100.01\n", err, sizeof(err)));
+	CHECK(load(&c, "swap_thrash_psi_full = 100.01\n", err, sizeof(err)));
 	CHECK(load(&c, "busy_interval_ms = 50\nidle_interval_ms = 5000\n"
 		       "kill_min_mb = 0\n", err, sizeof(err)) == 0);
 	CHECK(c.busy_interval_ms == 50 && c.idle_interval_ms == 5000 &&
