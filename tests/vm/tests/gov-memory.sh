@@ -62,15 +62,18 @@ expect_cmp "$(gov memory_downs)" -ge 1 "memory_downs counted"
 check "64kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-64kB/enabled
 check "32kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled
 
-# 8 per mille more below the low edge: every governed size off.
-mb2=$(hog_mb 8)
-log "holding ${mb2} MB more for headroom 0.8%"
+# Well below the low edge (20 per mille): every governed size off. 6, not
+# 8: kswapd and page cache move headroom by MBs while the test reads it.
+mb2=$(hog_mb 6)
+log "holding ${mb2} MB more for headroom 0.6%"
 memhog --hold "$mb2" &
 hog2=$!
 check "every size off near the watermarks" wait_for 120 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = 0 ]"
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/reason)" low_memory "16kB: reason low_memory"
 check "16kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled
-expect_eq "$(gov mem_cap_kb)" 0 "mem_cap_kb 0"
+# mem_cap_kb is this sample's band (the ceiling keeps its hysteresis)
+check "mem_cap_kb 0" wait_for 30 sh -c "[ \$(cat $AGENTMM_SYS/governor/mem_cap_kb) = 0 ]"
+log "mem_cap_kb $(gov mem_cap_kb), headroom $(gov headroom_permille) per mille"
 
 kill $hog2 $hog1
 wait $hog2 $hog1 2>/dev/null
