@@ -89,7 +89,6 @@ int cg_read_key(const char *dir, const char *file, const char *key,
 	return -1;
 }
 
-/* "some avg10=1.23 ..." as 123 */
 /* @kind "some" or "full": that line's avg10, x100 */
 static int psi_parse(const char *buf, const char *kind, unsigned int *x100)
 {
@@ -103,26 +102,6 @@ static int psi_parse(const char *buf, const char *kind, unsigned int *x100)
 		return -1;
 	*x100 = whole * 100 + frac;
 	return 0;
-}
-
-static int psi_parse_some(const char *buf, unsigned int *x100)
-{
-	return psi_parse(buf, "some", x100);
-}
-
-int psi_some_avg10(const char *path, unsigned int *x100)
-{
-	char buf[512];
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return psi_parse_some(buf, x100);
 }
 
 static int fd_psi_avg10(int fd, const char *kind, unsigned int *x100)
@@ -141,15 +120,26 @@ int fd_psi_some_avg10(int fd, unsigned int *x100)
 	return fd_psi_avg10(fd, "some", x100);
 }
 
-int psi_full_avg10(const char *path, unsigned int *x100)
+static int path_psi_avg10(const char *path, const char *kind,
+			  unsigned int *x100)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -1;
-	r = fd_psi_avg10(fd, "full", x100);
+	r = fd_psi_avg10(fd, kind, x100);
 	close(fd);
 	return r;
+}
+
+int psi_some_avg10(const char *path, unsigned int *x100)
+{
+	return path_psi_avg10(path, "some", x100);
+}
+
+int psi_full_avg10(const char *path, unsigned int *x100)
+{
+	return path_psi_avg10(path, "full", x100);
 }
 
 uint64_t cg_id(const char *dir)
