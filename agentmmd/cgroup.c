@@ -285,45 +285,52 @@ bool amm_glob_match(const char *pattern, const char *path)
 	return glob_rec(pattern, path);
 }
 
-int meminfo(uint64_t *total, uint64_t *available)
+/* Fill vals[i] with /proc/meminfo's "keys[i]:" line, in bytes; 0 when
+ * every key was found. */
+static int meminfo_read(const char *const keys[], uint64_t vals[], int n)
 {
 	char line[256];
 	unsigned long long v;
-	int got = 0;
+	unsigned int got = 0;
 	FILE *f = fopen("/proc/meminfo", "re");
+	int i;
 
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemTotal: %llu kB", &v) == 1) {
-			*total = v * 1024;
-			got |= 1;
-		} else if (sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
-			*available = v * 1024;
-			got |= 2;
-		}
+	while (got != (1u << n) - 1 && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		for (i = 0; i < n; i++)
+			if (!(got & 1u << i) && !strcmp(line, keys[i]) &&
+			    sscanf(colon + 1, " %llu kB", &v) == 1) {
+				vals[i] = v * 1024;
+				got |= 1u << i;
+			}
 	}
 	fclose(f);
-	return got == 3 ? 0 : -1;
+	return got == (1u << n) - 1 ? 0 : -1;
+}
+
+int meminfo(uint64_t *total, uint64_t *available)
+{
+	static const char *const keys[] = { "MemTotal", "MemAvailable" };
+	uint64_t v[2];
+
+	if (meminfo_read(keys, v, 2))
+		return -1;
+	*total = v[0];
+	*available = v[1];
+	return 0;
 }
 
 int swap_free(uint64_t *bytes)
 {
-	char line[256];
-	unsigned long long v;
-	int got = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
+	static const char *const keys[] = { "SwapFree" };
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SwapFree: %llu kB", &v) == 1) {
-			*bytes = v * 1024;
-			got = 0;
-			break;
-		}
-	fclose(f);
-	return got;
+	return meminfo_read(keys, bytes, 1);
 }
 
 int proc_rss(pid_t pid, uint64_t *bytes)
