@@ -3,8 +3,9 @@
  * cpu-calib - time a few fixed loops, to compare the CPU cost of one
  * static binary natively and in the (TCG-emulated) test guest: an
  * integer loop (pure user space) and small procfs reads of the kind
- * agentmmd does every tick (pread of /proc/meminfo and /proc/self/statm,
- * i.e. a syscall plus a kernel seq_file). Run the same binary on both and
+ * agentmmd does every tick (pread of /proc/meminfo, /proc/self/statm and
+ * the cgroup2 root's memory.pressure, i.e. a syscall plus a kernel
+ * seq_file). Run the same binary on both and
  * divide: guest time / native time is the emulation slowdown of that kind
  * of work. See benchmarks/replay/RESULTS.md.
  */
@@ -57,8 +58,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("Usage: cpu-calib [LOOPS [READS]]\n"
 		       "Times LOOPS splitmix64 steps (200000000) and READS preads of\n"
-		       "/proc/meminfo and of /proc/self/statm (100000 each), in CPU\n"
-		       "time of this process; prints one 'name value unit' line each.\n");
+		       "/proc/meminfo, /proc/self/statm and the cgroup2 root's\n"
+		       "memory.pressure (100000 each), in CPU time of this process;\n"
+		       "prints one 'name value unit' line each.\n");
 		return 0;
 	}
 	if (argc > 1)
@@ -79,5 +81,22 @@ int main(int argc, char **argv)
 	t0 = time_reads("/proc/self/statm", reads);
 	printf("read_statm %.3f us/read (%ld reads, %.3f s)\n",
 	       1e6 * t0 / reads, reads, t0);
+	/* a cgroupfs file, as agentmmd reads the pool's every tick; where
+	 * the cgroup2 root is depends on the host's layout */
+	for (i = 0; i < 2; i++) {
+		static const char *const psi[] = {
+			"/sys/fs/cgroup/memory.pressure",
+			"/sys/fs/cgroup/unified/memory.pressure",
+		};
+
+		if (access(psi[i], R_OK))
+			continue;
+		t0 = time_reads(psi[i], reads);
+		printf("read_cgroup_pressure %.3f us/read (%ld reads, %.3f s, %s)\n",
+		       1e6 * t0 / reads, reads, t0, psi[i]);
+		break;
+	}
+	if (i == 2)
+		printf("read_cgroup_pressure - (no cgroup2 memory.pressure)\n");
 	return 0;
 }
