@@ -181,7 +181,25 @@ rotate() {	# K NAME...: the names rotated left by K
 	echo $head $tail
 }
 
-run_arm() {	# ARM RUN
+VOIDED=0
+run_arm() {	# ARM RUN: run_once, repeated once if the kernel reported a fault
+	km=$(kernel_mark)
+	run_once "$@" || return 1
+	kernel_reported "$km" "$OUT/$1-$2.kernel" || return 0
+	echo "replay-guest: the kernel reported a fault during $1 run $2 ($(head -1 "$OUT/$1-$2.kernel")); run voided (kept as $1-$2.voided.*) and repeated" >&2
+	for f in "$OUT/$1-$2".*; do
+		case $f in *.voided.*|*.kernel) ;; *) mv "$f" "${f%.*}.voided.${f##*.}" ;; esac
+	done
+	VOIDED=$((VOIDED + 1))
+	km=$(kernel_mark)
+	run_once "$@" || return 1
+	kernel_reported "$km" "$OUT/$1-$2.kernel2" || return 0
+	echo "replay-guest: the kernel reported a fault again during $1 run $2; run left out of the comparison" >&2
+	rm -f "$OUT/$1-$2.json"
+	return 1
+}
+
+run_once() {	# ARM RUN
 	arm=$1 r=$2 seed=$((SEED + $2 - 1))
 	shift 2
 	json=$OUT/$arm-$r.json
@@ -333,6 +351,7 @@ KEYS="runtimes_killed runtime_oom_kills tools_killed tools oom_kills intact_runs
 	done
 	for a in $OTHERS; do set -- "$@" -; done
 	row "daemon CPU % of one core" "$@"
+	[ "$VOIDED" -eq 0 ] || echo "($VOIDED run(s) voided after a kernel fault report and repeated with the same seed; see *.kernel)"
 } | tee "$OUT/summary.txt"
 DARMS=
 for a in $ARM_NAMES; do [ "$a" = stock ] || DARMS="$DARMS $a"; done
@@ -349,7 +368,9 @@ if [ -n "$DARMS" ]; then
 		[ "$w" = 'reclaimed up to' ] && ! grep -q '^debug *= *1' "$OUT"/conf-* 2>/dev/null && continue
 		printf '  %-28s' "$w"
 		for a in $DARMS; do
-			printf ' %s' "$(cat "$OUT/$a"-[0-9]*.log 2>/dev/null | grep -c "$w")"
+			printf ' %s' "$(for f in "$OUT/$a"-[0-9]*.log; do
+				case $f in *.voided.*) ;; *) cat "$f" 2>/dev/null ;; esac
+			done | grep -c "$w")"
 		done
 		printf '\n'
 	done

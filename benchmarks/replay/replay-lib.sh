@@ -99,3 +99,20 @@ scaled_time_conf() {
 		$1 == "reclaim_budget_mb_per_s" { printf "%s = %d\n", $1, int($3 * x + 0.5) }
 	'
 }
+
+# ---- kernel reports --------------------------------------------------------
+# A run during which the kernel logged a WARNING, BUG or Oops measured a
+# faulty machine, not the policy: under multi-threaded TCG a vCPU has been
+# seen taking a spurious debug trap in kernel mode, with register bits real
+# hardware cannot have, while a replayed process died of SIGSEGV. Callers
+# void such a run and repeat it (the same seed), once.
+KSPLAT='Oops|BUG:|WARNING:|KFENCE|UBSAN|general protection|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|blocked for more than'
+kernel_mark() {	# the number of kernel reports logged so far
+	dmesg 2>/dev/null | grep -cE "$KSPLAT"
+}
+kernel_reported() {	# MARK FILE: 0 and the new reports in FILE if any since MARK
+	dmesg 2>/dev/null | grep -E "$KSPLAT" | tail -n +$(($1 + 1)) >"$2"
+	[ -s "$2" ] && return 0
+	rm -f "$2"
+	return 1
+}
