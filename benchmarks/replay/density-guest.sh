@@ -20,7 +20,10 @@ not bind, --free-mb). A seed that fails ends the step early. The result per
 arm is the largest R that passed (LO when none did; "< LO" if LO failed -
 LO is checked first), and as agents per GiB of pool: R x 1024 / the mean
 unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
-traces' real size one GiB of pool holds at that overcommit.
+traces' real size one GiB of pool holds at that overcommit. A run during
+which the kernel logs a WARNING, BUG or Oops is voided (kept as
+*.voided.json, its report in *.kernel) and repeated once; a second report
+stops the search.
 
 Options:
   --traces DIR     trace root (as replay-guest); without it, synthetic

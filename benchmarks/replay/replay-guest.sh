@@ -19,6 +19,10 @@ default two arms:
 Run i of every arm uses seed SEED+i-1: the same traces, offsets and scale.
 Then prints, per arm, median [min-max] over the runs, and the paired
 ratios of every other arm to the first (by default agentmmd/stock).
+A run during which the kernel logs a WARNING, BUG or Oops (dmesg) measured
+a faulty machine: it is kept aside as ARM-N.voided.* with its report in
+ARM-N.kernel and repeated once with the same seed; a second report leaves
+the run out of the comparison and the exit status non-zero.
 
 Options:
   --traces DIR     trace root (the tree's benchmarks/replay/traces/
