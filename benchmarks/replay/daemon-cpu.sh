@@ -13,7 +13,7 @@ usage() {
 	cat <<EOF
 Usage: replay-daemon-cpu [OPTIONS] [-- REPLAY-OPTIONS]
 
-Starts agentmmd with an empty config file (all defaults), then replays M
+Starts agentmmd with an empty config file (all defaults; or --daemon-conf), then replays M
 sandboxes at speed 1 (real time) under agent.slice, and reports the
 daemon's CPU time (utime + stime from /proc/PID/stat) over the replay's
 wall time as % of one core, the sandboxes the daemon tracked, and
@@ -25,13 +25,16 @@ Options:
   --duration S     replay the first S trace seconds = S wall seconds (120)
   --limit-mb N     memory.max of agent.slice (1024)
   --overcommit R   sum of sandbox peaks / limit (0.8: nothing is killed)
+  --daemon-conf F  agentmmd config lines from F instead of the empty file
+                   (e.g. "governor = off", to leave out the user-space
+                   mTHP governor that runs by default without agentmm.ko)
   --out DIR        daemon log and results (default /tmp/replay-cpu)
   -h, --help       this text
 Anything after -- goes to replay (e.g. --tick-ms 50).
 EOF
 }
 
-TRACES= M=50 DUR=120 LIMIT=1024 OC=0.8 OUT=/tmp/replay-cpu
+TRACES= M=50 DUR=120 LIMIT=1024 OC=0.8 OUT=/tmp/replay-cpu CONF_IN=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--traces) TRACES=$2; shift ;;
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--limit-mb) LIMIT=$2; shift ;;
 	--overcommit) OC=$2; shift ;;
 	--out) OUT=$2; shift ;;
+	--daemon-conf) CONF_IN=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) echo "replay-daemon-cpu: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -65,7 +69,12 @@ echo "replay-daemon-cpu: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo)
 echo "== cpu-calib (same static binary; run it natively too)"
 cpu-calib | tee "$OUT/calib.txt" || exit 1
 
-: >"$OUT/agentmmd.conf"	# empty: every default
+if [ -n "$CONF_IN" ]; then
+	cp "$CONF_IN" "$OUT/agentmmd.conf" || exit 1
+else
+	: >"$OUT/agentmmd.conf"	# empty: every default
+fi
+agentmmd -c "$OUT/agentmmd.conf" --check-config >/dev/null || exit 1
 agentmmd -c "$OUT/agentmmd.conf" >"$OUT/agentmmd.log" 2>&1 &
 DPID=$!
 trap 'kill -TERM $DPID 2>/dev/null; exit 130' INT TERM
@@ -99,7 +108,7 @@ wait $DPID 2>/dev/null
 [ $rc -eq 0 ] || { echo "replay-daemon-cpu: replay failed (exit $rc):" >&2; cat "$OUT/replay.txt" >&2; exit 1; }
 [ $alive -eq 1 ] || { echo "replay-daemon-cpu: agentmmd died during the replay (see $OUT/agentmmd.log)" >&2; exit 1; }
 tools=$(sed -n 's/.*"tools": \([0-9]*\),.*/\1/p' "$OUT/replay.json")
-echo "== agentmmd CPU with $M sandboxes (default config, replay at speed 1)"
+echo "== agentmmd CPU with $M sandboxes ($([ -n "$CONF_IN" ] && echo "config: $(grep -v '^#' "$OUT/agentmmd.conf" | tr '\n' ';')" || echo 'default config'), replay at speed 1)"
 awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v hz=$HZ -v seen="$seen" -v m="$M" -v tools="$tools" 'BEGIN {
 	split(a, x, " "); split(b, y, " ")
 	d = e - s; u = y[1] - x[1]; k = y[2] - x[2]
