@@ -13,8 +13,9 @@ usage() {
 	cat <<EOF
 Usage: replay-daemon-cpu [OPTIONS] [-- REPLAY-OPTIONS]
 
-Starts agentmmd with an empty config file (all defaults; or --daemon-conf), then replays M
-sandboxes at speed 1 (real time) under agent.slice, and reports the
+Starts agentmmd with an empty config file (all defaults; or the lines of
+--daemon-conf), then replays M sandboxes at speed 1 (real time) under
+agent.slice, and reports the
 daemon's CPU time (utime + stime from /proc/PID/stat) over the replay's
 wall time as % of one core, the sandboxes the daemon tracked, and
 cpu-calib's timings (run before the replay).
