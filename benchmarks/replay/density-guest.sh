@@ -134,19 +134,8 @@ jget() {	# FILE KEY: a number from the "totals" object
 # one run: ARM SEED R -> $OUT/ARM-R-sSEED.json; 0 if the replay ran.
 # Repeated once when the kernel reported a fault during it (replay-lib.sh).
 run1() {
-	local f=$OUT/$1-$3-s$2 km
-	[ -f "$f.json" ] && return 0	# cached (the uncontended runs)
-	km=$(kernel_mark)
-	run1_once "$@" || return 1
-	kernel_reported "$km" "$f.kernel" || return 0
-	echo "replay-density: the kernel reported a fault during $1 seed $2 R $3 ($(head -1 "$f.kernel")); run voided and repeated" >&2
-	mv "$f.json" "$f.voided.json"
-	km=$(kernel_mark)
-	run1_once "$@" || return 1
-	kernel_reported "$km" "$f.kernel2" || return 0
-	echo "replay-density: the kernel reported a fault again during $1 seed $2 R $3; giving up" >&2
-	rm -f "$f.json"
-	return 1
+	[ -f "$OUT/$1-$3-s$2.json" ] && return 0	# cached (the uncontended runs)
+	run_checked "$OUT/$1-$3-s$2" "$1 seed $2 R $3" run1_once "$@"
 }
 
 run1_once() {	# ARM SEED R [REPLAY-OPTIONS]

@@ -185,22 +185,8 @@ rotate() {	# K NAME...: the names rotated left by K
 	echo $head $tail
 }
 
-VOIDED=0
 run_arm() {	# ARM RUN: run_once, repeated once if the kernel reported a fault
-	km=$(kernel_mark)
-	run_once "$@" || return 1
-	kernel_reported "$km" "$OUT/$1-$2.kernel" || return 0
-	echo "replay-guest: the kernel reported a fault during $1 run $2 ($(head -1 "$OUT/$1-$2.kernel")); run voided (kept as $1-$2.voided.*) and repeated" >&2
-	for f in "$OUT/$1-$2".*; do
-		case $f in *.voided.*|*.kernel) ;; *) mv "$f" "${f%.*}.voided.${f##*.}" ;; esac
-	done
-	VOIDED=$((VOIDED + 1))
-	km=$(kernel_mark)
-	run_once "$@" || return 1
-	kernel_reported "$km" "$OUT/$1-$2.kernel2" || return 0
-	echo "replay-guest: the kernel reported a fault again during $1 run $2; run left out of the comparison" >&2
-	rm -f "$OUT/$1-$2.json"
-	return 1
+	run_checked "$OUT/$1-$2" "$1 run $2" run_once "$@"
 }
 
 run_once() {	# ARM RUN

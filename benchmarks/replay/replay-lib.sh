@@ -116,3 +116,28 @@ kernel_reported() {	# MARK FILE: 0 and the new reports in FILE if any since MARK
 	rm -f "$2"
 	return 1
 }
+
+# run_checked PREFIX WHAT CMD...: run CMD, which writes PREFIX.json (and
+# other PREFIX.* files). When the kernel reported a fault meanwhile, the
+# files are kept aside as PREFIX.voided.*, the report as PREFIX.kernel, and
+# CMD runs once more. 0 for a clean run; 1 when CMD failed or the kernel
+# reported again (PREFIX.json is then removed). VOIDED counts repeats.
+VOIDED=0
+run_checked() {
+	local p=$1 what=$2 km f
+	shift 2
+	km=$(kernel_mark)
+	"$@" || return 1
+	kernel_reported "$km" "$p.kernel" || return 0
+	echo "${0##*/}: the kernel reported a fault during $what ($(head -1 "$p.kernel")); run voided (kept as ${p##*/}.voided.*) and repeated" >&2
+	for f in "$p".*; do
+		case $f in *.voided.*|*.kernel) ;; *) mv "$f" "${f%.*}.voided.${f##*.}" ;; esac
+	done
+	VOIDED=$((VOIDED + 1))
+	km=$(kernel_mark)
+	"$@" || return 1
+	kernel_reported "$km" "$p.kernel2" || return 0
+	echo "${0##*/}: the kernel reported a fault again during $what; run left out" >&2
+	rm -f "$p.json"
+	return 1
+}
