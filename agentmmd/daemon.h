@@ -140,7 +140,7 @@ struct daemon {
 	uint64_t mem_total, mem_avail;	/* /proc/meminfo, bytes */
 	enum amm_level level;
 	uint64_t kill_since_ms;
-	bool swap_deferred;	/* at the kill level, swap still absorbing */
+	bool swap_deferred;	/* near the limit, swap still absorbing */
 	uint64_t last_reclaim_ms;
 	/* forecast: usage and time at the last tick, time left then */
 	uint64_t fc_used, fc_ms, time_left_ms;

@@ -78,7 +78,7 @@ static void usage(FILE *f)
 "        try instead, written without blocking (a full pipe loses the\n"
 "        note). Tools holding less than kill_min_mb, or less than what\n"
 "        brings free memory back to kill_free_pct, are not killed. With\n"
-"        free swap the kernel swaps instead: no freeze and no kill while\n"
+"        free swap the kernel swaps instead: no throttle, freeze or kill while\n"
 "        memory pressure (full avg10) stays below swap_thrash_psi_full\n"
 "        (40.00%%).\n"
 "    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"

@@ -142,9 +142,10 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 }
 
 /*
- * With swap the kernel reclaims at the limit instead of killing: the freeze
- * and kill steps wait while swap is free and the pool is not thrashing
- * (swap_thrash_psi_full; amm_swap_defers_kill). The pool's own swap limit
+ * With swap the kernel reclaims at the limit instead of killing: the
+ * throttle, freeze and kill steps wait while swap is free and the pool is
+ * not thrashing
+ * (swap_thrash_psi_full; amm_swap_absorbs_limit). The pool's own swap limit
  * and pressure when pool_cgroup is set, the host's otherwise.
  */
 static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
@@ -179,8 +180,8 @@ static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
 	snprintf(path, sizeof(path), "%s/memory.pressure", dir);
 	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", psi))
 		return false;	/* no pressure figures: act as without swap */
-	return amm_swap_defers_kill(*free_b, d->cfg.kill_min_mb * MB, *psi,
-				    d->cfg.swap_thrash_psi_full);
+	return amm_swap_absorbs_limit(*free_b, d->cfg.kill_min_mb * MB, *psi,
+				      d->cfg.swap_thrash_psi_full);
 }
 
 /* d->swap_deferred for this tick, saying so when it changes */
@@ -191,12 +192,12 @@ static void update_swap_deferred(struct daemon *d)
 	bool on = swap_absorbs(d, &free_b, &psi);
 
 	if (on && !d->swap_deferred)
-		info("memory near the limit, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below swap_thrash_psi_full %u.%02u%%): the kernel swaps; no sandbox is frozen, no tool killed",
+		info("memory near the limit, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below swap_thrash_psi_full %u.%02u%%): the kernel swaps; no tool is throttled or killed, no sandbox frozen",
 		     free_b / MB, psi / 100, psi % 100,
 		     d->cfg.swap_thrash_psi_full / 100,
 		     d->cfg.swap_thrash_psi_full % 100);
 	else if (!on && d->swap_deferred)
-		info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%%, swap_thrash_psi_full %u.%02u%%): freezing and killing act",
+		info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%%, swap_thrash_psi_full %u.%02u%%): throttling, freezing and killing act",
 		     free_b / MB, psi / 100, psi % 100,
 		     d->cfg.swap_thrash_psi_full / 100,
 		     d->cfg.swap_thrash_psi_full % 100);
@@ -387,12 +388,19 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	}
 
 	off = d->level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(a, n) : -1;
+	/* with swap absorbing the limit, no step below acts */
+	if (d->level >= AMM_LEVEL_THROTTLE &&
+	    (d->cfg.throttle || d->cfg.freeze || d->cfg.kill))
+		update_swap_deferred(d);
 	/*
 	 * Step 1: throttle the fastest-growing tool cgroup. Never a whole
 	 * sandbox: without swap a throttled runtime frees nothing and only
-	 * stalls. No tool cgroup above the floor: the next steps act.
+	 * stalls. No tool cgroup above the floor: the next steps act. With
+	 * swap, memory.high would push that tool's own (hot) pages out
+	 * where the pool's limit lets the kernel pick the coldest ones.
 	 */
-	if (d->level >= AMM_LEVEL_THROTTLE && d->cfg.throttle) {
+	if (d->level >= AMM_LEVEL_THROTTLE && d->cfg.throttle &&
+	    !d->swap_deferred) {
 		int t = amm_pick_throttle_tool(tl, nt, floor);
 
 		if (t >= 0) {
@@ -405,9 +413,6 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		}
 	}
 	/* Step 2: freeze (lower priority first, else the fastest grower) */
-	/* with swap absorbing the limit, neither freeze nor kill (below) */
-	if (d->level >= AMM_LEVEL_FREEZE && (d->cfg.freeze || d->cfg.kill))
-		update_swap_deferred(d);
 	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze && !d->swap_deferred) {
 		/*
 		 * Not candidates: Kubernetes pods (a frozen pod fails its
@@ -446,7 +451,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	} else {
 		d->kill_since_ms = 0;
 	}
-	if (d->level < AMM_LEVEL_FREEZE)
+	if (d->level < AMM_LEVEL_THROTTLE)
 		d->swap_deferred = false;
 	if (d->level == AMM_LEVEL_RELAXED)
 		for (i = 0; i < n; i++)

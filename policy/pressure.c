@@ -374,7 +374,7 @@ int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
 }
 
 /**
- * amm_swap_defers_kill() - let the kernel swap instead of killing a tool
+ * amm_swap_absorbs_limit() - let the kernel swap instead of acting at the limit
  * @swap_free:		swap the pool can still use, bytes
  * @min_swap:		less than this counts as no swap
  * @psi_full_x100:	the pool's memory pressure, "full" avg10 (x100)
@@ -383,15 +383,17 @@ int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
  * Without swap, memory at the limit means the kernel OOM killer is next,
  * so a tool dies first. With swap (zswap, zram, a disk) the kernel pushes
  * cold pages out at the limit and kills nothing; a tool killed then loses
- * its work for memory the kernel would have found. Killing is left for
- * when swapping no longer keeps up: the swap is (nearly) used up, or every
- * task in the pool stalls on memory for @psi_full_max_x100 of the time
- * (thrashing; systemd-oomd judges memory pressure the same way).
+ * its work for memory the kernel would have found, a frozen sandbox waits
+ * for nothing, and a throttled tool has its own hot pages pushed out
+ * instead of the pool's coldest. The steps are left for when swapping no
+ * longer keeps up: the swap is (nearly) used up, or every task in the pool
+ * stalls on memory for @psi_full_max_x100 of the time (thrashing;
+ * systemd-oomd judges memory pressure the same way).
  *
- * Return: true when the kill step should wait.
+ * Return: true when the throttle, freeze and kill steps should wait.
  */
-bool amm_swap_defers_kill(u64 swap_free, u64 min_swap, u32 psi_full_x100,
-			  u32 psi_full_max_x100)
+bool amm_swap_absorbs_limit(u64 swap_free, u64 min_swap, u32 psi_full_x100,
+			    u32 psi_full_max_x100)
 {
 	if (!psi_full_max_x100 || !swap_free || swap_free < min_swap)
 		return false;

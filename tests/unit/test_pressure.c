@@ -383,17 +383,17 @@ TEST(pool_high)
 	EXPECT_TRUE(amm_pool_high(AMM_U64_MAX, 1) < AMM_U64_MAX);
 }
 
-TEST(swap_defers_kill)
+TEST(swap_absorbs_limit)
 {
 	/* swap free, pool not thrashing: the kernel swaps, nothing killed */
-	EXPECT_TRUE(amm_swap_defers_kill(512 * MB, 16 * MB, 1200, 4000));
+	EXPECT_TRUE(amm_swap_absorbs_limit(512 * MB, 16 * MB, 1200, 4000));
 	/* thrashing (full avg10 at or above the bound): kill */
-	EXPECT_TRUE(!amm_swap_defers_kill(512 * MB, 16 * MB, 4000, 4000));
-	EXPECT_TRUE(!amm_swap_defers_kill(512 * MB, 16 * MB, 9000, 4000));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 4000, 4000));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 9000, 4000));
 	/* no swap, or less than the minimum left: kill as without swap */
-	EXPECT_TRUE(!amm_swap_defers_kill(0, 16 * MB, 0, 4000));
-	EXPECT_TRUE(!amm_swap_defers_kill(15 * MB, 16 * MB, 0, 4000));
-	EXPECT_TRUE(amm_swap_defers_kill(16 * MB, 16 * MB, 0, 4000));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(0, 16 * MB, 0, 4000));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(15 * MB, 16 * MB, 0, 4000));
+	EXPECT_TRUE(amm_swap_absorbs_limit(16 * MB, 16 * MB, 0, 4000));
 	/* switched off */
-	EXPECT_TRUE(!amm_swap_defers_kill(512 * MB, 16 * MB, 0, 0));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 0, 0));
 }

@@ -1,8 +1,9 @@
 # With swap, memory at the pool's limit makes the kernel swap, not kill:
-# agentmmd freezes no sandbox and kills no tool while the pool's memory
-# pressure stays below swap_thrash_psi_full, and says so; with
-# swap_thrash_psi_full = 0 the same tool is killed as without swap. Swap: a
-# zram device (replay-lib.sh).
+# agentmmd throttles and kills no tool and freezes no sandbox while the
+# pool's memory pressure stays below swap_thrash_psi_full, and says so;
+# with swap_thrash_psi_full = 0 (and throttle = 0, so the kill step is
+# reached) the same tool is killed as without swap. Swap: a zram device
+# (replay-lib.sh).
 . /tests/daemon-lib.sh
 command -v replay-lib.sh >/dev/null || skip "no replay-lib.sh"
 grep -q '^/dev/' /proc/swaps && skip "a swap device is active already"
@@ -22,7 +23,6 @@ cat >/tmp/amm.conf <<CONF
 interval_ms = 200
 memory_limit_mb = 300
 pool_cgroup = agent.slice
-throttle = 0
 kill_after_ms = 400
 reclaim = 0
 CONF
@@ -33,15 +33,17 @@ check "runtime marked" wait_for 20 grep -q "agent runtime is pid $RT" $LOG
 out0=$(awk '$1=="pswpout"{print $2}' /proc/vmstat)
 agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- memhog --hold-s 3 320 2>/tmp/tool.err
 expect_eq $? 0 "tool ran to its end (swapped, not killed)"
-check "the daemon said the kernel swaps" grep -q 'the kernel swaps; no sandbox is frozen, no tool killed' $LOG
+check "the daemon said the kernel swaps" grep -q 'the kernel swaps; no tool is throttled or killed, no sandbox frozen' $LOG
 check "no kill in the log" sh -c "! grep -q 'action=kill' $LOG"
+check "no throttle in the log" sh -c "! grep -q 'action=throttle' $LOG"
 check "pages went to swap" [ "$(awk '$1=="pswpout"{print $2}' /proc/vmstat)" -gt "$out0" ]
 check "runtime alive" kill -0 $RT
 kill -TERM $DPID
 wait $DPID
 
-# the same with swap_thrash_psi_full = 0: killed as without swap
-echo "swap_thrash_psi_full = 0" >>/tmp/amm.conf
+# the same with swap_thrash_psi_full = 0: killed as without swap (a
+# throttle would let the tool swap slowly under memory.high instead)
+printf 'swap_thrash_psi_full = 0\nthrottle = 0\n' >>/tmp/amm.conf
 agentmmd -c /tmp/amm.conf >$LOG 2>&1 &
 check "daemon restarted" wait_for 20 grep -q "agent runtime is pid $RT" $LOG
 timeout 120 agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- memhog --hold 320 2>/tmp/tool.err
