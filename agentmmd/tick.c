@@ -144,9 +144,9 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 /*
  * With swap the kernel reclaims at the limit instead of killing: the
  * throttle, freeze and kill steps wait while swap is free and the pool is
- * not thrashing
- * (swap_thrash_psi_full; amm_swap_absorbs_limit). The pool's own swap limit
- * and pressure when pool_cgroup is set, the host's otherwise.
+ * not thrashing (swap_thrash_psi_full; amm_swap_absorbs_limit). The pool's
+ * own swap limit and pressure when pool_cgroup is set, the host's
+ * otherwise.
  */
 static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
 			 unsigned int *psi)

@@ -5,9 +5,9 @@
  * integer loop (pure user space) and small procfs reads of the kind
  * agentmmd does every tick (pread of /proc/meminfo, /proc/self/statm and
  * the cgroup2 root's memory.pressure, i.e. a syscall plus a kernel
- * seq_file). Run the same binary on both and
- * divide: guest time / native time is the emulation slowdown of that kind
- * of work. See benchmarks/replay/RESULTS.md.
+ * seq_file). Run the same binary on both and divide: guest time / native
+ * time is the emulation slowdown of that kind of work. See
+ * benchmarks/replay/RESULTS.md.
  */
 #include <errno.h>
 #include <fcntl.h>

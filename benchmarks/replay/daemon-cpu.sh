@@ -15,10 +15,10 @@ Usage: replay-daemon-cpu [OPTIONS] [-- REPLAY-OPTIONS]
 
 Starts agentmmd with an empty config file (all defaults; or the lines of
 --daemon-conf), then replays M sandboxes at speed 1 (real time) under
-agent.slice, and reports the
-daemon's CPU time (utime + stime from /proc/PID/stat) over the replay's
-wall time as % of one core, the sandboxes the daemon tracked, and
-cpu-calib's timings (run before the replay).
+agent.slice, and reports the daemon's CPU time (utime + stime from
+/proc/PID/stat) over the replay's wall time as % of one core, the
+sandboxes the daemon tracked, and cpu-calib's timings (run before the
+replay).
 
 Options:
   --traces DIR     trace root; without it, --synthetic traces

@@ -106,12 +106,17 @@ scaled_time_conf() {
 # seen taking a spurious debug trap in kernel mode, with register bits real
 # hardware cannot have, while a replayed process died of SIGSEGV. Callers
 # void such a run and repeat it (the same seed), once.
-KSPLAT='Oops|BUG:|WARNING:|KFENCE|UBSAN|general protection|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|blocked for more than'
+# (the patterns tests/vm/run looks for)
+KSPLAT='Oops|BUG:|WARNING:|KFENCE|UBSAN|general protection|Kernel panic|kernel BUG|possible circular locking|possible recursive locking|inconsistent lock state|soft lockup|hard LOCKUP|blocked for more than'
 kernel_mark() {	# the number of kernel reports logged so far
 	dmesg 2>/dev/null | grep -cE "$KSPLAT"
 }
 kernel_reported() {	# MARK FILE: 0 and the new reports in FILE if any since MARK
-	dmesg 2>/dev/null | grep -E "$KSPLAT" | tail -n +$(($1 + 1)) >"$2"
+	dmesg 2>/dev/null | grep -E "$KSPLAT" >"$2"
+	# fewer reports than at MARK: the log buffer wrapped; all are new
+	if [ "$(wc -l <"$2")" -ge "$1" ]; then
+		tail -n +$(($1 + 1)) "$2" >"$2.new" && mv "$2.new" "$2"
+	fi
 	[ -s "$2" ] && return 0
 	rm -f "$2"
 	return 1
