@@ -56,7 +56,8 @@ static void usage(FILE *f)
 "                                (xattr trusted.agentmm.priority, root only;\n"
 "                                user.agentmm.priority counts only on a\n"
 "                                root-owned cgroup; agentmmd.conf's\n"
-"                                priorities = GLOB=N sets it too)\n"
+"                                priorities = GLOB=N sets it too); a running\n"
+"                                agentmmd is told at once\n"
 "\n"
 "Options (before or after COMMAND):\n"
 "  -c, --config=FILE  agentmmd's configuration (default %s)\n"
@@ -666,7 +667,12 @@ static int cmd_events(const char *since, const char *only, bool json)
 
 /* ---- manual controls ------------------------------------------------ */
 
-static int cmd_control(const char *verb, const char *sandbox)
+/*
+ * One request to the daemon's control socket. @absent_ok: a daemon that
+ * is not running, or does not watch @sandbox, is not an error (the
+ * priority is read when the sandbox is adopted).
+ */
+static int cmd_control(const char *verb, const char *sandbox, bool absent_ok)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char req[AMM_PATH_MAX + 64], rep[1100];
@@ -688,6 +694,8 @@ static int cmd_control(const char *verb, const char *sandbox)
 		int e = errno;
 
 		close(fd);
+		if (absent_ok && (e == ENOENT || e == ECONNREFUSED))
+			return 0;
 		if (e == EACCES || e == EPERM) {
 			fprintf(stderr,
 				"agentmmctl: %s: permission denied: only root may control agentmmd (%s is root-only); run it as root, e.g. with sudo\n",
@@ -721,6 +729,8 @@ static int cmd_control(const char *verb, const char *sandbox)
 		return 1;
 	}
 	rep[n] = 0;
+	if (absent_ok && !strncmp(rep, "error agentmmd watches no sandbox", 33))
+		return 0;
 	if (!strncmp(rep, "ok ", 3)) {
 		printf("%s\n", shown(rep + 3));
 		return 0;
@@ -862,7 +872,9 @@ static int cmd_priority(const char *sandbox, const char *val)
 			AMM_PRIORITY_XATTR, dir, strerror(errno));
 		return 1;
 	}
-	return 0;
+	/* a running agentmmd reads priorities on adoption and every few
+	 * slow ticks: tell it now */
+	return cmd_control("priority", sandbox, true);
 }
 
 static const struct option long_opts[] = {
@@ -1006,7 +1018,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "thaw") || !strcmp(cmd, "release") ||
 	    !strcmp(cmd, "exempt") || !strcmp(cmd, "unexempt"))
 		return need_args(cmd, nargs, 1, 1, "SANDBOX") ? 2 :
-			cmd_control(cmd, args[0]);
+			cmd_control(cmd, args[0], false);
 	if (!strcmp(cmd, "exec"))
 		return cmd_exec(argv[optind], o.name, argv + optind + 2);
 	if (!strcmp(cmd, "priority"))

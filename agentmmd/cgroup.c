@@ -285,6 +285,32 @@ bool amm_glob_match(const char *pattern, const char *path)
 	return glob_rec(pattern, path);
 }
 
+/* Does @path match the leading components of @pat, with more to come? */
+static bool below_rec(const char *pat, const char *path)
+{
+	const char *ps = strchr(pat, '/'), *qs = strchr(path, '/');
+	size_t pl = ps ? (size_t)(ps - pat) : strlen(pat);
+	size_t ql = qs ? (size_t)(qs - path) : strlen(path);
+	char pc[256], qc[256];
+
+	if (pl == 2 && !strncmp(pat, "**", 2))
+		return true;	/* any depth */
+	if (!ps || pl >= sizeof(pc) || ql >= sizeof(qc) || !*path)
+		return false;	/* nothing in the pattern below this level */
+	memcpy(pc, pat, pl);
+	pc[pl] = 0;
+	memcpy(qc, path, ql);
+	qc[ql] = 0;
+	if (fnmatch(pc, qc, 0))
+		return false;
+	return qs ? below_rec(ps + 1, qs + 1) : true;
+}
+
+bool amm_glob_below(const char *pattern, const char *path)
+{
+	return below_rec(pattern, path);
+}
+
 /* Fill vals[i] with /proc/meminfo's "keys[i]:" line, in bytes; 0 when
  * every key was found. */
 static int meminfo_read(const char *const keys[], uint64_t vals[], int n)

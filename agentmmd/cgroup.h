@@ -41,6 +41,12 @@ int cg_set_priority(const char *dir, unsigned int prio);
 int cg_pids(const char *dir, pid_t *pids, int max);
 
 bool amm_glob_match(const char *pattern, const char *path);
+/*
+ * Whether a path below @path could match @pattern (@path matches its
+ * leading components, or a "**" comes first): cgroups for which it is
+ * false are not walked when looking for sandboxes.
+ */
+bool amm_glob_below(const char *pattern, const char *path);
 
 int meminfo(uint64_t *total, uint64_t *available);
 int swap_free(uint64_t *bytes);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Manual controls: `agentmmctl thaw|release|exempt|unexempt SANDBOX`.
+ * Manual controls: `agentmmctl thaw|release|exempt|unexempt SANDBOX`, and
+ * `agentmmctl priority SANDBOX N` asking for the new priority to be read.
  *
  * A SOCK_SEQPACKET unix socket STATE_DIR/control, mode 0600 (root only),
  * whose every peer is also checked with SO_PEERCRED (uid 0) before a
@@ -159,8 +160,9 @@ static void request(struct daemon *d, char *req, char *out, size_t len)
 	}
 	*name++ = 0;
 	if (strcmp(req, "thaw") && strcmp(req, "release") &&
-	    strcmp(req, "exempt") && strcmp(req, "unexempt")) {
-		snprintf(out, len, "error unknown request '%.32s' (thaw, release, exempt, unexempt)",
+	    strcmp(req, "exempt") && strcmp(req, "unexempt") &&
+	    strcmp(req, "priority")) {
+		snprintf(out, len, "error unknown request '%.32s' (thaw, release, exempt, unexempt, priority)",
 			 req);
 		return;
 	}
@@ -169,6 +171,15 @@ static void request(struct daemon *d, char *req, char *out, size_t len)
 		snprintf(out, len,
 			 "error agentmmd watches no sandbox '%.600s' (agentmmctl status lists them)",
 			 name);
+		return;
+	}
+	if (!strcmp(req, "priority")) {
+		/* the xattr agentmmctl set: read now, not on a recheck tick */
+		s->prio = sb_priority(d, s);
+		d->status_force = true;
+		info("sandbox %s: priority %u (agentmmctl priority)", s->rel,
+		     s->prio);
+		snprintf(out, len, "ok %.600s: priority %u", s->rel, s->prio);
 		return;
 	}
 	log_action(5, AMM_ACT_CONTROL, s->rel, NULL, 0,

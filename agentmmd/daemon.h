@@ -74,6 +74,7 @@ struct tool_cg {
 	char name[128];
 	uint64_t cur, prev;
 	int fd;			/* its memory.current */
+	int peak_fd;		/* its memory.peak, -1 if none */
 	bool seen;		/* by the last directory scan */
 };
 
@@ -102,7 +103,9 @@ struct sandbox {
 	unsigned int hist_next;
 	int dir_fd, cur_fd;	/* the cgroup dir, its memory.current; -1 */
 	/* kept open for the slow tick (pread, no path walk); -1 if not */
-	int peak_fd, max_fd, psi_fd;
+	int peak_fd, max_fd, psi_fd, freeze_fd;
+	struct amm_sb_stats bst;	/* BPF counters at the last slow tick */
+	bool tools_scanned;	/* its directory scanned for tool cgroups */
 	struct tool_cg tcg[AMM_TOOL_CGS];
 	unsigned int n_tcg;
 	uint64_t tool_current;	/* sum of tcg[].cur */
@@ -153,6 +156,9 @@ struct daemon {
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */
 	bool tool_started;	/* sample at least every interval_ms now */
+	bool tool_started_blind;	/* ...one without a tool cgroup */
+	bool idle_pace;		/* the last tick chose idle_interval_ms */
+	uint64_t tools_at_tick;	/* sum of tool_current at the last tick */
 	bool status_force;	/* something changed that status must show */
 	bool slow_due;		/* rescan + full sample on the next tick */
 	bool rescan_asked;	/* a new task: rescan, rate-limited */
@@ -161,6 +167,8 @@ struct daemon {
 	/* pacing */
 	uint64_t start_ms, last_slow_ms, busy_until_ms;
 	unsigned int slow_count;
+	bool recheck;		/* this slow tick re-reads everything */
+	bool recheck_due;	/* ...and so does the next one (a reload) */
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
 	/* the mTHP governor in user space (governor.c); NULL when off */
@@ -231,6 +239,14 @@ static inline uint64_t now_ms(void)
 
 /* Rescans asked for by events: at most one per this many ms. */
 #define AMMD_RESCAN_MIN_MS	1000
+/*
+ * What only the host changes (priority xattrs), and what BPF events
+ * already report (tool cgroups, every process's oom_score_adj), is
+ * re-read on every this-many-th slow tick and after a reload, not on each
+ * one: with many sandboxes, per-sandbox reads on every slow tick were most
+ * of the daemon's CPU.
+ */
+#define AMMD_RECHECK_SLOW	15
 
 /* An event's task start time as /proc/PID/stat starttime (clock ticks). */
 static inline uint64_t ev_start(const struct amm_event *e)
@@ -294,6 +310,8 @@ void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code);
 void tcg_drop(struct sandbox *s, unsigned int i);
 void scan_tools(struct daemon *d, struct sandbox *s);
 bool tool_running(const struct sandbox *s);
+bool tool_without_cgroup(const struct sandbox *s);
+int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);
 
 /* runtime.c */
@@ -323,6 +341,7 @@ void policy(struct daemon *d, uint64_t now, bool slow);
 unsigned int busy_ms(struct daemon *d);
 unsigned int idle_ms(struct daemon *d);
 unsigned int next_interval(struct daemon *d, uint64_t now);
+bool tool_growth_ends_idle(struct daemon *d);
 void psi_start(struct daemon *d, int ep);
 
 /* status.c */

@@ -276,6 +276,7 @@ static void reload(struct daemon *d)
 	log_set_debug(d->cfg.debug);
 	history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024);
 	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
+	d->recheck_due = true;	/* priorities, tool prefix: read again */
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
 	if (d->cfg.bpf && !bpf_was) {
@@ -554,6 +555,9 @@ int main(int argc, char **argv)
 
 			if (slow) {
 				d->slow_count++;
+				d->recheck = d->recheck_due ||
+					!(d->slow_count % AMMD_RECHECK_SLOW);
+				d->recheck_due = false;
 				if (!d->gov_only)
 					rescan(d);
 				d->last_slow_ms = now;
@@ -572,6 +576,9 @@ int main(int argc, char **argv)
 		if (peaks && now >= next_peak) {
 			peaks = sample_running_tools(d);
 			next_peak = now + d->cfg.interval_ms;
+			if (d->idle_pace && next > now &&
+			    tool_growth_ends_idle(d))
+				next = now;
 		}
 		wake = peaks && next_peak < next ? next_peak : next;
 		{
@@ -635,9 +642,11 @@ int main(int argc, char **argv)
 		}
 		if (d->tool_started) {
 			peaks = true;	/* its peak is sampled while it runs */
-			if (last_tick + d->cfg.interval_ms < next)
+			/* at the idle pace its cgroup's growth decides (above) */
+			if ((!d->idle_pace || d->tool_started_blind) &&
+			    last_tick + d->cfg.interval_ms < next)
 				next = last_tick + d->cfg.interval_ms;
-			d->tool_started = false;
+			d->tool_started = d->tool_started_blind = false;
 		}
 		if (d->wake_policy) {
 			now = now_ms();

@@ -48,6 +48,7 @@ void sb_reset(struct sandbox *s)
 
 	memset(s, 0, sizeof(*s));
 	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
+	s->freeze_fd = -1;
 	s->high_fd = s->runtime_pidfd = -1;
 	s->oom_group_orig = -1;
 	for (i = 0; i < AMM_HIST; i++)
@@ -57,7 +58,8 @@ void sb_reset(struct sandbox *s)
 static void sb_close_fds(struct sandbox *s)
 {
 	int *fds[] = { &s->cur_fd, &s->peak_fd, &s->max_fd, &s->psi_fd,
-		       &s->dir_fd, &s->high_fd, &s->runtime_pidfd };
+		       &s->freeze_fd, &s->dir_fd, &s->high_fd,
+		       &s->runtime_pidfd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -134,12 +136,17 @@ static void oom_group_adopt(struct daemon *d, struct sandbox *s)
 void sb_check_ext_frozen(struct sandbox *s)
 {
 	char buf[8];
+	uint64_t v;
 	bool f;
 
-	if (s->frozen || cg_read_str_at(s->dir_fd, "cgroup.freeze", buf,
-					sizeof(buf)))
+	if (s->frozen)
 		return;
-	f = !strcmp(buf, "1");
+	if (s->freeze_fd >= 0 && fd_read_u64(s->freeze_fd, &v) == 0)
+		f = v == 1;
+	else if (cg_read_str_at(s->dir_fd, "cgroup.freeze", buf, sizeof(buf)))
+		return;
+	else
+		f = !strcmp(buf, "1");
 	if (f != s->ext_frozen)
 		info("sandbox %s %s by someone else; %s", s->rel,
 		     f ? "frozen" : "thawed",
@@ -181,6 +188,7 @@ static void adopt(struct daemon *d, const char *rel)
 	s->peak_fd = sb_open(s, "memory.peak");
 	s->max_fd = sb_open(s, "memory.max");
 	s->psi_fd = sb_open(s, "memory.pressure");
+	s->freeze_fd = sb_open(s, "cgroup.freeze");
 	/* so the first sample does not look like a burst */
 	if (s->cur_fd < 0 || fd_read_u64(s->cur_fd, &s->current))
 		s->current = 0;
@@ -203,6 +211,17 @@ bool matches(struct daemon *d, const char *rel)
 
 	for (i = 0; i < d->cfg.n_patterns; i++)
 		if (amm_glob_match(d->cfg.patterns[i], rel))
+			return true;
+	return false;
+}
+
+/* Could a sandbox pattern match below @rel? Else the scan skips it. */
+static bool may_hold(struct daemon *d, const char *rel)
+{
+	int i;
+
+	for (i = 0; i < d->cfg.n_patterns; i++)
+		if (amm_glob_below(d->cfg.patterns[i], rel))
 			return true;
 	return false;
 }
@@ -232,8 +251,11 @@ static void scan_dir(struct daemon *d, const char *rel, int depth)
 			 * same name (a container restart) is another
 			 * sandbox; the old one is forgotten below. One
 			 * renamed (rename(2) works in cgroupfs) is the same.
+			 * In cgroupfs a directory entry's inode number is the
+			 * cgroup id: no stat per sandbox per scan.
 			 */
-			uint64_t id = cg_id(path_of(d, sub));
+			uint64_t id = de->d_ino ? (uint64_t)de->d_ino :
+					cg_id(path_of(d, sub));
 
 			s = id ? sb_by_cgid(d, id) : NULL;
 			if (s && strcmp(s->rel, sub)) {
@@ -248,7 +270,7 @@ static void scan_dir(struct daemon *d, const char *rel, int depth)
 				adopt(d, sub);
 			continue;	/* a sandbox's children are its own */
 		}
-		if (depth < 8)
+		if (depth < 8 && may_hold(d, sub))
 			scan_dir(d, sub, depth + 1);
 	}
 	closedir(dir);

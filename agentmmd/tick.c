@@ -54,7 +54,11 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		if (psi_some_avg10(psi, &s->psi))
 			s->psi = 0;
 	}
-	s->prio = sb_priority(d, s);
+	/* set by the host only; agentmmctl priority tells us at once */
+	if (d->recheck)
+		s->prio = sb_priority(d, s);
+	if (!bpf_stats(d, s, &s->bst))
+		memset(&s->bst, 0, sizeof(s->bst));
 	sb_check_ext_frozen(s);
 	if (s->runtime && !runtime_alive(s))
 		runtime_drop(d, s);
@@ -64,10 +68,9 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	 * Tools started before BPF saw them (or without BPF) still get the
 	 * tool score; with BPF the score is set when the runtime forks the
 	 * tool's root and everything below inherits it, so the sweep over
-	 * every process runs only after adoption and then every 15th slow
-	 * tick.
+	 * every process runs only after adoption and then on recheck ticks.
 	 */
-	n = d->skel && s->swept && d->slow_count % 15 ? 0 :
+	n = d->skel && s->swept && !d->recheck ? 0 :
 		cg_pids(s->path, pids, 8192);
 	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
@@ -104,16 +107,18 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		/* tool cgroups without a memory controller: root's RSS */
 		if (!t->cgroup[0] && proc_rss(t->tgid, &v) == 0 && v > t->peak)
 			t->peak = v;
-		if (t->cgroup[0]) {
-			char dir[AMM_PATH_MAX + 200];
-
-			snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
-			if (cg_read_u64(dir, "memory.peak", &v) == 0 &&
-			    v > t->peak)
-				t->peak = v;
-		}
+		if (t->cgroup[0] && tool_cg_peak(s, t->cgroup, &v) == 0 &&
+		    v > t->peak)
+			t->peak = v;
 	}
-	scan_tools(d, s);
+	/*
+	 * With BPF a tool's cgroup is known from its start event; the
+	 * directory is read after adoption, on recheck ticks, and while a
+	 * tool runs whose cgroup was not known at its start.
+	 */
+	if (!d->skel || !s->tools_scanned || d->recheck ||
+	    tool_without_cgroup(s))
+		scan_tools(d, s);
 	/* the throttled tool cgroup may be gone with its tool call */
 	if (s->high_dir[0]) {
 		char buf[32];
@@ -260,6 +265,16 @@ static void pool_backstop(struct daemon *d)
 	     d->pool_high_orig);
 }
 
+static struct amm_thresholds thresholds(const struct daemon *d)
+{
+	return (struct amm_thresholds){
+		.throttle_pct = d->cfg.throttle_free_pct,
+		.freeze_pct = d->cfg.freeze_free_pct,
+		.kill_pct = d->cfg.kill_free_pct,
+		.hysteresis_pct = d->cfg.hysteresis_pct,
+	};
+}
+
 void policy(struct daemon *d, uint64_t now, bool slow)
 {
 	static struct amm_sb a[AMM_MAX_SANDBOXES];
@@ -267,12 +282,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	static struct cand cd[MAX_CANDS];
 	static int map[AMM_MAX_SANDBOXES];
 	static bool nofreeze[AMM_MAX_SANDBOXES];
-	struct amm_thresholds th = {
-		.throttle_pct = d->cfg.throttle_free_pct,
-		.freeze_pct = d->cfg.freeze_free_pct,
-		.kill_pct = d->cfg.kill_free_pct,
-		.hysteresis_pct = d->cfg.hysteresis_pct,
-	};
+	struct amm_thresholds th = thresholds(d);
 	struct amm_horizons hz = {
 		.throttle_ms = d->cfg.forecast_throttle_ms,
 		.freeze_ms = d->cfg.forecast_freeze_ms,
@@ -375,6 +385,10 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (slow)
 		pool_backstop(d);
 
+	d->tools_at_tick = 0;
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used)
+			d->tools_at_tick += d->sbs[i].tool_current;
 	for (i = 0; i < n; i++) {
 		struct sandbox *s = &d->sbs[map[i]];
 
@@ -512,27 +526,46 @@ unsigned int idle_ms(struct daemon *d)
  * interval while free memory is within twice the throttle line; else idle.
  * Running tool calls do not speed it up: their peaks are sampled apart
  * (sample_running_tools(), every interval_ms, one pread per tool cgroup),
- * a tool start gets one tick at the normal interval, and a burst that
- * nears the line switches the pace. On a host with many sandboxes some
- * tool is nearly always running, and full ticks at the normal interval for
- * that alone were most of the daemon's CPU.
+ * and at the idle pace their growth since the last tick brings the next
+ * one forward once it would end the idle pace
+ * (tool_growth_ends_idle()). A tool start gets one tick at the normal
+ * interval only nearer the line, or when the tool has no cgroup to
+ * sample. On a host with many sandboxes some tool is nearly always
+ * running, and full ticks at the normal interval for that alone were most
+ * of the daemon's CPU.
  */
 unsigned int next_interval(struct daemon *d, uint64_t now)
 {
-	uint64_t free = d->host_limit > d->host_used ?
-		d->host_limit - d->host_used : 0;
+	struct amm_thresholds th = thresholds(d);
 	bool applied = false;
 	int i;
 
+	d->idle_pace = false;
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
 		if (d->sbs[i].used)
 			applied |= d->sbs[i].frozen || d->sbs[i].high_dir[0];
 	if (d->level >= AMM_LEVEL_THROTTLE || applied || now < d->busy_until_ms)
 		return busy_ms(d);
 	if (d->level == AMM_LEVEL_OK ||
-	    free / 2 < d->host_limit / 100 * d->cfg.throttle_free_pct)
+	    !amm_pace_idle(d->host_limit, d->host_used, &th))
 		return d->cfg.interval_ms;
+	d->idle_pace = true;
 	return idle_ms(d);
+}
+
+/* At the idle pace: would the running tools' growth since the last tick,
+ * added to the pool, end it? Then the next tick is due now. */
+bool tool_growth_ends_idle(struct daemon *d)
+{
+	struct amm_thresholds th = thresholds(d);
+	uint64_t sum = 0, growth;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used)
+			sum += d->sbs[i].tool_current;
+	growth = sum > d->tools_at_tick ? sum - d->tools_at_tick : 0;
+	return !amm_pace_idle(d->host_limit, d->host_used + growth, &th);
 }
 
 /*

@@ -126,6 +126,9 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 	tool_classify(d, s, t);
 	tool_cgroup_of(d, s, tgid, t->cgroup, sizeof(t->cgroup));
 	tcg_add(s, t->cgroup);
+	/* its growth cannot be sampled apart: the next tick comes soon */
+	if (!tcg_find(s, t->cgroup))
+		d->tool_started_blind = true;
 	s->tool_calls++;
 	/*
 	 * A pidfd for the tool's root (the event's start time makes sure it
@@ -151,11 +154,9 @@ void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
 		return;
 	t->end_ms = now_ms();
 	if (t->cgroup[0]) {
-		char dir[AMM_PATH_MAX + 200];
 		uint64_t v;
 
-		snprintf(dir, sizeof(dir), "%s/%s", s->path, t->cgroup);
-		if (cg_read_u64(dir, "memory.peak", &v) == 0 && v > t->peak)
+		if (tool_cg_peak(s, t->cgroup, &v) == 0 && v > t->peak)
 			t->peak = v;
 	}
 	if (t->state == TOOL_RUNNING)
@@ -226,6 +227,8 @@ void tcg_drop(struct sandbox *s, unsigned int i)
 {
 	if (s->tcg[i].fd >= 0)
 		close(s->tcg[i].fd);
+	if (s->tcg[i].peak_fd >= 0)
+		close(s->tcg[i].peak_fd);
 	s->tcg[i] = s->tcg[--s->n_tcg];
 }
 
@@ -246,6 +249,8 @@ void tcg_add(struct sandbox *s, const char *name)
 	t = &s->tcg[s->n_tcg++];
 	strcpy(t->name, name);
 	t->fd = fd;
+	snprintf(rel, sizeof(rel), "%s/memory.peak", name);
+	t->peak_fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
 	/* first sample: all of it is new growth (a burst in progress) */
 	t->cur = fd_read_u64(fd, &v) == 0 ? v : 0;
 	t->prev = 0;
@@ -299,11 +304,35 @@ void scan_tools(struct daemon *d, struct sandbox *s)
 			tcg_add(s, de->d_name);
 	}
 	closedir(dir);
+	s->tools_scanned = true;
 	for (i = 0; i < s->n_tcg;)
 		if (!s->tcg[i].seen)
 			tcg_drop(s, i);
 		else
 			i++;
+}
+
+/* memory.peak of tool cgroup @name: by the fd kept open, else by path */
+int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v)
+{
+	char dir[AMM_PATH_MAX + 200];
+	struct tool_cg *c = tcg_find(s, name);
+
+	if (c && c->peak_fd >= 0 && fd_read_u64(c->peak_fd, v) == 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
+	return cg_read_u64(dir, "memory.peak", v);
+}
+
+/* A tool call runs whose cgroup was not known when it started. */
+bool tool_without_cgroup(const struct sandbox *s)
+{
+	int i;
+
+	for (i = 0; i < AMM_HIST; i++)
+		if (s->hist[i].state == TOOL_RUNNING && !s->hist[i].cgroup[0])
+			return true;
+	return false;
 }
 
 bool tool_running(const struct sandbox *s)

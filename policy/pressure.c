@@ -59,6 +59,24 @@ enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t)
 }
 
 /**
+ * amm_pace_idle() - whether sampling may slow to the idle pace
+ * @limit: bytes the sandboxes may use together
+ * @used:  bytes in use (with any growth seen since the last tick)
+ * @t:     thresholds
+ *
+ * Return: true when free memory is above the hysteresis band and at least
+ * twice the throttle line, so a burst has that much to cross before any
+ * step acts.
+ */
+bool amm_pace_idle(u64 limit, u64 used, const struct amm_thresholds *t)
+{
+	u64 free = limit > used ? limit - used : 0;
+
+	return limit && amm_level(limit, used, t) == AMM_LEVEL_RELAXED &&
+	       free / 2 >= pct_of(limit, t->throttle_pct);
+}
+
+/**
  * amm_time_to_limit_ms() - how long until usage reaches the limit
  * @limit:       bytes the sandboxes may use together
  * @used:        bytes in use now

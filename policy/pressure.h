@@ -65,6 +65,13 @@ enum amm_level amm_level(u64 limit, u64 used, const struct amm_thresholds *t);
 
 bool amm_thresholds_valid(const struct amm_thresholds *t);
 
+/*
+ * Far from the throttle line (RELAXED, and free memory at least twice
+ * throttle_pct): the daemon may sample at its idle pace. @used may include
+ * growth seen since the last tick.
+ */
+bool amm_pace_idle(u64 limit, u64 used, const struct amm_thresholds *t);
+
 /**
  * struct amm_horizons - act on the time left before the limit
  * @throttle_ms:	at RELAXED or OK, THROTTLE when the pool would reach its

@@ -198,6 +198,29 @@ TEST(glob)
 			      "machine.slice/libpod-conmon-1.scope/x"));
 }
 
+/* The sandbox scan walks only the cgroups a pattern could match below. */
+TEST(glob_below)
+{
+	CHECK(amm_glob_below("agent.slice/*", "agent.slice"));
+	CHECK(!amm_glob_below("agent.slice/*", "agent.slice/sb1"));
+	CHECK(!amm_glob_below("agent.slice/*", "system.slice"));
+	CHECK(!amm_glob_below("agent.slice/*", "agent.slice/sb1/tool-1"));
+	CHECK(amm_glob_below("system.slice/docker-*.scope", "system.slice"));
+	CHECK(!amm_glob_below("system.slice/docker-*.scope",
+			      "system.slice/sshd.service"));
+	CHECK(amm_glob_below("kubepods.slice/**/cri-containerd-*.scope",
+			     "kubepods.slice"));
+	CHECK(amm_glob_below("kubepods.slice/**/cri-containerd-*.scope",
+			     "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice"));
+	CHECK(!amm_glob_below("kubepods.slice/**/cri-containerd-*.scope",
+			      "user.slice"));
+	CHECK(amm_glob_below("**/sandbox-*", "user.slice/user-1000.slice"));
+	CHECK(amm_glob_below("*.slice/*", "agent.slice"));
+	CHECK(!amm_glob_below("*.slice/*", "init.scope"));
+	CHECK(!amm_glob_below("agent.slice", "agent.slice"));
+	CHECK(!amm_glob_below("agent.slice/*", ""));
+}
+
 int main(void)
 {
 	int rc;

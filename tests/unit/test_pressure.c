@@ -33,6 +33,21 @@ TEST(level)
 	CHECK(amm_level(AMM_U64_MAX, AMM_U64_MAX, &T) == AMM_LEVEL_KILL);
 }
 
+TEST(pace_idle)
+{
+	u64 L = 1000 * MB;
+
+	/* throttle line 15%: idle pace needs 30% free (and RELAXED) */
+	CHECK(amm_pace_idle(L, 0, &T));
+	CHECK(amm_pace_idle(L, 700 * MB, &T));		/* 30% free */
+	CHECK(!amm_pace_idle(L, 701 * MB, &T));
+	CHECK(!amm_pace_idle(L, 820 * MB, &T));		/* OK band */
+	CHECK(!amm_pace_idle(L, 2000 * MB, &T));	/* over */
+	CHECK(!amm_pace_idle(0, 0, &T));		/* unknown */
+	CHECK(amm_pace_idle(AMM_U64_MAX, 0, &T));
+	CHECK(!amm_pace_idle(AMM_U64_MAX, AMM_U64_MAX, &T));
+}
+
 TEST(thresholds_valid)
 {
 	struct amm_thresholds t = T;

@@ -1,7 +1,8 @@
 # Manual controls: a non-root user is refused (by the socket's mode, and by
 # the daemon's SO_PEERCRED check if the mode is loosened) and nothing
 # changes; root thaws a frozen sandbox, and exempts it so that it stays
-# thawed under the same pressure, across a daemon restart.
+# thawed under the same pressure, across a daemon restart. A priority set
+# with agentmmctl reaches a running daemon at once.
 . /tests/daemon-lib.sh
 make_pool
 new_sandbox low 40; new_sandbox high 20
@@ -14,6 +15,11 @@ throttle = 0
 kill = 0
 reclaim = 0
 CONF
+# a priority set while the daemon runs is used at once (it is re-read on
+# its own only every 15th slow tick)
+expect_eq "$(agentmmctl -c /tmp/amm.conf priority agent.slice/high 50)" \
+	"agent.slice/high: priority 50" "running daemon told of a new priority"
+check "status shows the new priority" wait_for 5 sh -c "agentmmctl -c /tmp/amm.conf --json status | grep -q '\"name\":\"agent.slice/high\",[^}]*\"priority\":50,'"
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/high -- memhog --step-mb 8 --hold 320 &
 CTL=$!
 check "low frozen" wait_for 60 sh -c "grep -q 'frozen 1' $AS/low/cgroup.events"
