@@ -106,6 +106,7 @@ struct sandbox {
 	int peak_fd, max_fd, psi_fd, freeze_fd;
 	struct amm_sb_stats bst;	/* BPF counters at the last slow tick */
 	bool tools_scanned;	/* its directory scanned for tool cgroups */
+	bool limits_read;	/* memory.peak and memory.max read once */
 	struct tool_cg tcg[AMM_TOOL_CGS];
 	unsigned int n_tcg;
 	uint64_t tool_current;	/* sum of tcg[].cur */
@@ -169,6 +170,7 @@ struct daemon {
 	unsigned int slow_count;
 	bool recheck;		/* this slow tick re-reads everything */
 	bool recheck_due;	/* ...and so does the next one (a reload) */
+	uint64_t drops_seen;	/* BPF events lost, as of the last slow tick */
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
 	/* the mTHP governor in user space (governor.c); NULL when off */
@@ -306,7 +308,7 @@ struct tool_call *tool_find(struct sandbox *s, pid_t tgid);
 void tool_close(struct tool_call *t);
 void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		       const struct amm_event *e);
-void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code);
+void tool_end(struct sandbox *s, pid_t tgid, int code);
 void tcg_drop(struct sandbox *s, unsigned int i);
 void scan_tools(struct daemon *d, struct sandbox *s);
 bool tool_running(const struct sandbox *s);

@@ -100,7 +100,7 @@ int handle_event(void *ctx, void *data, size_t len)
 		}
 		break;
 	case AMM_EV_TOOL_END:
-		tool_end(d, s, (pid_t)e->tgid, (int)e->value);
+		tool_end(s, (pid_t)e->tgid, (int)e->value);
 		break;
 	case AMM_EV_RUNTIME_EXIT:
 		if ((pid_t)e->tgid != s->runtime)

@@ -555,8 +555,14 @@ int main(int argc, char **argv)
 
 			if (slow) {
 				d->slow_count++;
+				uint64_t rb_lost, tasks_lost;
+
+				/* BPF lost an event: re-read all it reports */
+				bpf_drops(d, &rb_lost, &tasks_lost);
 				d->recheck = d->recheck_due ||
-					!(d->slow_count % AMMD_RECHECK_SLOW);
+					!(d->slow_count % AMMD_RECHECK_SLOW) ||
+					rb_lost + tasks_lost != d->drops_seen;
+				d->drops_seen = rb_lost + tasks_lost;
 				d->recheck_due = false;
 				if (!d->gov_only)
 					rescan(d);

@@ -42,13 +42,20 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	char psi[AMM_PATH_MAX + 32];
 	int i, n;
 
-	/* kept-open files: one pread each; the path only as a fallback */
-	if ((s->peak_fd < 0 || fd_read_u64(s->peak_fd, &s->peak)) &&
-	    cg_read_u64(s->path, "memory.peak", &s->peak))
-		s->peak = s->current > s->peak ? s->current : s->peak;
-	if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
-	    cg_read_u64(s->path, "memory.max", &s->max))
-		s->max = UINT64_MAX;
+	/*
+	 * Kept-open files: one pread each; the path only as a fallback.
+	 * Peak and limit are for status and metrics only (sample_fast()
+	 * keeps the peak up to date between): read on recheck ticks.
+	 */
+	if (d->recheck || !s->limits_read) {
+		if ((s->peak_fd < 0 || fd_read_u64(s->peak_fd, &s->peak)) &&
+		    cg_read_u64(s->path, "memory.peak", &s->peak))
+			s->peak = s->current > s->peak ? s->current : s->peak;
+		if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
+		    cg_read_u64(s->path, "memory.max", &s->max))
+			s->max = UINT64_MAX;
+		s->limits_read = true;
+	}
 	if (s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) {
 		snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
 		if (psi_some_avg10(psi, &s->psi))
@@ -60,7 +67,12 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	if (!bpf_stats(d, s, &s->bst))
 		memset(&s->bst, 0, sizeof(s->bst));
 	sb_check_ext_frozen(s);
-	if (s->runtime && !runtime_alive(s))
+	/*
+	 * With BPF a runtime's or tool's exit arrives as an event; a lost
+	 * event makes the tick a recheck (main loop), so the liveness checks
+	 * below run on recheck ticks only.
+	 */
+	if (s->runtime && (!d->skel || d->recheck) && !runtime_alive(s))
 		runtime_drop(d, s);
 	if (!s->runtime)
 		detect_runtime(d, s);
@@ -99,9 +111,10 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 
 		if (t->state != TOOL_RUNNING)
 			continue;
-		if (t->pidfd < 0 || pidfd_signal(t->pidfd, 0)) {
+		if (t->pidfd < 0 ||
+		    ((!d->skel || d->recheck) && pidfd_signal(t->pidfd, 0))) {
 			/* no BPF, or the exit event was lost */
-			tool_end(d, s, t->tgid, -1);
+			tool_end(s, t->tgid, -1);
 			continue;
 		}
 		/* tool cgroups without a memory controller: root's RSS */

@@ -146,7 +146,7 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 	dbg("sandbox %s: tool %d started: %s", s->rel, (int)tgid, t->cmd);
 }
 
-void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
+void tool_end(struct sandbox *s, pid_t tgid, int code)
 {
 	struct tool_call *t = tool_find(s, tgid);
 
@@ -161,7 +161,8 @@ void tool_end(struct daemon *d, struct sandbox *s, pid_t tgid, int code)
 	}
 	if (t->state == TOOL_RUNNING)
 		t->state = TOOL_DONE;
-	d->status_force = true;
+	/* in the status file from the next slow tick: with many sandboxes a
+	 * rewrite per tool end cost more than all the sampling */
 	t->exit_code = code;
 	s->last_tool_end_ms = t->end_ms;
 	tool_close(t);
