@@ -241,13 +241,26 @@ int cg_pids(const char *dir, pid_t *pids, int max)
 	return pids_rec(dir, pids, 0, max, 0);
 }
 
+/* One path component (@path, @ql bytes) against one of a glob (@pl). */
+static bool component_match(const char *pat, size_t pl, const char *path,
+			    size_t ql)
+{
+	char pc[256], qc[256];
+
+	if (pl >= sizeof(pc) || ql >= sizeof(qc) || !ql)
+		return false;
+	memcpy(pc, pat, pl);
+	pc[pl] = 0;
+	memcpy(qc, path, ql);
+	qc[ql] = 0;
+	return !fnmatch(pc, qc, 0);
+}
+
 /* Component-wise glob: fnmatch per path component; "**" = any depth. */
 static bool glob_rec(const char *pat, const char *path)
 {
 	const char *ps = strchr(pat, '/'), *qs;
 	size_t pl = ps ? (size_t)(ps - pat) : strlen(pat);
-	char pc[256], qc[256];
-	size_t ql;
 
 	if (pl == 2 && !strncmp(pat, "**", 2)) {
 		const char *rest = ps ? ps + 1 : "";
@@ -264,14 +277,8 @@ static bool glob_rec(const char *pat, const char *path)
 		}
 	}
 	qs = strchr(path, '/');
-	ql = qs ? (size_t)(qs - path) : strlen(path);
-	if (pl >= sizeof(pc) || ql >= sizeof(qc) || !*path)
-		return false;
-	memcpy(pc, pat, pl);
-	pc[pl] = 0;
-	memcpy(qc, path, ql);
-	qc[ql] = 0;
-	if (fnmatch(pc, qc, 0))
+	if (!component_match(pat, pl, path,
+			     qs ? (size_t)(qs - path) : strlen(path)))
 		return false;
 	if (!ps && !qs)
 		return true;
@@ -290,18 +297,13 @@ static bool below_rec(const char *pat, const char *path)
 {
 	const char *ps = strchr(pat, '/'), *qs = strchr(path, '/');
 	size_t pl = ps ? (size_t)(ps - pat) : strlen(pat);
-	size_t ql = qs ? (size_t)(qs - path) : strlen(path);
-	char pc[256], qc[256];
 
 	if (pl == 2 && !strncmp(pat, "**", 2))
 		return true;	/* any depth */
-	if (!ps || pl >= sizeof(pc) || ql >= sizeof(qc) || !*path)
+	if (!ps)
 		return false;	/* nothing in the pattern below this level */
-	memcpy(pc, pat, pl);
-	pc[pl] = 0;
-	memcpy(qc, path, ql);
-	qc[ql] = 0;
-	if (fnmatch(pc, qc, 0))
+	if (!component_match(pat, pl, path,
+			     qs ? (size_t)(qs - path) : strlen(path)))
 		return false;
 	return qs ? below_rec(ps + 1, qs + 1) : true;
 }
