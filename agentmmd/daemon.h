@@ -246,7 +246,7 @@ static inline uint64_t now_ms(void)
  * already report (tool cgroups, every process's oom_score_adj), is
  * re-read on every this-many-th slow tick and after a reload, not on each
  * one: with many sandboxes, per-sandbox reads on every slow tick were most
- * of the daemon's CPU.
+ * of the daemon's system calls.
  */
 #define AMMD_RECHECK_SLOW	15
 

@@ -554,9 +554,9 @@ int main(int argc, char **argv)
 				    now - d->last_slow_ms >= idle_ms(d);
 
 			if (slow) {
-				d->slow_count++;
 				uint64_t rb_lost, tasks_lost;
 
+				d->slow_count++;
 				/* BPF lost an event: re-read all it reports */
 				bpf_drops(d, &rb_lost, &tasks_lost);
 				d->recheck = d->recheck_due ||

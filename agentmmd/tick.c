@@ -278,6 +278,18 @@ static void pool_backstop(struct daemon *d)
 	     d->pool_high_orig);
 }
 
+/* What all tool cgroups hold, as last sampled (sample_tools()). */
+static uint64_t tools_held(const struct daemon *d)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
+		if (d->sbs[i].used)
+			sum += d->sbs[i].tool_current;
+	return sum;
+}
+
 static struct amm_thresholds thresholds(const struct daemon *d)
 {
 	return (struct amm_thresholds){
@@ -398,10 +410,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (slow)
 		pool_backstop(d);
 
-	d->tools_at_tick = 0;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used)
-			d->tools_at_tick += d->sbs[i].tool_current;
+	d->tools_at_tick = tools_held(d);
 	for (i = 0; i < n; i++) {
 		struct sandbox *s = &d->sbs[map[i]];
 
@@ -571,12 +580,8 @@ unsigned int next_interval(struct daemon *d, uint64_t now)
 bool tool_growth_ends_idle(struct daemon *d)
 {
 	struct amm_thresholds th = thresholds(d);
-	uint64_t sum = 0, growth;
-	int i;
+	uint64_t sum = tools_held(d), growth;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used)
-			sum += d->sbs[i].tool_current;
 	growth = sum > d->tools_at_tick ? sum - d->tools_at_tick : 0;
 	return !amm_pace_idle(d->host_limit, d->host_used + growth, &th);
 }

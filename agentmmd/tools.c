@@ -161,8 +161,8 @@ void tool_end(struct sandbox *s, pid_t tgid, int code)
 	}
 	if (t->state == TOOL_RUNNING)
 		t->state = TOOL_DONE;
-	/* in the status file from the next slow tick: with many sandboxes a
-	 * rewrite per tool end cost more than all the sampling */
+	/* in the status file from the next slow tick: with many sandboxes,
+	 * tool ends were most of its rewrites */
 	t->exit_code = code;
 	s->last_tool_end_ms = t->end_ms;
 	tool_close(t);
@@ -313,14 +313,18 @@ void scan_tools(struct daemon *d, struct sandbox *s)
 			i++;
 }
 
-/* memory.peak of tool cgroup @name: by the fd kept open, else by path */
+/*
+ * memory.peak of tool cgroup @name: by the fd kept open when it is
+ * tracked (a failed read there means it is gone, or has no memory.peak),
+ * else by path.
+ */
 int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v)
 {
 	char dir[AMM_PATH_MAX + 200];
 	struct tool_cg *c = tcg_find(s, name);
 
-	if (c && c->peak_fd >= 0 && fd_read_u64(c->peak_fd, v) == 0)
-		return 0;
+	if (c)
+		return c->peak_fd >= 0 ? fd_read_u64(c->peak_fd, v) : -1;
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
 	return cg_read_u64(dir, "memory.peak", v);
 }
