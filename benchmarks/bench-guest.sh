@@ -362,8 +362,10 @@ stop_governor() {
 		# the command's process tree: sum over its processes
 		t=0
 		for p in $gov_pid $(cat /proc/$gov_pid/task/*/children 2>/dev/null); do
-			[ -r /proc/$p/stat ] || continue
-			t=$((t + $(sed 's/.*) //' /proc/$p/stat | awk '{ print $12 + $13 }')))
+			# a child (the command's sleep) may exit between the
+			# listing and the read: it then counts 0
+			c=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | awk '{ print $12 + $13 }')
+			t=$((t + ${c:-0}))
 		done
 		echo "governor_cpu_ticks $t clk_tck $(getconf CLK_TCK 2>/dev/null || echo 100)" \
 			"wall_s $(awk -v t0="$gov_t0" '{ printf "%.2f", $1 - t0 }' /proc/uptime)" >>"$out/runs/$name.gov"
