@@ -321,7 +321,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		.step_pct = d->cfg.reclaim_step_pct,
 	};
 	uint64_t sum = 0, budget, floor = d->cfg.floor_mb * MB;
-	enum amm_level old_level = d->level, static_level;
+	enum amm_level old_level = d->level, static_level, release_level;
 	bool applied = false;
 	unsigned int nt = 0, j;
 	int i, n = 0, off, f;
@@ -468,8 +468,12 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 			a[f].frozen = d->sbs[map[f]].frozen;
 		}
 	}
-	/* ...and thaw one per interval once the pressure has passed */
-	f = amm_pick_thaw(a, n, d->level, MB);
+	/*
+	 * ...and thaw one per interval once the pressure has passed: free
+	 * memory back, or with swap, swapping keeping up again
+	 */
+	release_level = amm_release_level(d->level, d->swap_deferred);
+	f = amm_pick_thaw(a, n, release_level, MB);
 	if (f >= 0) {
 		set_frozen(d, &d->sbs[map[f]], false);
 		a[f].frozen = d->sbs[map[f]].frozen;
@@ -487,11 +491,11 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	} else {
 		d->kill_since_ms = 0;
 	}
-	if (d->level < AMM_LEVEL_THROTTLE)
-		d->swap_deferred = false;
-	if (d->level == AMM_LEVEL_RELAXED)
+	if (release_level == AMM_LEVEL_RELAXED)
 		for (i = 0; i < n; i++)
 			release_high(d, &d->sbs[map[i]]);
+	if (d->level < AMM_LEVEL_THROTTLE)
+		d->swap_deferred = false;
 	if (!slow)
 		return;
 	/* proactive reclaim: on the slow tick, budget for the time passed */

@@ -419,6 +419,25 @@ bool amm_swap_absorbs_limit(u64 swap_free, u64 min_swap, u32 psi_full_x100,
 }
 
 /**
+ * amm_release_level() - the level the thaw and throttle release see
+ * @level:		the level free memory (and its forecast) gives
+ * @swap_absorbs:	amm_swap_absorbs_limit() holds this interval
+ *
+ * Without swap a freeze or a throttle holds until free memory is back
+ * (RELAXED). With swap the kernel keeps the pool at its limit by design and
+ * free memory does not come back; the steps acted because swapping stopped
+ * keeping up (swap nearly used up, or the pool thrashing). That has passed
+ * once swapping keeps up again: holding a sandbox frozen until
+ * freeze_max_s then stalls it for memory the kernel is finding anyway.
+ *
+ * Return: RELAXED while swap absorbs the limit, @level otherwise.
+ */
+enum amm_level amm_release_level(enum amm_level level, bool swap_absorbs)
+{
+	return swap_absorbs ? AMM_LEVEL_RELAXED : level;
+}
+
+/**
  * amm_kill_min() - smallest tool worth killing
  * @limit:     host (pool) limit, bytes
  * @used:      bytes in use

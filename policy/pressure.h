@@ -138,6 +138,8 @@ int amm_pick_kill(const struct amm_tool *t, unsigned int n, u64 min_bytes);
 bool amm_swap_absorbs_limit(u64 swap_free, u64 min_swap, u32 psi_full_x100,
 			    u32 psi_full_max_x100);
 
+enum amm_level amm_release_level(enum amm_level level, bool swap_absorbs);
+
 /**
  * struct amm_reclaim_params - proactive reclaim knobs
  * @target_free_pct:	reclaim while host free < this % of the limit

@@ -412,3 +412,23 @@ TEST(swap_absorbs_limit)
 	/* switched off */
 	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 0, 0));
 }
+
+TEST(release_level)
+{
+	struct amm_sb sb[2] = {
+		{ .current = 300 * MB, .priority = 100, .frozen = true },
+		{ .current = 250 * MB, .prev = 240 * MB, .priority = 100 },
+	};
+
+	/* without swap: the freeze holds until free memory is back */
+	EXPECT_TRUE(amm_release_level(AMM_LEVEL_KILL, false) == AMM_LEVEL_KILL);
+	EXPECT_TRUE(amm_pick_thaw(sb, 2, amm_release_level(AMM_LEVEL_FREEZE,
+							   false), MB) == -1);
+	/* swap keeps up again at the limit: the freeze has done its job */
+	EXPECT_TRUE(amm_release_level(AMM_LEVEL_KILL, true) ==
+		    AMM_LEVEL_RELAXED);
+	EXPECT_TRUE(amm_pick_thaw(sb, 2, amm_release_level(AMM_LEVEL_FREEZE,
+							   true), MB) == 0);
+	/* below the steps nothing changes */
+	EXPECT_TRUE(amm_release_level(AMM_LEVEL_OK, false) == AMM_LEVEL_OK);
+}
