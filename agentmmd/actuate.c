@@ -482,9 +482,10 @@ int own_memory_bounded(pid_t pid, uint64_t *bytes)
  * Step 3: the largest tool, by what it holds itself (its tool cgroup's
  * memory.current; for sandboxes without tool cgroups a tool process's
  * private memory, USS), skipping tools too small to relieve the pressure.
+ * Returns the slot of the sandbox a tool was killed in, -1 for none.
  */
-bool kill_step(struct daemon *d, const int *map, int n,
-	       const struct amm_thresholds *th)
+int kill_step(struct daemon *d, const int *map, int n,
+	      const struct amm_thresholds *th)
 {
 	static struct amm_tool tl[MAX_CANDS];
 	static struct cand cd[MAX_CANDS];
@@ -534,11 +535,13 @@ bool kill_step(struct daemon *d, const int *map, int n,
 			   " MB) but no tool holds %" PRIu64
 			   " MB or more to free; not killing (runtimes are never killed)",
 			   d->host_used / MB, d->host_limit / MB, min / MB);
-		return false;
+		return -1;
 	}
-	if (cd[k].tcg >= 0)
-		return kill_tool_cgroup(d, &d->sbs[cd[k].sb],
-					d->sbs[cd[k].sb].tcg[cd[k].tcg].name,
-					tl[k].current);
-	return kill_tool_pid(d, &d->sbs[cd[k].sb], cd[k].pid, tl[k].current);
+	if (cd[k].tcg >= 0 ?
+	    kill_tool_cgroup(d, &d->sbs[cd[k].sb],
+			     d->sbs[cd[k].sb].tcg[cd[k].tcg].name,
+			     tl[k].current) :
+	    kill_tool_pid(d, &d->sbs[cd[k].sb], cd[k].pid, tl[k].current))
+		return cd[k].sb;
+	return -1;
 }

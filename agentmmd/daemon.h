@@ -332,8 +332,8 @@ void set_high(struct daemon *d, struct sandbox *s, const char *name,
 int own_memory_bounded(pid_t pid, uint64_t *bytes);
 void release_high(struct daemon *d, struct sandbox *s);
 void set_frozen(struct daemon *d, struct sandbox *s, bool on);
-bool kill_step(struct daemon *d, const int *map, int n,
-	       const struct amm_thresholds *th);
+int kill_step(struct daemon *d, const int *map, int n,
+	      const struct amm_thresholds *th);
 
 /* events.c */
 int handle_event(void *ctx, void *data, size_t len);

@@ -324,7 +324,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	enum amm_level old_level = d->level, static_level, release_level;
 	bool applied = false;
 	unsigned int nt = 0, j;
-	int i, n = 0, off, f;
+	int i, n = 0, off, f, k;
 
 	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
 		struct sandbox *s = &d->sbs[i];
@@ -485,8 +485,17 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
 				    now - d->kill_since_ms >= d->cfg.kill_after_ms) &&
 		    !d->swap_deferred) {
-			kill_step(d, map, n, &th);
+			k = kill_step(d, map, n, &th);
 			d->kill_since_ms = now;
+			/* frozen for its growth, which the kill just ended */
+			for (i = 0; k >= 0 && i < n; i++)
+				if (map[i] == k &&
+				    amm_thaw_after_kill(a, n, (unsigned int)i)) {
+					info("%s: its tool was killed; thawing it",
+					     d->sbs[k].rel);
+					set_frozen(d, &d->sbs[k], false);
+					a[i].frozen = d->sbs[k].frozen;
+				}
 		}
 	} else {
 		d->kill_since_ms = 0;

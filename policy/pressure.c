@@ -356,6 +356,34 @@ int amm_pick_thaw(const struct amm_sb *sb, unsigned int n,
 }
 
 /**
+ * amm_thaw_after_kill() - thaw the frozen sandbox a tool was just killed in?
+ * @sb:		sandboxes
+ * @n:		how many
+ * @i:		the sandbox the kill step took a tool from
+ *
+ * A sandbox frozen for its growth stops adding memory once its tool is
+ * killed, and waiting for free memory to come back can take until
+ * freeze_max_s: with swap the kernel keeps the pool at its limit, and
+ * another sandbox may run on. One frozen for its rank (a running sandbox
+ * has a higher priority) stays frozen: amm_pick_freeze() would pick it
+ * again at once.
+ *
+ * Return: true when sb[@i] should be thawed now.
+ */
+bool amm_thaw_after_kill(const struct amm_sb *sb, unsigned int n,
+			 unsigned int i)
+{
+	unsigned int j;
+
+	if (i >= n || !sb[i].frozen)
+		return false;
+	for (j = 0; j < n; j++)
+		if (!sb[j].frozen && sb[j].priority > sb[i].priority)
+			return false;
+	return true;
+}
+
+/**
  * amm_pick_throttle_tool() - the tool to throttle with memory.high
  * @t:     tools of all sandboxes
  * @n:     how many

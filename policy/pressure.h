@@ -110,6 +110,9 @@ int amm_pick_freeze(const struct amm_sb *sb, unsigned int n, int offender,
 int amm_pick_thaw(const struct amm_sb *sb, unsigned int n,
 		  enum amm_level level, u64 min_change);
 
+bool amm_thaw_after_kill(const struct amm_sb *sb, unsigned int n,
+			 unsigned int i);
+
 /**
  * struct amm_tool - one tool (a tool cgroup, or a tool process when the
  * sandbox has no tool cgroups) as the throttle and kill steps see it

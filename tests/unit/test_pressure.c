@@ -201,6 +201,28 @@ TEST(thaw)
 	CHECK(amm_pick_thaw(sb, 0, AMM_LEVEL_RELAXED, MB) == -1);
 }
 
+TEST(thaw_after_kill)
+{
+	struct amm_sb sb[3] = {
+		{ .current = 300 * MB, .priority = 100, .frozen = true },
+		{ .current = 250 * MB, .prev = 240 * MB, .priority = 100 },
+		{ .current = 200 * MB, .priority = 100 },
+	};
+
+	/* frozen for its growth: its tool is gone, thaw it */
+	CHECK(amm_thaw_after_kill(sb, 3, 0));
+	/* not frozen, or out of range: nothing to thaw */
+	CHECK(!amm_thaw_after_kill(sb, 3, 1));
+	CHECK(!amm_thaw_after_kill(sb, 3, 3));
+	/* frozen for its rank: a running sandbox is more important */
+	sb[0].priority = 10;
+	CHECK(!amm_thaw_after_kill(sb, 3, 0));
+	/* ... unless every more important one is frozen too */
+	sb[1].frozen = true;
+	sb[2].priority = 10;
+	CHECK(amm_thaw_after_kill(sb, 3, 0));
+}
+
 TEST(throttle_tool)
 {
 	struct amm_tool t[4] = {
