@@ -48,6 +48,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->floor_mb = 64;
 	c->kill_min_mb = 16;
 	c->swap_thrash_psi_full = 4000;
+	c->swap_thrash_s = 30;
 	c->default_priority = 100;
 	c->runtime_oom_score_adj = -900;
 	c->tool_oom_score_adj = 500;
@@ -281,6 +282,8 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 	} else if (!strcmp(key, "swap_thrash_psi_full")) {
 		if (parse_centi(val, &c->swap_thrash_psi_full))
 			goto bad_value;
+	} else if (!strcmp(key, "swap_thrash_s")) {
+		U(swap_thrash_s, 3600);
 	} else if (!strcmp(key, "default_priority")) {
 		U(default_priority, 1000000);
 	} else if (!strcmp(key, "runtime_oom_score_adj")) {
@@ -478,7 +481,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"pool_cgroup = %s\npool_high_free_pct = %u\n"
 		"floor_mb = %" PRIu64 "\n"
 		"kill_min_mb = %" PRIu64 "\n"
-		"swap_thrash_psi_full = %u.%02u\n"
+		"swap_thrash_psi_full = %u.%02u\nswap_thrash_s = %u\n"
 		"default_priority = %u\nruntime_oom_score_adj = %d\n"
 		"tool_oom_score_adj = %d\nthrottle = %d\nfreeze = %d\nkill = %d\n"
 		"reclaim = %d\nbpf = %d\nreclaim_target_free_pct = %u\n"
@@ -495,6 +498,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->pool_high_free_pct, c->floor_mb,
 		c->kill_min_mb,
 		c->swap_thrash_psi_full / 100, c->swap_thrash_psi_full % 100,
+		c->swap_thrash_s,
 		c->default_priority, c->runtime_oom_score_adj,
 		c->tool_oom_score_adj, c->throttle, c->freeze, c->kill,
 		c->reclaim, c->bpf, c->reclaim_target_free_pct,

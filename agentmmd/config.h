@@ -46,6 +46,7 @@ struct amm_config {
 	uint64_t floor_mb;
 	uint64_t kill_min_mb;
 	unsigned int swap_thrash_psi_full;	/* avg10 x100; 0: act as without swap */
+	unsigned int swap_thrash_s;	/* ... for this long on end */
 	unsigned int default_priority;
 	int runtime_oom_score_adj, tool_oom_score_adj;
 	bool throttle, freeze, kill, reclaim, bpf;

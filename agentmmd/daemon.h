@@ -145,6 +145,7 @@ struct daemon {
 	enum amm_level level;
 	uint64_t kill_since_ms;
 	bool swap_deferred;	/* near the limit, swap still absorbing */
+	uint64_t thrash_since_ms;	/* pressure >= swap_thrash_psi_full since */
 	uint64_t last_reclaim_ms;
 	/* forecast: usage and time at the last tick, time left then */
 	uint64_t fc_used, fc_ms, time_left_ms;

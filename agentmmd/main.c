@@ -80,7 +80,7 @@ static void usage(FILE *f)
 "        brings free memory back to kill_free_pct, are not killed. With\n"
 "        free swap the kernel swaps instead: no throttle, freeze or kill while\n"
 "        memory pressure (full avg10) stays below swap_thrash_psi_full\n"
-"        (40.00%%).\n"
+"        (40.00%%), or has not stayed above it for swap_thrash_s (30).\n"
 "    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
 "        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
 "        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"

@@ -162,11 +162,11 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 /*
  * With swap the kernel reclaims at the limit instead of killing: the
  * throttle, freeze and kill steps wait while swap is free and the pool is
- * not thrashing (swap_thrash_psi_full; amm_swap_absorbs_limit). The pool's
- * own swap limit and pressure when pool_cgroup is set, the host's
- * otherwise.
+ * not thrashing (swap_thrash_psi_full for swap_thrash_s on end;
+ * amm_swap_absorbs_limit). The pool's own swap limit and pressure when
+ * pool_cgroup is set, the host's otherwise.
  */
-static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
+static bool swap_absorbs(struct daemon *d, uint64_t now, uint64_t *free_b,
 			 unsigned int *psi)
 {
 	uint64_t max_b, cur_b;
@@ -198,27 +198,35 @@ static bool swap_absorbs(const struct daemon *d, uint64_t *free_b,
 	snprintf(path, sizeof(path), "%s/memory.pressure", dir);
 	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", psi))
 		return false;	/* no pressure figures: act as without swap */
+	if (*psi < d->cfg.swap_thrash_psi_full)
+		d->thrash_since_ms = 0;
+	else if (!d->thrash_since_ms)
+		d->thrash_since_ms = now;
 	return amm_swap_absorbs_limit(*free_b, d->cfg.kill_min_mb * MB, *psi,
-				      d->cfg.swap_thrash_psi_full);
+				      d->cfg.swap_thrash_psi_full,
+				      d->thrash_since_ms ?
+				      now - d->thrash_since_ms : 0,
+				      d->cfg.swap_thrash_s * 1000ULL);
 }
 
 /* d->swap_deferred for this tick, saying so when it changes */
-static void update_swap_deferred(struct daemon *d)
+static void update_swap_deferred(struct daemon *d, uint64_t now)
 {
 	uint64_t free_b = 0;
 	unsigned int psi = 0;
-	bool on = swap_absorbs(d, &free_b, &psi);
+	bool on = swap_absorbs(d, now, &free_b, &psi);
 
 	if (on && !d->swap_deferred)
-		info("memory near the limit, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (below swap_thrash_psi_full %u.%02u%%): the kernel swaps; no tool is throttled or killed, no sandbox frozen",
+		info("memory near the limit, but %" PRIu64 " MB of swap is free and memory pressure full is %u.%02u%% (swap_thrash_psi_full %u.%02u%%, for swap_thrash_s %u s on end): the kernel swaps; no tool is throttled or killed, no sandbox frozen",
 		     free_b / MB, psi / 100, psi % 100,
 		     d->cfg.swap_thrash_psi_full / 100,
-		     d->cfg.swap_thrash_psi_full % 100);
+		     d->cfg.swap_thrash_psi_full % 100, d->cfg.swap_thrash_s);
 	else if (!on && d->swap_deferred)
-		info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%%, swap_thrash_psi_full %u.%02u%%): throttling, freezing and killing act",
+		info("swap no longer keeps up (%" PRIu64 " MB free, memory pressure full %u.%02u%% for %" PRIu64 " s; swap_thrash_psi_full %u.%02u%%, swap_thrash_s %u s): throttling, freezing and killing act",
 		     free_b / MB, psi / 100, psi % 100,
+		     d->thrash_since_ms ? (now - d->thrash_since_ms) / 1000 : 0,
 		     d->cfg.swap_thrash_psi_full / 100,
-		     d->cfg.swap_thrash_psi_full % 100);
+		     d->cfg.swap_thrash_psi_full % 100, d->cfg.swap_thrash_s);
 	d->swap_deferred = on;
 }
 
@@ -427,7 +435,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	/* with swap absorbing the limit, no step below acts */
 	if (d->level >= AMM_LEVEL_THROTTLE &&
 	    (d->cfg.throttle || d->cfg.freeze || d->cfg.kill))
-		update_swap_deferred(d);
+		update_swap_deferred(d, now);
 	/*
 	 * Step 1: throttle the fastest-growing tool cgroup. Never a whole
 	 * sandbox: without swap a throttled runtime frees nothing and only
@@ -503,8 +511,10 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	if (release_level == AMM_LEVEL_RELAXED)
 		for (i = 0; i < n; i++)
 			release_high(d, &d->sbs[map[i]]);
-	if (d->level < AMM_LEVEL_THROTTLE)
+	if (d->level < AMM_LEVEL_THROTTLE) {
 		d->swap_deferred = false;
+		d->thrash_since_ms = 0;
+	}
 	if (!slow)
 		return;
 	/* proactive reclaim: on the slow tick, budget for the time passed */

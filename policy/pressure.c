@@ -424,7 +424,10 @@ int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
  * @swap_free:		swap the pool can still use, bytes
  * @min_swap:		less than this counts as no swap
  * @psi_full_x100:	the pool's memory pressure, "full" avg10 (x100)
- * @psi_full_max_x100:	kill anyway from this pressure on; 0: never defer
+ * @psi_full_max_x100:	act from this pressure on; 0: never defer
+ * @thrash_ms:		how long the pressure has been at or above
+ *			@psi_full_max_x100 without a break
+ * @thrash_min_ms:	act only once it has lasted this long
  *
  * Without swap, memory at the limit means the kernel OOM killer is next,
  * so a tool dies first. With swap (zswap, zram, a disk) the kernel pushes
@@ -433,17 +436,20 @@ int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
  * for nothing, and a throttled tool has its own hot pages pushed out
  * instead of the pool's coldest. The steps are left for when swapping no
  * longer keeps up: the swap is (nearly) used up, or every task in the pool
- * stalls on memory for @psi_full_max_x100 of the time (thrashing;
- * systemd-oomd judges memory pressure the same way).
+ * has stalled on memory for @psi_full_max_x100 of the time for
+ * @thrash_min_ms on end (thrashing; systemd-oomd judges memory pressure the
+ * same way, over a duration). A burst of swapping that passes within
+ * seconds is the kernel keeping up, however high the pressure.
  *
  * Return: true when the throttle, freeze and kill steps should wait.
  */
 bool amm_swap_absorbs_limit(u64 swap_free, u64 min_swap, u32 psi_full_x100,
-			    u32 psi_full_max_x100)
+			    u32 psi_full_max_x100, u64 thrash_ms,
+			    u64 thrash_min_ms)
 {
 	if (!psi_full_max_x100 || !swap_free || swap_free < min_swap)
 		return false;
-	return psi_full_x100 < psi_full_max_x100;
+	return psi_full_x100 < psi_full_max_x100 || thrash_ms < thrash_min_ms;
 }
 
 /**

@@ -139,7 +139,8 @@ u64 amm_kill_min(u64 limit, u64 used, const struct amm_thresholds *t,
 int amm_pick_kill(const struct amm_tool *t, unsigned int n, u64 min_bytes);
 
 bool amm_swap_absorbs_limit(u64 swap_free, u64 min_swap, u32 psi_full_x100,
-			    u32 psi_full_max_x100);
+			    u32 psi_full_max_x100, u64 thrash_ms,
+			    u64 thrash_min_ms);
 
 enum amm_level amm_release_level(enum amm_level level, bool swap_absorbs);
 

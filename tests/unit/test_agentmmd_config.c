@@ -37,7 +37,10 @@ TEST(config)
 	CHECK(c.n_patterns == 6);
 	CHECK(c.busy_interval_ms == 100 && c.idle_interval_ms == 2000);
 	CHECK(c.kill_min_mb == 16);
-	CHECK(c.swap_thrash_psi_full == 4000);
+	CHECK(c.swap_thrash_psi_full == 4000 && c.swap_thrash_s == 30);
+	CHECK(load(&c, "swap_thrash_s = 0\n", err, sizeof(err)) == 0 &&
+	      c.swap_thrash_s == 0);
+	CHECK(load(&c, "swap_thrash_s = 3601\n", err, sizeof(err)));
 	CHECK(load(&c, "swap_thrash_psi_full = 12.5\n", err, sizeof(err)) == 0 &&
 	      c.swap_thrash_psi_full == 1250);
 	/* a percentage: above 100 is refused */

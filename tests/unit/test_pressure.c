@@ -422,17 +422,28 @@ TEST(pool_high)
 
 TEST(swap_absorbs_limit)
 {
+	u64 S = 30000;	/* thrash_min_ms */
+
 	/* swap free, pool not thrashing: the kernel swaps, nothing killed */
-	EXPECT_TRUE(amm_swap_absorbs_limit(512 * MB, 16 * MB, 1200, 4000));
-	/* thrashing (full avg10 at or above the bound): kill */
-	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 4000, 4000));
-	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 9000, 4000));
-	/* no swap, or less than the minimum left: kill as without swap */
-	EXPECT_TRUE(!amm_swap_absorbs_limit(0, 16 * MB, 0, 4000));
-	EXPECT_TRUE(!amm_swap_absorbs_limit(15 * MB, 16 * MB, 0, 4000));
-	EXPECT_TRUE(amm_swap_absorbs_limit(16 * MB, 16 * MB, 0, 4000));
+	EXPECT_TRUE(amm_swap_absorbs_limit(512 * MB, 16 * MB, 1200, 4000, 0, S));
+	/* thrashing (full avg10 at or above the bound) for long enough: act */
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 4000, 4000,
+					    S, S));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 9000, 4000,
+					    S + 1, S));
+	/* ... but a burst of swapping that passes within seconds is not */
+	EXPECT_TRUE(amm_swap_absorbs_limit(512 * MB, 16 * MB, 9000, 4000,
+					   S - 1, S));
+	/* no duration asked: act at once */
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 4000, 4000,
+					    0, 0));
+	/* no swap, or less than the minimum left: act as without swap, at
+	 * once, whatever the pressure */
+	EXPECT_TRUE(!amm_swap_absorbs_limit(0, 16 * MB, 0, 4000, 0, S));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(15 * MB, 16 * MB, 0, 4000, 0, S));
+	EXPECT_TRUE(amm_swap_absorbs_limit(16 * MB, 16 * MB, 0, 4000, 0, S));
 	/* switched off */
-	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 0, 0));
+	EXPECT_TRUE(!amm_swap_absorbs_limit(512 * MB, 16 * MB, 0, 0, 0, S));
 }
 
 TEST(release_level)
