@@ -16,7 +16,11 @@ the limit, sandbox_patterns = agent.slice/*), bisects the overcommit R in
 [LO, HI]: R passes when, for every seed, every runtime survives and the
 completion time is at most BOUND x that of the uncontended run of the same
 seed and R (the same scaled traces with no daemon under a limit that does
-not bind, --free-mb). A seed that fails ends the step early. The result per
+not bind, --free-mb). With --repeats K every run, the uncontended one
+too, is made K times: a seed then passes when no runtime was killed in any
+of them and the median completion is at most BOUND x the uncontended
+median, so that one noisy run near the bound neither passes nor fails an
+R alone. A seed that fails ends the step early. The result per
 arm is the largest R that passed (LO when none did; "< LO" if LO failed -
 LO is checked first), and as agents per GiB of pool: R x 1024 / the mean
 unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
@@ -30,6 +34,8 @@ Options:
   --trace-set S    all, haiku, batch18 or synthetic (as replay-guest)
   --arm NAME[:F]   arms (default: stock agentmmd); F: extra daemon config
   --seeds N        seeds 1..N (3)
+  --seed-list L    these seeds instead, comma-separated (e.g. 2 or 1,3)
+  --repeats K      runs per arm, seed and R; the median is judged (1)
   --steps N        bisection steps after checking LO (3)
   --lo R, --hi R   overcommit range (1.0, 2.0)
   --bound X        completion bound vs uncontended (1.10)
@@ -50,7 +56,7 @@ Anything after -- goes to every replay invocation (default
 EOF
 }
 
-TRACES= SET= ARMS= SEEDS=3 STEPS=3 LO=1.0 HI=2.0 BOUND=1.10 M=5 LIMIT=1024
+TRACES= SET= ARMS= SEEDS=3 SEED_LIST= REPEATS=1 STEPS=3 LO=1.0 HI=2.0 BOUND=1.10 M=5 LIMIT=1024
 FREE=1800 SPEED=20 TSCALE=1 SWAP=none SWAP_MB= EXTRA_CONF= OUT=/tmp/replay-density
 SMOKE=0
 while [ $# -gt 0 ]; do
@@ -59,6 +65,8 @@ while [ $# -gt 0 ]; do
 	--trace-set) SET=$2; shift ;;
 	--arm) ARMS="$ARMS $2"; shift ;;
 	--seeds) SEEDS=$2; shift ;;
+	--seed-list) SEED_LIST=$2; shift ;;
+	--repeats) REPEATS=$2; shift ;;
 	--steps) STEPS=$2; shift ;;
 	--lo) LO=$2; shift ;;
 	--hi) HI=$2; shift ;;
@@ -81,12 +89,26 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- --max-trace-s 300 --fill-pct 33
 if [ $SMOKE = 1 ]; then
-	SEEDS=1 STEPS=1 M=3
+	SEEDS=1 SEED_LIST= STEPS=1 M=3
 	set -- "$@" --max-trace-s 120
 fi
-for v in "$SEEDS" "$STEPS" "$M" "$LIMIT" "$FREE"; do
+for v in "$SEEDS" "$STEPS" "$M" "$LIMIT" "$FREE" "$REPEATS"; do
 	case $v in ''|*[!0-9]*) echo "replay-density: '$v' is not a whole number" >&2; exit 2 ;; esac
 done
+[ "$REPEATS" -ge 1 ] || { echo "replay-density: --repeats wants 1 or more" >&2; exit 2; }
+if [ -n "$SEED_LIST" ]; then
+	case $SEED_LIST in
+	*[!0-9,]*|,*|*,|*,,*) echo "replay-density: --seed-list wants seeds like 2 or 1,3 (got '$SEED_LIST')" >&2; exit 2 ;;
+	esac
+	SEED_LIST=$(echo "$SEED_LIST" | tr , ' ')
+	for v in $SEED_LIST; do
+		[ "$v" -ge 1 ] || { echo "replay-density: seeds start at 1 (got '$v')" >&2; exit 2; }
+	done
+	SEEDS=$(echo $SEED_LIST | wc -w)
+else
+	[ "$SEEDS" -ge 1 ] || { echo "replay-density: --seeds wants 1 or more" >&2; exit 2; }
+	SEED_LIST=$(seq 1 "$SEEDS" | tr '\n' ' ')
+fi
 case $SWAP in none|zram|zswap) ;; *) echo "replay-density: --swap wants none, zram or zswap" >&2; exit 2 ;; esac
 [ "$SWAP" = none ] && SWAP_MB=0
 : "${SWAP_MB:=1024}"
@@ -131,16 +153,25 @@ jget() {	# FILE KEY: a number from the "totals" object
 		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
 }
 
-# one run: ARM SEED R -> $OUT/ARM-R-sSEED.json; 0 if the replay ran.
-# Repeated once when the kernel reported a fault during it (replay-lib.sh).
-run1() {
-	[ -f "$OUT/$1-$3-s$2.json" ] && return 0	# cached (the uncontended runs)
-	run_checked "$OUT/$1-$3-s$2" "$1 seed $2 R $3" run1_once "$@"
+# the result file of repeat K of ARM SEED R (K = 1 keeps the name of a
+# run without repeats, so that earlier results are reused)
+runfile() {	# ARM SEED R K
+	if [ "$4" = 1 ]; then echo "$OUT/$1-$3-s$2"; else echo "$OUT/$1-$3-s$2-r$4"; fi
 }
 
-run1_once() {	# ARM SEED R [REPLAY-OPTIONS]
-	local arm=$1 seed=$2 r=$3 f=$OUT/$1-$3-s$2 sc rc
-	shift 3
+# one run: ARM SEED R K -> $(runfile ...).json; 0 if the replay ran.
+# Repeated once when the kernel reported a fault during it (replay-lib.sh).
+run1() {
+	local f
+	f=$(runfile "$1" "$2" "$3" "$4")
+	[ -f "$f.json" ] && return 0	# cached (the uncontended runs)
+	run_checked "$f" "$1 seed $2 R $3$([ "$4" = 1 ] || echo " repeat $4")" run1_once "$@"
+}
+
+run1_once() {	# ARM SEED R K [REPLAY-OPTIONS]
+	local arm=$1 seed=$2 r=$3 f sc rc
+	f=$(runfile "$1" "$2" "$3" "$4")
+	shift 4
 	if [ "$arm" = free ]; then
 		# the same scaled traces as at R, under a limit that does not bind
 		sc=$(replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit "$r" \
@@ -160,36 +191,52 @@ run1_once() {	# ARM SEED R [REPLAY-OPTIONS]
 	return $rc
 }
 
+median() {	# numbers, one per line -> their median
+	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # passes ARM R: every seed keeps every runtime and stays within the bound
 passes() {
-	local arm=$1 r=$2 s=1 k c c0 ok
+	local arm=$1 r=$2 s i k c c0 cs c0s ok f
 	shift 2
-	while [ $s -le "$SEEDS" ]; do
-		run1 free "$s" "$r" "$@" || { echo "replay-density: uncontended run failed (seed $s, R $r; see $OUT/free-$r-s$s.txt)" >&2; exit 1; }
-		run1 "$arm" "$s" "$r" "$@" || { echo "replay-density: run failed ($arm, seed $s, R $r; see $OUT/$arm-$r-s$s.txt)" >&2; exit 1; }
-		k=$(jget "$OUT/$arm-$r-s$s.json" runtimes_killed)
-		c=$(jget "$OUT/$arm-$r-s$s.json" completion_s)
-		c0=$(jget "$OUT/free-$r-s$s.json" completion_s)
+	for s in $SEED_LIST; do
+		k=0 cs= c0s= i=1
+		while [ $i -le "$REPEATS" ]; do
+			f=$(runfile free "$s" "$r" $i)
+			run1 free "$s" "$r" $i "$@" || { echo "replay-density: uncontended run failed (seed $s, R $r; see $f.txt)" >&2; exit 1; }
+			c0s="$c0s $(jget "$f.json" completion_s)"
+			f=$(runfile "$arm" "$s" "$r" $i)
+			run1 "$arm" "$s" "$r" $i "$@" || { echo "replay-density: run failed ($arm, seed $s, R $r; see $f.txt)" >&2; exit 1; }
+			k=$((k + $(jget "$f.json" runtimes_killed)))
+			cs="$cs $(jget "$f.json" completion_s)"
+			i=$((i + 1))
+		done
+		c=$(echo $cs | tr ' ' '\n' | median)
+		c0=$(echo $c0s | tr ' ' '\n' | median)
 		ok=$(awk -v k="$k" -v c="$c" -v c0="$c0" -v b="$BOUND" 'BEGIN { print (k == 0 && c <= b * c0) ? 1 : 0 }')
-		printf '  %-10s R %-6s seed %d: runtimes killed %s, completion %s s vs uncontended %s s -> %s\n' \
-			"$arm" "$r" "$s" "$k" "$c" "$c0" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+		if [ "$REPEATS" = 1 ]; then
+			printf '  %-10s R %-6s seed %d: runtimes killed %s, completion %s s vs uncontended %s s -> %s\n' \
+				"$arm" "$r" "$s" "$k" "$c" "$c0" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+		else
+			printf '  %-10s R %-6s seed %d: runtimes killed %s in %d runs, completion median %s s (%s) vs uncontended %s s (%s), ratio %s -> %s\n' \
+				"$arm" "$r" "$s" "$k" "$REPEATS" "$c" "$(echo $cs | tr ' ' /)" "$c0" "$(echo $c0s | tr ' ' /)" \
+				"$(awk -v c="$c" -v c0="$c0" 'BEGIN { printf "%.3f", c / c0 }')" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+		fi
 		[ "$ok" = 1 ] || return 1
-		s=$((s + 1))
 	done
 	return 0
 }
 
-# mean unscaled peak of the traces seed 1..SEEDS select, MiB
+# mean unscaled peak of the traces the seeds select, MiB
 mean_peak() {
-	local s=1
-	while [ $s -le "$SEEDS" ]; do
+	local s
+	for s in $SEED_LIST; do
 		replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit 1 --speed "$SPEED" \
 			--seed "$s" --dry-run "$@" | sed -n 's/^plan: .*, scale \([0-9.]*\), sum of peaks \([0-9.]*\) MB.*/\1 \2/p'
-		s=$((s + 1))
 	done | awk -v m="$M" '{ sum += $2 / $1; n++ } END { if (n) printf "%.1f\n", sum / n / m }'
 }
 
-echo "replay-density: arms$(for a in $ARMS; do printf ' %s' "${a%%:*}"; done), $SEEDS seeds, R in [$LO, $HI], $STEPS steps, bound ${BOUND}x uncontended, $M sandboxes, limit $LIMIT MB, speed ${SPEED}x$([ $TSCALE = 1 ] && echo ' (daemon time scaled)'), swap $SWAP, trace set $SET, replay options: $*"
+echo "replay-density: arms$(for a in $ARMS; do printf ' %s' "${a%%:*}"; done), seeds $(echo $SEED_LIST | tr ' ' ,)$([ "$REPEATS" = 1 ] || echo ", $REPEATS runs each (median)"), R in [$LO, $HI], $STEPS steps, bound ${BOUND}x uncontended, $M sandboxes, limit $LIMIT MB, speed ${SPEED}x$([ $TSCALE = 1 ] && echo ' (daemon time scaled)'), swap $SWAP, trace set $SET, replay options: $*"
 echo "replay-density: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { printf "%d MB", $2 / 1024 }' /proc/meminfo)"
 PEAK=$(mean_peak "$@")
 [ -n "$PEAK" ] || { echo "replay-density: cannot compute the traces' mean peak" >&2; exit 1; }
@@ -224,7 +271,7 @@ swap_teardown
 T1=$(awk '{ print $1 }' /proc/uptime)
 {
 	echo
-	echo "== density: $SEEDS seeds, R in [$LO, $HI] after $STEPS bisection steps (resolution $(awk -v a="$LO" -v b="$HI" -v n="$STEPS" 'BEGIN { r = b - a; for (i = 0; i < n; i++) r /= 2; printf "%.3f", r }')), bound ${BOUND}x uncontended, swap $SWAP, trace set $SET, mean peak $PEAK MiB"
+	echo "== density: seeds $(echo $SEED_LIST | tr ' ' ,)$([ "$REPEATS" = 1 ] || echo " x $REPEATS runs (median)"), R in [$LO, $HI] after $STEPS bisection steps (resolution $(awk -v a="$LO" -v b="$HI" -v n="$STEPS" 'BEGIN { r = b - a; for (i = 0; i < n; i++) r /= 2; printf "%.3f", r }')), bound ${BOUND}x uncontended, swap $SWAP, trace set $SET, mean peak $PEAK MiB"
 	cat "$OUT/density.txt"
 	echo "run time $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.0f", b - a }') s"
 } | tee "$OUT/summary.txt"

@@ -61,6 +61,24 @@ check "the run was repeated" [ -f $V/stock-1.json ]
 check "the other arm ran once" sh -c "[ -f $V/agentmmd-1.json ] && ! ls $V/agentmmd-1.voided.* 2>/dev/null"
 check "the summary says so" grep -q '1 run(s) voided' $V/summary.txt
 
+# replay-density with repeats judges the median of each seed's runs: two
+# runs per arm of one chosen seed, the second under its own name
+D=/tmp/replay-density
+rm -rf $D
+check_fails "replay-density refuses --repeats 0" replay-density --repeats 0
+check_fails "replay-density refuses a bad seed list" replay-density --seed-list 1,,2
+check "replay-density --seed-list 2 --repeats 2" sh -c "timeout 600 replay-density --arm stock --seed-list 2 \
+	--repeats 2 --steps 0 --lo 0.8 --sandboxes 2 --limit-mb 384 --free-mb 768 --speed 20 --out $D \
+	-- --synthetic-duration 40 --stagger 5 >$D.txt 2>&1"
+sed 's/^/    /' $D.txt
+for f in free-0.8-s2 free-0.8-s2-r2 stock-0.8-s2 stock-0.8-s2-r2; do
+	check "run $f.json kept" grep -q '"completion_s": [0-9]' $D/$f.json
+done
+check "no other seed ran" sh -c "! ls $D/*-s1* $D/*-s3* 2>/dev/null"
+check "the seed's verdict is on the median of 2 runs" grep -q 'stock .* seed 2: runtimes killed 0 in 2 runs, completion median' $D.txt
+check "the summary names seed and repeats" grep -q '^== density: seeds 2 x 2 runs (median)' $D/summary.txt
+check "and a result for the arm" grep -q '^stock .*sustainable overcommit 0.8 ' $D/summary.txt
+
 # a signal mid-run cleans up too
 replay --synthetic -n 2 --synthetic-duration 120 --speed 5 --limit-mb 384 -q >/dev/null 2>&1 &
 P=$!
