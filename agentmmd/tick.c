@@ -169,10 +169,12 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 static bool swap_absorbs(struct daemon *d, uint64_t now, uint64_t *free_b,
 			 unsigned int *psi)
 {
-	uint64_t max_b, cur_b;
+	uint64_t max_b, cur_b, since = d->thrash_since_ms;
 	char dir[AMM_PATH_MAX * 2 + 2], path[AMM_PATH_MAX * 2 + 32];
 	bool pool = d->cfg.pool_cgroup[0];
 
+	/* kept only while pressure is read and stays high: "on end" */
+	d->thrash_since_ms = 0;
 	if (!d->cfg.swap_thrash_psi_full || swap_free(free_b) || !*free_b)
 		return false;
 	snprintf(dir, sizeof(dir), "%s/%s", d->cfg.cgroup_root,
@@ -198,10 +200,8 @@ static bool swap_absorbs(struct daemon *d, uint64_t now, uint64_t *free_b,
 	snprintf(path, sizeof(path), "%s/memory.pressure", dir);
 	if (psi_full_avg10(pool ? path : "/proc/pressure/memory", psi))
 		return false;	/* no pressure figures: act as without swap */
-	if (*psi < d->cfg.swap_thrash_psi_full)
-		d->thrash_since_ms = 0;
-	else if (!d->thrash_since_ms)
-		d->thrash_since_ms = now;
+	if (*psi >= d->cfg.swap_thrash_psi_full)
+		d->thrash_since_ms = since ? since : now;
 	return amm_swap_absorbs_limit(*free_b, d->cfg.kill_min_mb * MB, *psi,
 				      d->cfg.swap_thrash_psi_full,
 				      d->thrash_since_ms ?
