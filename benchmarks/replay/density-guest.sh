@@ -20,7 +20,7 @@ not bind, --free-mb). With --repeats K every run, the uncontended one
 too, is made K times: a seed then passes when no runtime was killed in any
 of them and the median completion is at most BOUND x the uncontended
 median, so that one noisy run near the bound neither passes nor fails an
-R alone. A seed that fails ends the step early. The result per
+R alone (a runtime lost ends the seed's runs: it fails either way). A seed that fails ends the step early. The result per
 arm is the largest R that passed (LO when none did; "< LO" if LO failed -
 LO is checked first), and as agents per GiB of pool: R x 1024 / the mean
 unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
@@ -197,19 +197,24 @@ median() {	# numbers, one per line -> their median
 
 # passes ARM R: every seed keeps every runtime and stays within the bound
 passes() {
-	local arm=$1 r=$2 s i k c c0 cs c0s ok f
+	local arm=$1 r=$2 s i n k v c c0 cs c0s ok f
 	shift 2
 	for s in $SEED_LIST; do
-		k=0 cs= c0s= i=1
+		k=0 cs= c0s= i=1 n=0
 		while [ $i -le "$REPEATS" ]; do
 			f=$(runfile free "$s" "$r" $i)
 			run1 free "$s" "$r" $i "$@" || { echo "replay-density: uncontended run failed (seed $s, R $r; see $f.txt)" >&2; exit 1; }
-			c0s="$c0s $(jget "$f.json" completion_s)"
+			c=$(jget "$f.json" completion_s)
+			[ -n "$c" ] || { echo "replay-density: no completion_s in $f.json" >&2; exit 1; }
+			c0s="$c0s $c"
 			f=$(runfile "$arm" "$s" "$r" $i)
 			run1 "$arm" "$s" "$r" $i "$@" || { echo "replay-density: run failed ($arm, seed $s, R $r; see $f.txt)" >&2; exit 1; }
-			k=$((k + $(jget "$f.json" runtimes_killed)))
-			cs="$cs $(jget "$f.json" completion_s)"
+			v=$(jget "$f.json" runtimes_killed) c=$(jget "$f.json" completion_s)
+			[ -n "$v" ] && [ -n "$c" ] ||
+				{ echo "replay-density: no runtimes_killed or completion_s in $f.json" >&2; exit 1; }
+			k=$((k + v)) cs="$cs $c" n=$i
 			i=$((i + 1))
+			[ "$k" = 0 ] || break	# a runtime lost fails the seed: no more runs
 		done
 		c=$(echo $cs | tr ' ' '\n' | median)
 		c0=$(echo $c0s | tr ' ' '\n' | median)
@@ -219,7 +224,7 @@ passes() {
 				"$arm" "$r" "$s" "$k" "$c" "$c0" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
 		else
 			printf '  %-10s R %-6s seed %d: runtimes killed %s in %d runs, completion median %s s (%s) vs uncontended %s s (%s), ratio %s -> %s\n' \
-				"$arm" "$r" "$s" "$k" "$REPEATS" "$c" "$(echo $cs | tr ' ' /)" "$c0" "$(echo $c0s | tr ' ' /)" \
+				"$arm" "$r" "$s" "$k" "$n" "$c" "$(echo $cs | tr ' ' /)" "$c0" "$(echo $c0s | tr ' ' /)" \
 				"$(awk -v c="$c" -v c0="$c0" 'BEGIN { printf "%.3f", c / c0 }')" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
 		fi
 		[ "$ok" = 1 ] || return 1
