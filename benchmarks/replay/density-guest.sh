@@ -104,7 +104,6 @@ if [ -n "$SEED_LIST" ]; then
 	for v in $SEED_LIST; do
 		[ "$v" -ge 1 ] || { echo "replay-density: seeds start at 1 (got '$v')" >&2; exit 2; }
 	done
-	SEEDS=$(echo $SEED_LIST | wc -w)
 else
 	[ "$SEEDS" -ge 1 ] || { echo "replay-density: --seeds wants 1 or more" >&2; exit 2; }
 	SEED_LIST=$(seq 1 "$SEEDS" | tr '\n' ' ')
