@@ -225,7 +225,7 @@ jget() {	# FILE KEY: a number from the "totals" object
 
 summary_line() {
 	echo "runtimes killed $(jget "$1" runtimes_killed)/$(jget "$1" runtimes)," \
-		"tools killed $(jget "$1" tools_killed)/$(jget "$1" tools)," \
+		"tools killed $(jget "$1" tools_killed)/$(jget "$1" tools) (rerun $(jget "$1" tools_retried), tool work lost $(jget "$1" tool_work_lost_s) s)," \
 		"high $(jget "$1" high_events), frozen $(jget "$1" frozen_s) s," \
 		"completion $(jget "$1" completion_s) s, alloc p95 $(jget "$1" alloc_p95_us) us," \
 		"parent peak $(jget "$1" parent_peak_mb) MB," \
@@ -298,8 +298,8 @@ row() {	# cells...: the metric column, then one per arm and ratio
 	printf '\n'
 }
 
-KEYS="runtimes_killed runtime_oom_kills tools_killed tools oom_kills intact_runs
-	goodput_runs_per_min work_lost_s high_events throttled_sandboxes frozen_s
+KEYS="runtimes_killed runtime_oom_kills tools_killed tools tools_retried tool_work_lost_s
+	oom_kills intact_runs goodput_runs_per_min work_lost_s high_events throttled_sandboxes frozen_s
 	completion_s slowdown psi_some_ms psi_full_ms alloc_p50_us alloc_p95_us alloc_p99_us
 	runtime_alloc_p95_us tool_alloc_p95_us parent_peak_mb host_used_peak_mb"
 [ "$SWAP_MB" -gt 0 ] && KEYS="$KEYS swap_out_mb swap_in_mb zram_peak_mb touch_s"

@@ -239,6 +239,8 @@ static double hist_pct(const struct hist *h, double pct)
 struct sb_shared {
 	struct hist rt, tool;
 	uint64_t tools_started, tools_done, tools_killed, tools_failed;
+	uint64_t tools_retried;	/* --retry-killed-tools: calls run again */
+	double tool_lost_vt;	/* trace s killed tool calls had done */
 	uint64_t tool_lag_ns;	/* runtime waiting on tools past their end */
 	uint64_t done_ns;	/* --hold-idle: CLOCK_MONOTONIC at trace end */
 	uint64_t touches, touch_ns;	/* --touch-on-call heap walks */
@@ -788,7 +790,7 @@ struct opts {
 	uint64_t seed;
 	int min_samples;
 	double min_dur, min_peak_mb, synth_dur;
-	int tick_ms, step_kb;
+	int tick_ms, step_kb, retry_killed;
 	double min_tool_mb, fill_pct;
 	const char *cgroup, *json, *label, *root;
 	char *trace_dirs[MAX_SB];
@@ -1143,7 +1145,7 @@ static int runtime_main(int idx)
 	char procs[PATH_LEN + 32], cg[PATH_LEN + 32] = "";
 	struct mem m;
 	double vt = 0, last;
-	int next = 0, cur = -1, st;
+	int next = 0, cur = -1, st, tries = 0;
 	pid_t tool = 0;
 	uint64_t wait0 = 0;
 
@@ -1176,20 +1178,38 @@ static int runtime_main(int idx)
 			vt += dv;
 		}
 		if (tool && waitpid(tool, &st, WNOHANG) == tool) {
-			if (WIFSIGNALED(st))
+			bool again = false;
+
+			if (WIFSIGNALED(st)) {
+				/* what the call had done is lost; an agent
+				 * that sees its tool killed runs it again */
 				__atomic_fetch_add(&s->tools_killed, 1,
 						   __ATOMIC_RELAXED);
-			else if (WEXITSTATUS(st))
+				s->tool_lost_vt += fmax(0, fmin(vt, p->w[cur].end) -
+							p->w[cur].start);
+				again = tries < o.retry_killed;
+			} else if (WEXITSTATUS(st)) {
 				__atomic_fetch_add(&s->tools_failed, 1,
 						   __ATOMIC_RELAXED);
-			else
+			} else {
 				__atomic_fetch_add(&s->tools_done, 1,
 						   __ATOMIC_RELAXED);
+			}
 			if (wait0)
 				s->tool_lag_ns += now_ns() - wait0;
 			wait0 = 0;
 			tool = 0;
 			rmdir_retry(cg);
+			if (again) {
+				/* back to the call's start: the redone work
+				 * costs completion time like any stall */
+				tries++;
+				s->tools_retried++;
+				vt = p->w[cur].start;
+				next = cur;
+			} else {
+				tries = 0;
+			}
 		}
 		while (!tool && next < p->nw && vt >= p->w[next].start) {
 			int k = next++;
@@ -1523,6 +1543,8 @@ static void json_str(FILE *f, const char *s)
 struct totals {
 	int killed, completed;
 	uint64_t tools, tools_killed, tools_failed, high, max, oom, oom_kill;
+	uint64_t tools_retried;
+	double tool_lost_s;	/* trace s */
 	int throttled, frozen_sb;
 	double frozen_s, makespan, mean_elapsed, nominal, slowdown;
 	double parent_peak, host_peak, host_before, scale, sum_peaks;
@@ -1546,12 +1568,13 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		", \"sandboxes\": %d, \"speed\": %g, \"limit_mb\": %g, "
 		"\"overcommit\": %.3f, \"scale\": %.5f, \"stagger_s\": %g, "
 		"\"tick_ms\": %d, \"step_kb\": %d, \"fill_pct\": %g, "
-		"\"hold_idle\": %s, \"touch_on_call\": %s, \"cgroup\": ",
+		"\"hold_idle\": %s, \"touch_on_call\": %s, "
+		"\"retry_killed_tools\": %d, \"cgroup\": ",
 		date, o.synthetic ? "synthetic" : "traces", o.seed, nsb,
 		o.speed, o.limit_mb, t->sum_peaks / (o.limit_mb * MIB),
 		t->scale, o.stagger, o.tick_ms, o.step_kb, o.fill_pct,
 		o.hold_idle ? "true" : "false",
-		o.touch_on_call ? "true" : "false");
+		o.touch_on_call ? "true" : "false", o.retry_killed);
 	json_str(f, o.cgroup);
 	fprintf(f, "},\n  \"sandboxes\": [\n");
 	for (i = 0; i < nsb; i++) {
@@ -1567,6 +1590,8 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 			"\"completed\": %s, \"elapsed_s\": %.3f, "
 			"\"tools_started\": %" PRIu64 ", \"tools_killed\": %"
 			PRIu64 ", \"tools_failed\": %" PRIu64 ", "
+			"\"tools_retried\": %" PRIu64 ", "
+			"\"tool_work_lost_s\": %.3f, "
 			"\"memory_events\": {\"high\": %" PRIu64 ", \"max\": %"
 			PRIu64 ", \"oom\": %" PRIu64 ", \"oom_kill\": %" PRIu64
 			"}, \"frozen_s\": %.3f, \"freezes\": %d, "
@@ -1580,7 +1605,7 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 			r->runtime_killed ? "true" : "false", r->sig,
 			r->completed ? "true" : "false", r->end - r->start,
 			s->tools_started, s->tools_killed, s->tools_failed,
-			r->high, r->max, r->oom, r->oom_kill, r->frozen_s,
+			s->tools_retried, s->tool_lost_vt, r->high, r->max, r->oom, r->oom_kill, r->frozen_s,
 			r->freezes, r->peak / MIB, s->tool_lag_ns / 1e9,
 			r->rt_oom_kill, s->end_vt, plans[i].dur,
 			i + 1 < nsb ? "," : "");
@@ -1588,7 +1613,8 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 	fprintf(f, "  ],\n  \"totals\": {\"runtimes\": %d, \"runtimes_killed\": %d, "
 		"\"runtime_survival_pct\": %.1f, \"completed\": %d, "
 		"\"tools\": %" PRIu64 ", \"tools_killed\": %" PRIu64 ", "
-		"\"tools_failed\": %" PRIu64 ", \"throttled_sandboxes\": %d, "
+		"\"tools_failed\": %" PRIu64 ", \"tools_retried\": %" PRIu64 ", "
+		"\"tool_work_lost_s\": %.3f, \"throttled_sandboxes\": %d, "
 		"\"high_events\": %" PRIu64 ", \"max_events\": %" PRIu64 ", "
 		"\"oom_events\": %" PRIu64 ", \"oom_kills\": %" PRIu64 ", "
 		"\"frozen_sandboxes\": %d, \"frozen_s\": %.3f, "
@@ -1611,7 +1637,7 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		"\"work_lost_s\": %.1f, \"work_total_s\": %.1f}\n}\n",
 		nsb, t->killed, nsb ? 100.0 * (nsb - t->killed) / nsb : 0,
 		t->completed, t->tools, t->tools_killed, t->tools_failed,
-		t->throttled, t->high, t->max, t->oom, t->oom_kill,
+		t->tools_retried, t->tool_lost_s, t->throttled, t->high, t->max, t->oom, t->oom_kill,
 		t->frozen_sb, t->frozen_s, t->makespan, t->mean_elapsed,
 		t->nominal, t->slowdown, t->tool_lag_s, t->psi_some / 1000.0,
 		t->psi_full / 1000.0, t->all.n, hist_pct(&t->all, 50),
@@ -1666,6 +1692,9 @@ static void print_table(FILE *f, const struct totals *t)
 	fprintf(f, "tools killed         %" PRIu64 " of %" PRIu64
 		" (kernel OOM kills %" PRIu64 ", of them runtimes %" PRIu64
 		")\n", t->tools_killed, t->tools, t->oom_kill, t->rt_oom_kills);
+	fprintf(f, "killed tool calls    %.1f trace s of work lost, %" PRIu64
+		" run again (--retry-killed-tools %d)\n",
+		t->tool_lost_s, t->tools_retried, o.retry_killed);
 	fprintf(f, "goodput              %d intact runs, %.3f per minute; work lost %.0f of %.0f trace s\n",
 		t->completed, t->goodput, t->work_lost_s, t->work_total_s);
 	fprintf(f, "throttled            %d sandboxes, %" PRIu64
@@ -1779,6 +1808,13 @@ static void usage(FILE *f)
 "    --touch-on-call     before every tool call the runtime reads every page\n"
 "                        it holds (a heap walk), so memory reclaimed while it\n"
 "                        was idle is faulted back in and costs time\n"
+"    --retry-killed-tools N  a tool call whose worker is killed (by the\n"
+"                        kernel OOM killer or a daemon) is run again from its\n"
+"                        start, up to N times, as an agent reruns a tool\n"
+"                        that died: the runtime's trace clock goes back to\n"
+"                        the call's start, so the lost work costs completion\n"
+"                        time (0, the default: a killed call counts as done,\n"
+"                        and a kill looks free)\n"
 "    --json FILE         write the results as JSON to FILE ('-': stdout; the\n"
 "                        table then goes to stderr)\n"
 "    --label TEXT        name of this run in the output (e.g. stock)\n"
@@ -1804,7 +1840,9 @@ static void usage(FILE *f)
 "    (zswpout/zswpin) and the peak of the parent's memory.stat zswap.\n"
 "    Goodput: intact runs (runtime never killed, trace replayed to its end)\n"
 "    per minute of completion time; work lost: the trace seconds the killed\n"
-"    runtimes had replayed. runtime_oom_kills: kills the kernel OOM killer\n"
+"    runtimes had replayed; tool work lost: the trace seconds the killed\n"
+"    tool calls had run (every kill counted; a call run again pays them\n"
+"    in completion time too). runtime_oom_kills: kills the kernel OOM killer\n"
 "    made in a sb-N/runtime cgroup (its memory.events oom_kill).\n"
 "\n"
 "EXAMPLES\n"
@@ -1854,7 +1892,8 @@ int main(int argc, char **argv)
 {
 	enum { O_TRACE = 256, O_SYNTH, O_SYNTH_DUR, O_MAXT, O_SCALE, O_STAGGER,
 	       O_SEED, O_CGROUP, O_TICK, O_STEP, O_MINTOOL, O_JSON, O_LABEL,
-	       O_DRY, O_MINS, O_MIND, O_MINP, O_FILL, O_HOLD, O_TOUCH };
+	       O_DRY, O_MINS, O_MIND, O_MINP, O_FILL, O_HOLD, O_TOUCH,
+	       O_RETRY };
 	static const struct option lo[] = {
 		{ "traces", required_argument, NULL, 't' },
 		{ "trace", required_argument, NULL, O_TRACE },
@@ -1878,6 +1917,7 @@ int main(int argc, char **argv)
 		{ "fill-pct", required_argument, NULL, O_FILL },
 		{ "hold-idle", no_argument, NULL, O_HOLD },
 		{ "touch-on-call", no_argument, NULL, O_TOUCH },
+		{ "retry-killed-tools", required_argument, NULL, O_RETRY },
 		{ "json", required_argument, NULL, O_JSON },
 		{ "label", required_argument, NULL, O_LABEL },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -1932,6 +1972,12 @@ int main(int argc, char **argv)
 			break;
 		case O_HOLD: o.hold_idle = true; break;
 		case O_TOUCH: o.touch_on_call = true; break;
+		case O_RETRY:
+			o.retry_killed = (int)num_arg(optarg, "--retry-killed-tools", 0);
+			if (o.retry_killed > 100 || o.retry_killed != atof(optarg))
+				bad_opt("--retry-killed-tools %s: a whole number, 0-100",
+					optarg);
+			break;
 		case O_JSON: o.json = optarg; break;
 		case O_LABEL: o.label = optarg; break;
 		case 'q': o.quiet = true; break;
@@ -2200,6 +2246,8 @@ int main(int argc, char **argv)
 		t.tools += s->tools_started;
 		t.tools_killed += s->tools_killed;
 		t.tools_failed += s->tools_failed;
+		t.tools_retried += s->tools_retried;
+		t.tool_lost_s += s->tool_lost_vt;
 		t.throttled += r->high > 0;
 		t.frozen_sb += r->freezes > 0;
 		t.frozen_s += r->frozen_s;

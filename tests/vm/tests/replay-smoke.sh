@@ -44,6 +44,28 @@ check "allocation steps were timed" sh -c "[ \$(sed -n 's/.*\"alloc_steps\": \([
 check "tool processes ran" sh -c "[ \$(sed -n 's/.*\"tools\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
 check "sandboxes removed" sh -c "! ls -d $AS/sb-* 2>/dev/null"
 check "agent.slice removed" [ ! -d $AS ]
+check "no call run again unless asked" grep -q '"tools_retried": 0,' $J
+
+# --retry-killed-tools: a tool call whose worker is killed runs again from
+# its start. Kill the first tool cgroup that has a process in it (cgroupfs files
+# report size 0, so the test reads cgroup.procs).
+R=/tmp/replay-retry.json
+PLANNED=$(replay --synthetic -n 2 --synthetic-duration 60 --overcommit 0.8 --stagger 5 --seed 7 \
+	--limit-mb 384 --dry-run | sed -n 's/.* -> \([0-9]*\) tool processes.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+( wait_for 60 sh -c "for d in $AS/sb-*/tool-*; do grep -q . \"\$d/cgroup.procs\" 2>/dev/null && echo 1 >\"\$d/cgroup.kill\" && exit 0; done; exit 1" ) &
+check "replay --retry-killed-tools 1, one tool killed mid-call" sh -c "timeout 240 replay --synthetic -n 2 \
+	--synthetic-duration 60 --speed 5 --limit-mb 384 --overcommit 0.8 --stagger 5 --seed 7 \
+	--retry-killed-tools 1 --json $R >/tmp/replay-retry.txt 2>&1"
+wait
+sed 's/^/    /' /tmp/replay-retry.txt
+tot() { sed -n "s/.*\"totals\": .*\"$1\": \([0-9.]*\),.*/\1/p" $R; }
+expect_eq "$(tot tools_killed)" 1 "one tool killed"
+expect_eq "$(tot tools_retried)" 1 "and its call run again"
+expect_eq "$(tot tools)" $((PLANNED + 1)) "tool processes: the $PLANNED planned and the rerun"
+check "the killed call's work counted as lost" awk -v v="$(tot tool_work_lost_s)" 'BEGIN { exit !(v > 0) }'
+expect_eq "$(tot completed)" 2 "both sandboxes still completed"
+check "the table says so" grep -q '^killed tool calls .* 1 run again (--retry-killed-tools 1)' /tmp/replay-retry.txt
+check_fails "a fractional retry count is refused" replay --synthetic --retry-killed-tools 1.5 --dry-run
 
 # a run during which the kernel logs a fault report is voided and repeated:
 # a real line in the kernel log, marked so that this harness's own check
