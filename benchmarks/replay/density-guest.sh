@@ -52,7 +52,8 @@ Options:
   --out DIR        results (default /tmp/replay-density)
   -h, --help       this text
 Anything after -- goes to every replay invocation (default
---max-trace-s 300 --fill-pct 33).
+--max-trace-s 300 --fill-pct 33 --retry-killed-tools 1: a killed tool's
+call runs again, so a kill costs the work it threw away).
 EOF
 }
 
@@ -87,7 +88,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || set -- --max-trace-s 300 --fill-pct 33
+[ $# -gt 0 ] || set -- --max-trace-s 300 --fill-pct 33 --retry-killed-tools 1
 if [ $SMOKE = 1 ]; then
 	SEEDS=1 SEED_LIST= STEPS=1 M=3
 	set -- "$@" --max-trace-s 120
@@ -196,10 +197,10 @@ median() {	# numbers, one per line -> their median
 
 # passes ARM R: every seed keeps every runtime and stays within the bound
 passes() {
-	local arm=$1 r=$2 s i n k v c c0 cs c0s ok f
+	local arm=$1 r=$2 s i n k v c c0 cs c0s ok f t tk
 	shift 2
 	for s in $SEED_LIST; do
-		k=0 cs= c0s= i=1 n=0
+		k=0 tk=0 cs= c0s= i=1 n=0
 		while [ $i -le "$REPEATS" ]; do
 			f=$(runfile free "$s" "$r" $i)
 			run1 free "$s" "$r" $i "$@" || { echo "replay-density: uncontended run failed (seed $s, R $r; see $f.txt)" >&2; exit 1; }
@@ -211,7 +212,8 @@ passes() {
 			v=$(jget "$f.json" runtimes_killed) c=$(jget "$f.json" completion_s)
 			[ -n "$v" ] && [ -n "$c" ] ||
 				{ echo "replay-density: no runtimes_killed or completion_s in $f.json" >&2; exit 1; }
-			k=$((k + v)) cs="$cs $c" n=$i
+			t=$(jget "$f.json" tools_killed)
+			k=$((k + v)) cs="$cs $c" n=$i tk=$((tk + ${t:-0}))
 			i=$((i + 1))
 			[ "$k" = 0 ] || break	# a runtime lost fails the seed: no more runs
 		done
@@ -219,12 +221,12 @@ passes() {
 		c0=$(echo $c0s | tr ' ' '\n' | median)
 		ok=$(awk -v k="$k" -v c="$c" -v c0="$c0" -v b="$BOUND" 'BEGIN { print (k == 0 && c <= b * c0) ? 1 : 0 }')
 		if [ "$REPEATS" = 1 ]; then
-			printf '  %-10s R %-6s seed %d: runtimes killed %s, completion %s s vs uncontended %s s -> %s\n' \
-				"$arm" "$r" "$s" "$k" "$c" "$c0" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+			printf '  %-10s R %-6s seed %d: runtimes killed %s, completion %s s vs uncontended %s s, tools killed %s -> %s\n' \
+				"$arm" "$r" "$s" "$k" "$c" "$c0" "$tk" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
 		else
-			printf '  %-10s R %-6s seed %d: runtimes killed %s in %d runs, completion median %s s (%s) vs uncontended %s s (%s), ratio %s -> %s\n' \
+			printf '  %-10s R %-6s seed %d: runtimes killed %s in %d runs, completion median %s s (%s) vs uncontended %s s (%s), ratio %s, tools killed %s -> %s\n' \
 				"$arm" "$r" "$s" "$k" "$n" "$c" "$(echo $cs | tr ' ' /)" "$c0" "$(echo $c0s | tr ' ' /)" \
-				"$(awk -v c="$c" -v c0="$c0" 'BEGIN { printf "%.3f", c / c0 }')" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
+				"$(awk -v c="$c" -v c0="$c0" 'BEGIN { printf "%.3f", c / c0 }')" "$tk" "$([ "$ok" = 1 ] && echo pass || echo FAIL)"
 		fi
 		[ "$ok" = 1 ] || return 1
 	done
