@@ -1605,8 +1605,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 			r->runtime_killed ? "true" : "false", r->sig,
 			r->completed ? "true" : "false", r->end - r->start,
 			s->tools_started, s->tools_killed, s->tools_failed,
-			s->tools_retried, s->tool_lost_vt, r->high, r->max, r->oom, r->oom_kill, r->frozen_s,
-			r->freezes, r->peak / MIB, s->tool_lag_ns / 1e9,
+			s->tools_retried, s->tool_lost_vt, r->high, r->max,
+			r->oom, r->oom_kill, r->frozen_s, r->freezes,
+			r->peak / MIB, s->tool_lag_ns / 1e9,
 			r->rt_oom_kill, s->end_vt, plans[i].dur,
 			i + 1 < nsb ? "," : "");
 	}
@@ -1637,8 +1638,9 @@ static void print_json(FILE *f, const struct totals *t, const char *date)
 		"\"work_lost_s\": %.1f, \"work_total_s\": %.1f}\n}\n",
 		nsb, t->killed, nsb ? 100.0 * (nsb - t->killed) / nsb : 0,
 		t->completed, t->tools, t->tools_killed, t->tools_failed,
-		t->tools_retried, t->tool_lost_s, t->throttled, t->high, t->max, t->oom, t->oom_kill,
-		t->frozen_sb, t->frozen_s, t->makespan, t->mean_elapsed,
+		t->tools_retried, t->tool_lost_s, t->throttled, t->high,
+		t->max, t->oom, t->oom_kill, t->frozen_sb, t->frozen_s,
+		t->makespan, t->mean_elapsed,
 		t->nominal, t->slowdown, t->tool_lag_s, t->psi_some / 1000.0,
 		t->psi_full / 1000.0, t->all.n, hist_pct(&t->all, 50),
 		hist_pct(&t->all, 95), hist_pct(&t->all, 99),

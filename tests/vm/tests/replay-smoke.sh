@@ -44,7 +44,7 @@ check "allocation steps were timed" sh -c "[ \$(sed -n 's/.*\"alloc_steps\": \([
 check "tool processes ran" sh -c "[ \$(sed -n 's/.*\"tools\": \([0-9]*\).*/\1/p' $J) -gt 0 ]"
 check "sandboxes removed" sh -c "! ls -d $AS/sb-* 2>/dev/null"
 check "agent.slice removed" [ ! -d $AS ]
-check "no call run again unless asked" grep -q '"tools_retried": 0,' $J
+check "killed calls are not rerun unless asked" grep -q '"retry_killed_tools": 0,' $J
 
 # --retry-killed-tools: a tool call whose worker is killed runs again from
 # its start. Kill the first tool cgroup that has a process in it (cgroupfs files
