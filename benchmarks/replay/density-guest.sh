@@ -20,9 +20,10 @@ not bind, --free-mb). With --repeats K every run, the uncontended one
 too, is made K times: a seed then passes when no runtime was killed in any
 of them and the median completion is at most BOUND x the uncontended
 median, so that one noisy run near the bound neither passes nor fails an
-R alone (a runtime lost ends the seed's runs: it fails either way). A seed that fails ends the step early. The result per
-arm is the largest R that passed (LO when none did; "< LO" if LO failed -
-LO is checked first), and as agents per GiB of pool: R x 1024 / the mean
+R alone (a runtime lost ends the seed's runs: it fails either way). A
+seed that fails ends the step early. The result per arm is the largest R
+that passed (LO when none did; "< LO" if LO failed - LO is checked
+first), and as agents per GiB of pool: R x 1024 / the mean
 unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
 traces' real size one GiB of pool holds at that overcommit. A run during
 which the kernel logs a WARNING, BUG or Oops is voided (kept as
@@ -147,11 +148,6 @@ for a in $ARMS; do
 		{ echo "replay-density: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
 done
 trap 'stop_daemon; swap_teardown; exit 130' INT TERM
-
-jget() {	# FILE KEY: a number from the "totals" object
-	sed -n 's/^  "totals": {\(.*\)}$/\1/p' "$1" |
-		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
-}
 
 # the result file of repeat K of ARM SEED R (K = 1 keeps the name of a
 # run without repeats, so that earlier results are reused)

@@ -218,11 +218,6 @@ run_once() {	# ARM RUN
 	printf '  %-8s run %d: %s\n' "$arm" "$r" "$(summary_line "$json")"
 }
 
-jget() {	# FILE KEY: a number from the "totals" object
-	sed -n 's/^  "totals": {\(.*\)}$/\1/p' "$1" |
-		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
-}
-
 summary_line() {
 	echo "runtimes killed $(jget "$1" runtimes_killed)/$(jget "$1" runtimes)," \
 		"tools killed $(jget "$1" tools_killed)/$(jget "$1" tools) (rerun $(jget "$1" tools_retried), tool work lost $(jget "$1" tool_work_lost_s) s)," \

@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # replay-lib.sh - sourced by replay-guest and replay-density (busybox ash):
-# the daemon's stop and the swap set-up they share. Callers set SWAP
-# (none|zram|zswap) and SWAP_MB, and DPID when a daemon runs.
+# the daemon's stop, the swap set-up and the result reader they share.
+# Callers set SWAP (none|zram|zswap) and SWAP_MB, and DPID when a daemon
+# runs. replay-smoke sources it for jget too.
+
+jget() {	# FILE KEY: a number from the "totals" object
+	sed -n 's/^  "totals": {\(.*\)}$/\1/p' "$1" |
+		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
+}
 
 DPID=
 start_daemon() {	# CONF LOG: agentmmd in the background, DPID; waits for its start

@@ -58,7 +58,9 @@ check "replay --retry-killed-tools 1, one tool killed mid-call" sh -c "timeout 2
 	--retry-killed-tools 1 --json $R >/tmp/replay-retry.txt 2>&1"
 wait
 sed 's/^/    /' /tmp/replay-retry.txt
-tot() { sed -n "s/.*\"totals\": .*\"$1\": \([0-9.]*\),.*/\1/p" $R; }
+# jget FILE KEY: the replay scripts' own reader of the totals object
+. "$(dirname "$(command -v replay-guest)")/replay-lib.sh"
+tot() { jget $R "$1"; }
 expect_eq "$(tot tools_killed)" 1 "one tool killed"
 expect_eq "$(tot tools_retried)" 1 "and its call run again"
 expect_eq "$(tot tools)" $((PLANNED + 1)) "tool processes: the $PLANNED planned and the rerun"
