@@ -252,10 +252,8 @@ static void mark_killed(struct daemon *d, struct sandbox *s, pid_t pid)
 	int root = bpf_task_tool(d, pid);
 	struct tool_call *t = tool_find(s, root ? root : pid);
 
-	if (t) {
+	if (t)
 		t->state = TOOL_KILLED;
-		t->killed_ms = now_ms();
-	}
 	s->tools_killed++;
 	d->status_force = true;
 }
@@ -480,15 +478,6 @@ int own_memory_bounded(pid_t pid, uint64_t *bytes)
 	return rc;
 }
 
-/* Is process @pid part of a tool call that reruns a killed call? */
-static bool pid_is_rerun(struct daemon *d, struct sandbox *s, pid_t pid)
-{
-	int root = bpf_task_tool(d, pid);
-	struct tool_call *t = tool_find(s, root ? root : pid);
-
-	return t && t->rerun;
-}
-
 /*
  * Step 3: the largest tool, by what it holds itself (its tool cgroup's
  * memory.current; for sandboxes without tool cgroups a tool process's
@@ -514,9 +503,7 @@ int kill_step(struct daemon *d, const int *map, int n,
 		for (j = 0; j < s->n_tcg && nt < MAX_CANDS; j++, nt++) {
 			tl[nt] = (struct amm_tool){ .current = s->tcg[j].cur,
 				.prev = s->tcg[j].prev, .priority = s->prio,
-				.frozen = s->frozen,
-				.spare = s->frozen &&
-					 tcg_is_rerun(s, s->tcg[j].name) };
+				.frozen = s->frozen };
 			cd[nt] = (struct cand){ map[i], (int)j, 0 };
 		}
 		if (s->n_tcg)
@@ -537,24 +524,11 @@ int kill_step(struct daemon *d, const int *map, int n,
 			    own_memory_bounded(pids[p], &own))
 				continue;
 			tl[nt] = (struct amm_tool){ .current = own,
-				.priority = s->prio, .frozen = s->frozen,
-				.spare = s->frozen && pid_is_rerun(d, s, pids[p]) };
+				.priority = s->prio, .frozen = s->frozen };
 			cd[nt++] = (struct cand){ map[i], -1, pids[p] };
 		}
 	}
 	k = amm_pick_kill(tl, nt, min);
-	for (j = 0; k >= 0 && j < nt; j++)
-		if (tl[j].spare && !tl[k].spare &&
-		    tl[j].priority == tl[k].priority &&
-		    tl[j].current > tl[k].current) {
-			info("%s: spared its parked rerun of a killed call (%" PRIu64
-			     " MB): killing another tool instead",
-			     d->sbs[cd[j].sb].rel, tl[j].current / MB);
-			break;
-		}
-	if (k >= 0 && tl[k].spare)
-		info("%s: its parked rerun of a killed call is the only tool left to free memory: killing it again",
-		     d->sbs[cd[k].sb].rel);
 	if (k < 0) {
 		log_action(4, AMM_ACT_NO_VICTIM, NULL, NULL, 0,
 			   "memory exhausted (%" PRIu64 " of %" PRIu64

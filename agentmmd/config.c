@@ -60,7 +60,6 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_step_pct = 5;
 	c->reclaim_budget_mb_per_s = 64;
 	c->retry_repeats = 3;
-	c->rerun_window_s = 600;
 	c->metrics_interval_s = 15;
 	c->events_max_kb = 1024;
 }
@@ -327,8 +326,6 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(reclaim_budget_mb_per_s, 1ULL << 30);
 	} else if (!strcmp(key, "retry_repeats")) {
 		U(retry_repeats, 100);
-	} else if (!strcmp(key, "rerun_window_s")) {
-		U(rerun_window_s, 86400);
 	} else if (!strncmp(key, "governor_", 9)) {
 		unsigned int i;
 		uint64_t x;
@@ -491,7 +488,6 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
-		"rerun_window_s = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
 		"metrics_interval_s = %u\nevents_max_kb = %u\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
@@ -509,8 +505,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_host_psi_max / 100, c->reclaim_host_psi_max % 100,
 		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
-		c->reclaim_budget_mb_per_s, c->retry_repeats,
-		c->rerun_window_s, c->debug,
+		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
 		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
 	if (c->gov_candidates[0])

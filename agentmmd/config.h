@@ -57,7 +57,6 @@ struct amm_config {
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
 	unsigned int retry_repeats;
-	unsigned int rerun_window_s;	/* 0: killed calls' reruns not spared */
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */
 	uint64_t gov_param[AMM_GOV_NPARAMS];

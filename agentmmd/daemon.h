@@ -63,9 +63,7 @@ struct tool_call {
 	int err_fd;		/* dup of the tool's stderr, -1 if none */
 	int pidfd;		/* the tool's root process, -1 if none */
 	uint64_t hash;
-	uint64_t killed_ms;	/* when the kill step killed it, 0 if not */
 	bool retry;
-	bool rerun;		/* the first rerun of a killed call */
 	bool notified;
 };
 
@@ -315,8 +313,6 @@ void tool_end(struct sandbox *s, pid_t tgid, int code);
 void tcg_drop(struct sandbox *s, unsigned int i);
 void scan_tools(struct daemon *d, struct sandbox *s);
 bool tool_running(const struct sandbox *s);
-const struct tool_call *rerun_running(const struct sandbox *s);
-bool tcg_is_rerun(const struct sandbox *s, const char *name);
 bool tool_without_cgroup(const struct sandbox *s);
 int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);

@@ -456,27 +456,6 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 						   d->host_used, &th));
 		}
 	}
-	/*
-	 * Step 2a: park the first rerun of a killed call. The memory its
-	 * kill freed is what it would grow back into; freezing its sandbox
-	 * until memory is back costs its agent time, not the same work twice
-	 * (the kill step takes other tools of its priority first). Only its
-	 * own sandbox pays: it is never a way to move a kill elsewhere
-	 * without being frozen.
-	 */
-	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze && !d->swap_deferred)
-		for (i = 0; i < n; i++) {
-			struct sandbox *s = &d->sbs[map[i]];
-			const struct tool_call *t;
-
-			if (nofreeze[i] || !(t = rerun_running(s)) ||
-			    !amm_park_rerun(a, n, (unsigned int)i, MB))
-				continue;
-			info("%s: parking it: '%s' reruns a call killed here and free memory is still short",
-			     s->rel, t->cmd);
-			set_frozen(d, s, true);
-			a[i].frozen = s->frozen;
-		}
 	/* Step 2: freeze (lower priority first, else the fastest grower) */
 	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze && !d->swap_deferred) {
 		/*

@@ -78,45 +78,6 @@ static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
 			*p = '?';
 }
 
-/* When the call @t reruns was killed (the latest such kill). */
-static uint64_t tool_killed_at(const struct sandbox *s,
-			       const struct tool_call *t)
-{
-	uint64_t at = 0;
-	int i;
-
-	for (i = 0; i < AMM_HIST; i++)
-		if (&s->hist[i] != t && s->hist[i].killed_ms > at &&
-		    s->hist[i].hash == t->hash)
-			at = s->hist[i].killed_ms;
-	return at;
-}
-
-/*
- * Marks @t the first rerun of a call the kill step killed in this sandbox
- * within rerun_window_s (the kill step spares it while it can park it).
- */
-static void tool_rerun_check(struct daemon *d, struct sandbox *s,
-			     struct tool_call *t)
-{
-	uint64_t hashes[AMM_HIST], at[AMM_HIST];
-	unsigned int i, nk = 0;
-
-	if (t->rerun)
-		return;
-	for (i = 0; i < AMM_HIST; i++)
-		if (&s->hist[i] != t && s->hist[i].killed_ms) {
-			hashes[nk] = s->hist[i].hash;
-			at[nk++] = s->hist[i].killed_ms;
-		}
-	t->rerun = amm_is_rerun(hashes, at, nk, t->hash, now_ms(),
-				(uint64_t)d->cfg.rerun_window_s * 1000);
-	if (t->rerun)
-		info("sandbox %s: '%s' reruns a call killed %" PRIu64
-		     " s ago: parked rather than killed again while memory is short",
-		     s->rel, t->cmd, (now_ms() - tool_killed_at(s, t)) / 1000);
-}
-
 /* Marks @t a retry if its command ran retry_repeats times in a row. */
 static void tool_classify(struct daemon *d, struct sandbox *s,
 			  struct tool_call *t)
@@ -124,7 +85,6 @@ static void tool_classify(struct daemon *d, struct sandbox *s,
 	uint64_t recent[AMM_HIST];
 	int i, nr = 0;
 
-	tool_rerun_check(d, s, t);
 	if (t->retry)
 		return;
 	for (i = 0; i < AMM_HIST; i++)
@@ -386,29 +346,6 @@ bool tool_running(const struct sandbox *s)
 
 	for (i = 0; i < AMM_HIST; i++)
 		if (s->hist[i].state == TOOL_RUNNING)
-			return true;
-	return false;
-}
-
-/* A running tool call that is a killed call's first rerun, or NULL. */
-const struct tool_call *rerun_running(const struct sandbox *s)
-{
-	int i;
-
-	for (i = 0; i < AMM_HIST; i++)
-		if (s->hist[i].state == TOOL_RUNNING && s->hist[i].rerun)
-			return &s->hist[i];
-	return NULL;
-}
-
-/* Is the call running in tool cgroup @name a killed call's first rerun? */
-bool tcg_is_rerun(const struct sandbox *s, const char *name)
-{
-	int i;
-
-	for (i = 0; i < AMM_HIST; i++)
-		if (s->hist[i].state == TOOL_RUNNING && s->hist[i].rerun &&
-		    !strcmp(s->hist[i].cgroup, name))
 			return true;
 	return false;
 }

@@ -384,35 +384,6 @@ bool amm_thaw_after_kill(const struct amm_sb *sb, unsigned int n,
 }
 
 /**
- * amm_park_rerun() - freeze sandbox @i, whose tool call reruns a killed call?
- * @sb:         sandboxes
- * @n:          how many
- * @i:          the sandbox running the rerun
- * @min_change: see amm_pick_thaw()
- *
- * The rerun would grow back into the memory its kill freed. Parked, its
- * sandbox waits for another one to end the pressure; so only while
- * another sandbox is live - parking the last one running would be undone
- * by amm_pick_thaw() at the next tick.
- *
- * Return: true when sb[@i] should be frozen now.
- */
-bool amm_park_rerun(const struct amm_sb *sb, unsigned int n, unsigned int i,
-		    u64 min_change)
-{
-	unsigned int j;
-
-	if (i >= n || sb[i].frozen)
-		return false;
-	if (!min_change)
-		min_change = 1;
-	for (j = 0; j < n; j++)
-		if (j != i && live(&sb[j], min_change))
-			return true;
-	return false;
-}
-
-/**
  * amm_pick_throttle_tool() - the tool to throttle with memory.high
  * @t:     tools of all sandboxes
  * @n:     how many
@@ -529,12 +500,9 @@ u64 amm_kill_min(u64 limit, u64 used, const struct amm_thresholds *t,
  * @n:         how many
  * @min_bytes: tools holding less are skipped (see amm_kill_min())
  *
- * The lowest-priority sandbox that has a big enough tool, then a tool that
- * is not @spare (a killed call's parked rerun goes last among its
- * priority, so the same work is not thrown away twice while another tool
- * can free the memory), then the largest tool by what it holds itself.
- * Frozen sandboxes' tools are candidates (SIGKILL reaches frozen tasks in
- * cgroup v2), and a spared rerun still is when no other tool qualifies.
+ * The lowest-priority sandbox that has a big enough tool, then the largest
+ * tool by what it holds itself. Frozen sandboxes' tools are candidates
+ * (SIGKILL reaches frozen tasks in cgroup v2).
  *
  * Return: index into @t, or -1 when no tool is worth killing.
  */
@@ -548,9 +516,7 @@ int amm_pick_kill(const struct amm_tool *t, unsigned int n, u64 min_bytes)
 			continue;
 		if (best < 0 || t[i].priority < t[best].priority ||
 		    (t[i].priority == t[best].priority &&
-		     (t[i].spare < t[best].spare ||
-		      (t[i].spare == t[best].spare &&
-		       t[i].current > t[best].current))))
+		     t[i].current > t[best].current))
 			best = (int)i;
 	}
 	return best;
@@ -614,36 +580,6 @@ bool amm_is_retry(const u64 *recent_hashes, unsigned int n, u64 hash,
 		if (recent_hashes[i] == hash)
 			seen++;
 	return min_repeats && seen >= min_repeats;
-}
-
-/**
- * amm_is_rerun() - is a new tool call the first rerun of a killed call?
- * @killed_hashes: command hashes of the sandbox's calls the kill step killed
- * @killed_ms:     when each was killed
- * @n:             how many
- * @hash:          hash of the new call's command
- * @now_ms:        now
- * @window_ms:     kills older than this do not count; 0: never a rerun
- *
- * An agent whose tool was killed usually runs the same command again. Only
- * the first rerun counts: once the same command was killed twice in the
- * window, sparing it again would let one sandbox shift kill after kill to
- * the others' tools.
- *
- * Return: true when @hash was killed exactly once within @window_ms.
- */
-bool amm_is_rerun(const u64 *killed_hashes, const u64 *killed_ms,
-		  unsigned int n, u64 hash, u64 now_ms, u64 window_ms)
-{
-	unsigned int i, kills = 0;
-
-	if (!window_ms)
-		return false;
-	for (i = 0; i < n; i++)
-		if (killed_hashes[i] == hash && killed_ms[i] <= now_ms &&
-		    now_ms - killed_ms[i] <= window_ms)
-			kills++;
-	return kills == 1;
 }
 
 /**

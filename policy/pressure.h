@@ -113,9 +113,6 @@ int amm_pick_thaw(const struct amm_sb *sb, unsigned int n,
 bool amm_thaw_after_kill(const struct amm_sb *sb, unsigned int n,
 			 unsigned int i);
 
-bool amm_park_rerun(const struct amm_sb *sb, unsigned int n, unsigned int i,
-		    u64 min_change);
-
 /**
  * struct amm_tool - one tool (a tool cgroup, or a tool process when the
  * sandbox has no tool cgroups) as the throttle and kill steps see it
@@ -125,16 +122,12 @@ bool amm_park_rerun(const struct amm_sb *sb, unsigned int n, unsigned int i,
  * @prev:	@current one interval ago (0 when first seen)
  * @priority:	its sandbox's priority
  * @frozen:	its sandbox is frozen
- * @spare:	the first rerun of a call the kill step killed (see
- *		amm_is_rerun()), parked in its frozen sandbox: killing it
- *		would throw the same work away twice
  */
 struct amm_tool {
 	u64 current;
 	u64 prev;
 	u32 priority;
 	bool frozen;
-	bool spare;
 };
 
 int amm_pick_throttle_tool(const struct amm_tool *t, unsigned int n,
@@ -175,9 +168,6 @@ u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
 
 bool amm_is_retry(const u64 *recent_hashes, unsigned int n, u64 hash,
 		  unsigned int min_repeats);
-
-bool amm_is_rerun(const u64 *killed_hashes, const u64 *killed_ms,
-		  unsigned int n, u64 hash, u64 now_ms, u64 window_ms);
 
 u64 amm_hash_str(const char *s);
 

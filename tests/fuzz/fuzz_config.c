@@ -85,8 +85,7 @@ static void check_bounds(const struct amm_config *c)
 	if (c->reclaim_host_psi_max > 10000 || c->reclaim_sandbox_psi_max > 10000)
 		die("PSI threshold above 100.00 accepted");
 	if (c->reclaim_target_free_pct > 100 || c->reclaim_step_pct > 100 ||
-	    c->retry_repeats > 100 || c->rerun_window_s > 86400 ||
-	    c->default_priority > 1000000)
+	    c->retry_repeats > 100 || c->default_priority > 1000000)
 		die("value out of range accepted");
 }
 

@@ -223,36 +223,6 @@ TEST(thaw_after_kill)
 	CHECK(amm_thaw_after_kill(sb, 3, 0));
 }
 
-TEST(park_rerun)
-{
-	struct amm_sb sb[3] = {
-		{ .current = 300 * MB, .prev = 280 * MB, .tool_running = true },
-		{ .current = 200 * MB, .prev = 200 * MB },	/* idle */
-		{ .current = 100 * MB, .prev = 90 * MB },	/* growing */
-	};
-
-	/* another sandbox is live: park the rerun's */
-	CHECK(amm_park_rerun(sb, 3, 0, MB));
-	/* already frozen, or out of range: nothing to do */
-	sb[0].frozen = true;
-	CHECK(!amm_park_rerun(sb, 3, 0, MB));
-	sb[0].frozen = false;
-	CHECK(!amm_park_rerun(sb, 3, 3, MB));
-	/* the only live one: nothing else would end the pressure */
-	sb[2].prev = sb[2].current;
-	CHECK(!amm_park_rerun(sb, 3, 0, MB));
-	/* a frozen sandbox is not live either */
-	sb[2].tool_running = true;
-	sb[2].frozen = true;
-	CHECK(!amm_park_rerun(sb, 3, 0, MB));
-	sb[2].frozen = false;
-	CHECK(amm_park_rerun(sb, 3, 0, MB));
-	/* shrinking counts as live: it is freeing memory */
-	sb[2].tool_running = false;
-	sb[1].prev = 220 * MB;
-	CHECK(amm_park_rerun(sb, 3, 0, MB));
-}
-
 TEST(throttle_tool)
 {
 	struct amm_tool t[4] = {
@@ -299,32 +269,6 @@ TEST(kill)
 	CHECK(amm_pick_kill(t, 4, min) == -1);	/* nothing worth it */
 	CHECK(amm_pick_kill(t, 4, 0) == 1);	/* 0 MB never */
 	CHECK(amm_pick_kill(t, 0, 0) == -1);
-}
-
-TEST(kill_spares_a_parked_rerun)
-{
-	struct amm_tool t[3] = {
-		{ .current = 120 * MB, .priority = 100, .frozen = true,
-		  .spare = true },			/* a killed call's rerun */
-		{ .current = 40 * MB, .priority = 100 },
-		{ .current = 90 * MB, .priority = 200 },
-	};
-
-	/* the smaller tool of the same priority goes first... */
-	CHECK(amm_pick_kill(t, 3, 16 * MB) == 1);
-	/* ...but not one that is too small to free enough */
-	CHECK(amm_pick_kill(t, 3, 50 * MB) == 0);
-	/* priority still comes first: a lower-priority rerun before a
-	 * higher-priority tool */
-	t[1].current = 0;
-	CHECK(amm_pick_kill(t, 3, 16 * MB) == 0);
-	/* the only candidate: spared no longer, so the kernel does not act */
-	t[2].current = 0;
-	CHECK(amm_pick_kill(t, 3, 16 * MB) == 0);
-	/* two spared: the largest */
-	t[1] = (struct amm_tool){ .current = 200 * MB, .priority = 100,
-				  .spare = true };
-	CHECK(amm_pick_kill(t, 3, 16 * MB) == 1);
 }
 
 TEST(reclaim)
@@ -388,31 +332,6 @@ TEST(retry)
 	CHECK(amm_is_retry(h, 4, amm_hash_str("pytest -x tests/"), 3));
 	CHECK(!amm_is_retry(h, 4, amm_hash_str("make"), 3));
 	CHECK(!amm_is_retry(h, 4, h[0], 0));
-}
-
-TEST(rerun)
-{
-	u64 pt = amm_hash_str("pytest -n 8"), mk = amm_hash_str("make -j8");
-	u64 h[3] = { pt, mk, 0 }, at[3] = { 100000, 150000, 0 };
-	u64 w = 600000;
-
-	/* killed once, run again 50 s later: the first rerun */
-	CHECK(amm_is_rerun(h, at, 2, pt, 150000, w));
-	CHECK(amm_is_rerun(h, at, 2, mk, 150000, w));
-	CHECK(!amm_is_rerun(h, at, 2, amm_hash_str("pytest -n 1"), 150000,
-			    w));
-	/* the kill is older than the window: a new call */
-	CHECK(!amm_is_rerun(h, at, 2, pt, 100000 + w + 1, w));
-	CHECK(amm_is_rerun(h, at, 2, pt, 100000 + w, w));
-	/* killed twice: no longer spared */
-	h[2] = pt;
-	at[2] = 160000;
-	CHECK(!amm_is_rerun(h, at, 3, pt, 170000, w));
-	/* a kill "in the future" (clock confusion) does not count */
-	CHECK(amm_is_rerun(h, at, 3, pt, 155000, w));
-	/* window 0: off */
-	CHECK(!amm_is_rerun(h, at, 2, pt, 150000, 0));
-	CHECK(!amm_is_rerun(h, at, 0, pt, 150000, w));
 }
 
 int main(void)
