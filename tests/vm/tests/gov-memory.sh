@@ -50,10 +50,10 @@ hog_mb() {
 
 # Hold memory toward TARGET per mille of headroom until the ceiling is at
 # most CEILING kB: one hog sized from the module's numbers, then a top-up
-# whenever headroom is back above MAX. Free memory keeps moving after a hog
-# has filled (kswapd reclaims page cache past a boosted watermark, an
-# earlier test's memory comes back), so an open-loop hog can land, or
-# drift, a band too high. Gives up after 120 s or 8 hogs. Sets hogs.
+# whenever headroom is back above MAX. Free memory keeps rising by 10-20
+# per mille after a hog has filled (reclaim, an earlier test's memory
+# coming back), so an open-loop hog can land, or drift, a band too high.
+# Gives up after 120 s or 8 hogs. Sets hogs.
 hogs=
 hold_until_ceiling() {
 	_target=$1 _max=$2 _ceil=$3 _n=0 _t0=$(date +%s) _seen=
