@@ -48,17 +48,19 @@ hog_mb() {
 	echo $(( (_f - _h - total * $1 / 1000) * 4 / 1024 ))
 }
 
-# Hold memory toward TARGET per mille of headroom until the ceiling is at
-# most CEILING kB: one hog sized from the module's numbers, then a top-up
-# whenever headroom is back above MAX. Free memory keeps rising by 10-20
-# per mille after a hog has filled (reclaim, an earlier test's memory
-# coming back), so an open-loop hog can land, or drift, a band too high.
-# Gives up after 120 s or 8 hogs. Sets hogs.
+# hold_until TARGET MAX FILE OP VALUE: hold memory toward TARGET per mille
+# of headroom until governor/FILE OP VALUE holds (OP as in test(1)): one
+# hog sized from the module's numbers, then a top-up whenever headroom is
+# back above MAX. Free memory keeps rising by 10-20 per mille after a hog
+# has filled (reclaim, an earlier test's memory coming back), so an
+# open-loop hog can land, or drift, a band too high. Gives up after 120 s
+# or 8 hogs, logging what it saw. Adds the hogs' PIDs to hogs.
 hogs=
-hold_until_ceiling() {
-	_target=$1 _max=$2 _ceil=$3 _n=0 _t0=$(date +%s) _seen=
+hold_until() {
+	_target=$1 _max=$2 _file=$3 _op=$4 _want=$5
+	_n=0 _t0=$(date +%s) _seen=
 	while [ $(($(date +%s) - _t0)) -lt 120 ]; do
-		[ "$(gov ceiling_kb)" -le "$_ceil" ] && return 0
+		[ "$(gov "$_file")" "$_op" "$_want" ] 2>/dev/null && return 0
 		_hp=$(gov headroom_permille)
 		case $_hp in ''|*[!0-9]*) _hp=1000 ;; esac
 		_seen="$_seen $_hp/$(gov mem_cap_kb)/$(gov ceiling_kb)"
@@ -77,13 +79,13 @@ hold_until_ceiling() {
 	done
 	# headroom/cap/ceiling at each look, the last 20
 	log "gave up; seen:$(echo "$_seen" | tr ' ' '\n' | tail -20 | tr '\n' ' ')"
-	[ "$(gov ceiling_kb)" -le "$_ceil" ]
+	[ "$(gov "$_file")" "$_op" "$_want" ] 2>/dev/null
 }
 
 # 26 per mille: inside the 16K band (20..46 with the default 16K..64K),
 # low in it because headroom drifts up, not down, after a hog (landing
 # below 20 would still pass: every size off is also "at most 16kB").
-check "the ceiling drops to 16kB" hold_until_ceiling 26 34 16
+check "the ceiling drops to 16kB" hold_until 26 34 ceiling_kb -le 16
 wait_sample
 log "headroom $(gov headroom_permille) per mille, cap $(gov mem_cap_kb)kB, ceiling $(gov ceiling_kb)kB"
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/reason)" low_memory "64kB: reason low_memory"
@@ -93,11 +95,12 @@ check "32kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled
 
 # Well below the low edge (20 per mille): every governed size off. 6, not
 # 8: kswapd and page cache move headroom by MBs while the test reads it.
-check "every size off near the watermarks" hold_until_ceiling 6 14 0
+check "every size off near the watermarks" hold_until 6 14 ceiling_kb -eq 0
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/reason)" low_memory "16kB: reason low_memory"
 check "16kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled
-# mem_cap_kb is this sample's band (the ceiling keeps its hysteresis)
-check "mem_cap_kb 0" wait_for 30 sh -c "[ \$(cat $AGENTMM_SYS/governor/mem_cap_kb) = 0 ]"
+# mem_cap_kb is this sample's band (the ceiling keeps its hysteresis),
+# so it follows headroom's drift: held in the same loop.
+check "mem_cap_kb 0" hold_until 6 14 mem_cap_kb -eq 0
 log "mem_cap_kb $(gov mem_cap_kb), headroom $(gov headroom_permille) per mille"
 
 kill $hogs
