@@ -8,7 +8,7 @@ BPF_OUT := $(BUILD)/bpf
 AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c log.c journal.c loader.c \
 	sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
 	config.c cgroup.c governor.c govparse.c escape.c history.c metrics.c \
-	control.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
+	control.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c
 AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/config.c \
 	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c

@@ -59,6 +59,10 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_sandbox_psi_max = 50;
 	c->reclaim_step_pct = 5;
 	c->reclaim_budget_mb_per_s = 64;
+	c->reclaim_paced = true;
+	c->reclaim_paced_step_permille = 20;
+	c->reclaim_settle_ms = 1000;
+	c->reclaim_refault_max_pct = 10;
 	c->retry_repeats = 3;
 	c->metrics_interval_s = 15;
 	c->events_max_kb = 1024;
@@ -324,6 +328,17 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 		U(reclaim_step_pct, 100);
 	} else if (!strcmp(key, "reclaim_budget_mb_per_s")) {
 		U(reclaim_budget_mb_per_s, 1ULL << 30);
+	} else if (!strcmp(key, "reclaim_paced")) {
+		if (parse_bool(val, &c->reclaim_paced))
+			goto bad_value;
+	} else if (!strcmp(key, "reclaim_paced_step_permille")) {
+		U(reclaim_paced_step_permille, 500);
+		if (!c->reclaim_paced_step_permille)
+			goto bad_value;
+	} else if (!strcmp(key, "reclaim_settle_ms")) {
+		U(reclaim_settle_ms, 3600000);
+	} else if (!strcmp(key, "reclaim_refault_max_pct")) {
+		U(reclaim_refault_max_pct, 100);
 	} else if (!strcmp(key, "retry_repeats")) {
 		U(retry_repeats, 100);
 	} else if (!strncmp(key, "governor_", 9)) {
@@ -487,7 +502,9 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim = %d\nbpf = %d\nreclaim_target_free_pct = %u\n"
 		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
-		"reclaim_budget_mb_per_s = %" PRIu64 "\nretry_repeats = %u\n"
+		"reclaim_budget_mb_per_s = %" PRIu64 "\nreclaim_paced = %d\n"
+		"reclaim_paced_step_permille = %u\nreclaim_settle_ms = %u\n"
+		"reclaim_refault_max_pct = %u\nretry_repeats = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
 		"metrics_interval_s = %u\nevents_max_kb = %u\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
@@ -505,7 +522,9 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_host_psi_max / 100, c->reclaim_host_psi_max % 100,
 		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
-		c->reclaim_budget_mb_per_s, c->retry_repeats, c->debug,
+		c->reclaim_budget_mb_per_s, c->reclaim_paced,
+		c->reclaim_paced_step_permille, c->reclaim_settle_ms,
+		c->reclaim_refault_max_pct, c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
 		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
 	if (c->gov_candidates[0])

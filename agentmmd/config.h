@@ -56,6 +56,11 @@ struct amm_config {
 	unsigned int reclaim_sandbox_psi_max;	/* avg10 x100 */
 	unsigned int reclaim_step_pct;
 	uint64_t reclaim_budget_mb_per_s;
+	/* paced reclaim of every sandbox (amm_reclaim_paced) */
+	bool reclaim_paced;
+	unsigned int reclaim_paced_step_permille;
+	unsigned int reclaim_settle_ms;
+	unsigned int reclaim_refault_max_pct;
 	unsigned int retry_repeats;
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */

@@ -14,6 +14,7 @@
  *   tools.c    tool calls and tool cgroups
  *   events.c   BPF ring-buffer events
  *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
+ *   reclaim.c  proactive reclaim, paced per sandbox (reclaim.h)
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
  *   status.c   the status file agentmmctl reads
  *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
@@ -118,6 +119,14 @@ struct sandbox {
 	uint64_t throttle_since_ms;	/* when the current throttle began */
 	uint64_t throttled_ms_total, frozen_ms_total;	/* ended spells */
 	uint64_t reclaimed_bytes;	/* memory.current drops after reclaim */
+	/* paced reclaim (reclaim.c) */
+	struct amm_paced_state pace;
+	uint64_t refault_prev;		/* workingset_refault_anon, pages */
+	bool refault_known;
+	uint64_t refault_bytes;		/* anon refaults since adoption */
+	uint64_t last_tool_seen_ms;	/* a tool cgroup had processes */
+	pid_t pageout_pid;		/* process_madvise: where the last */
+	uint64_t pageout_addr;		/* step stopped */
 	bool exempt;		/* agentmmctl exempt: never acted on */
 };
 
@@ -177,6 +186,9 @@ struct daemon {
 	/* the mTHP governor in user space (governor.c); NULL when off */
 	struct ugov *gov;
 	bool gov_only;		/* no cgroup v2 memory controller: governor only */
+	/* cgroup_root is a cgroup v1 memory hierarchy: sandboxes are watched
+	 * and reclaimed (process_madvise), never throttled, frozen or killed */
+	bool cg_v1;
 	/* metrics.c, control.c */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */
@@ -318,6 +330,9 @@ int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);
 
 /* runtime.c */
+/* Read processes' cgroups from the v1 memory hierarchy's line of
+ * /proc/PID/cgroup instead of cgroup v2's (set once at start). */
+void runtime_use_cgroup_v1(bool on);
 bool is_init_shim(pid_t pid, const char *comm);
 void runtime_drop(struct daemon *d, struct sandbox *s);
 bool pid_in_cgroup(pid_t pid, const char *rel);

@@ -26,6 +26,8 @@
 #include <sys/un.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -227,6 +229,27 @@ static int lock_state(struct daemon *d)
 	return fd;
 }
 
+/* The root of a cgroup v1 memory hierarchy (cgroup_root must be its
+ * mount point: /proc/PID/cgroup paths are relative to it). */
+static bool is_v1_memory(const char *root)
+{
+	char path[AMM_PATH_MAX + 32];
+	struct statfs sf;
+
+	snprintf(path, sizeof(path), "%s/memory.usage_in_bytes", root);
+	return statfs(root, &sf) == 0 && sf.f_type == CGROUP_SUPER_MAGIC &&
+	       access(path, R_OK) == 0;
+}
+
+/* What cgroup v1 cannot do is off, whatever the configuration says. */
+static void v1_limits(struct daemon *d)
+{
+	if (!d->cg_v1)
+		return;
+	d->cfg.throttle = d->cfg.freeze = d->cfg.kill = false;
+	d->cfg.bpf = false;	/* its events name cgroup v2 ids */
+}
+
 /*
  * Policy comes only from a file root controls (as systemd-oomd): refuse a
  * configuration another user owns or may write. Non-root runs (tests,
@@ -279,6 +302,7 @@ static void reload(struct daemon *d)
 	d->recheck_due = true;	/* priorities, tool prefix: read again */
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
+	v1_limits(d);
 	if (d->cfg.bpf && !bpf_was) {
 		/* the new maps start empty: what we manage goes back in */
 		if (bpf_start(d) == 0)
@@ -309,6 +333,14 @@ static void check_gov_only(struct daemon *d)
 	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
 		if (!strcmp(t, "memory"))
 			return;
+	if (is_v1_memory(d->cfg.cgroup_root)) {
+		d->cg_v1 = true;
+		runtime_use_cgroup_v1(true);
+		v1_limits(d);
+		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, process_madvise), never throttled, frozen or killed (cgroup v1 has no memory.high or cgroup.freeze)",
+		     d->cfg.cgroup_root, d->cfg.reclaim);
+		return;
+	}
 	d->gov_only = true;
 	info("no cgroup v2 memory controller at %s (%s): governor-only mode; sandboxes are not watched%s",
 	     d->cfg.cgroup_root, n < 0 ? "no cgroup.controllers there" :

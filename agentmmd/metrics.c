@@ -301,11 +301,13 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 		{ "agentmm_sandbox_frozen_seconds_total", "counter", "Time agentmmd held the sandbox frozen." },
 		{ "agentmm_sandbox_tool_kills_total", "counter", "Tools agentmmd killed as the last resort." },
 		{ "agentmm_sandbox_oom_kills_total", "counter", "Processes of the sandbox the kernel OOM killer chose." },
-		{ "agentmm_sandbox_reclaimed_bytes_total", "counter", "Memory agentmmd reclaimed from the idle sandbox (memory.reclaim)." },
+		{ "agentmm_sandbox_reclaimed_bytes_total", "counter", "Memory agentmmd proactively reclaimed from the sandbox (memory.reclaim, or process_madvise on cgroup v1), as its usage fell." },
 		{ "agentmm_sandbox_tool_calls_total", "counter", "Tool calls seen." },
 		{ "agentmm_sandbox_retries_total", "counter", "Tool calls that repeated a recent command (retry loops)." },
 		{ "agentmm_sandbox_priority", "gauge", "Priority (higher = frozen later)." },
 		{ "agentmm_sandbox_exempt", "gauge", "1 if exempted from every action by agentmmctl exempt." },
+		{ "agentmm_sandbox_refault_bytes_total", "counter", "Anonymous memory of the sandbox that came back after reclaim (workingset_refault_anon)." },
+		{ "agentmm_sandbox_reclaim_step_ratio", "gauge", "The sandbox's next paced reclaim step, as a fraction of its memory." },
 	};
 	static char label[AMM_PATH_MAX * 2];
 	unsigned int k;
@@ -346,6 +348,12 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 			case 10: S(s->retries); break;
 			case 11: S(s->prio); break;
 			case 12: S(s->exempt); break;
+			case 13: S(s->refault_bytes); break;
+			case 14:
+				put(o, "%s{sandbox=\"%s\"} %u.%03u\n", m[k].name,
+				    label, s->pace.step_permille / 1000,
+				    s->pace.step_permille % 1000);
+				break;
 			}
 #undef S
 		}

@@ -52,10 +52,37 @@ bool is_init_shim(pid_t pid, const char *comm)
 	return init;
 }
 
+/* Which hierarchy's line of /proc/PID/cgroup names a process's cgroup:
+ * set once at start (main.c), before any sandbox is adopted. */
+static bool cgroup_v1_memory;
+
+void runtime_use_cgroup_v1(bool on)
+{
+	cgroup_v1_memory = on;
+}
+
+/* The path of a v1 line "N:ctrl,ctrl:/path" if memory is among its
+ * controllers, else NULL. */
+static const char *v1_memory_path(char *line)
+{
+	char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+	char *tok, *save = NULL;
+
+	if (!p || p[1] != '/')
+		return NULL;
+	*p = 0;
+	for (tok = strtok_r(c + 1, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "memory"))
+			return p + 2;
+	return NULL;
+}
+
 /* pid's cgroup path relative to the cgroup root, from /proc/pid/cgroup. */
 static int pid_cgroup(pid_t pid, char *buf, size_t len)
 {
 	char path[64], line[4200];
+	const char *cg;
 	FILE *f;
 	int r = -1;
 
@@ -64,9 +91,11 @@ static int pid_cgroup(pid_t pid, char *buf, size_t len)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "0::/", 4)) {
-			line[strcspn(line, "\n")] = 0;
-			snprintf(buf, len, "%s", line + 4);
+		line[strcspn(line, "\n")] = 0;
+		cg = cgroup_v1_memory ? v1_memory_path(line) :
+		     !strncmp(line, "0::/", 4) ? line + 4 : NULL;
+		if (cg) {
+			snprintf(buf, len, "%s", cg);
 			r = 0;
 		}
 	}

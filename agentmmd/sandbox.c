@@ -184,9 +184,13 @@ static void adopt(struct daemon *d, const char *rel)
 	s->cgid = fd_cg_id(s->dir_fd);
 	s->kube = is_kube(rel);
 	s->adopted_ms = now_ms();
-	s->cur_fd = sb_open(s, "memory.current");
-	s->peak_fd = sb_open(s, "memory.peak");
-	s->max_fd = sb_open(s, "memory.max");
+	/* cgroup v1 names the same figures differently */
+	s->cur_fd = sb_open(s, d->cg_v1 ? "memory.usage_in_bytes" :
+			    "memory.current");
+	s->peak_fd = sb_open(s, d->cg_v1 ? "memory.max_usage_in_bytes" :
+			     "memory.peak");
+	s->max_fd = sb_open(s, d->cg_v1 ? "memory.limit_in_bytes" :
+			    "memory.max");
 	s->psi_fd = sb_open(s, "memory.pressure");
 	s->freeze_fd = sb_open(s, "cgroup.freeze");
 	/* so the first sample does not look like a burst */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "reclaim.h"
 
 /*
  * Every tick: memory.current of the sandbox and the tool peaks above.
@@ -53,6 +54,9 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 			s->peak = s->current > s->peak ? s->current : s->peak;
 		if ((s->max_fd < 0 || fd_read_u64(s->max_fd, &s->max)) &&
 		    cg_read_u64(s->path, "memory.max", &s->max))
+			s->max = UINT64_MAX;
+		/* cgroup v1's "no limit" is the largest page multiple */
+		if (s->max >= (1ULL << 62))
 			s->max = UINT64_MAX;
 		s->limits_read = true;
 	}
@@ -321,14 +325,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		.freeze_ms = d->cfg.forecast_freeze_ms,
 		.kill_ms = d->cfg.forecast_kill_ms,
 	};
-	struct amm_reclaim_params rp = {
-		.target_free_pct = d->cfg.reclaim_target_free_pct,
-		.host_psi_max = d->cfg.reclaim_host_psi_max,
-		.idle_ms = (uint64_t)d->cfg.reclaim_idle_s * 1000,
-		.sb_psi_max = d->cfg.reclaim_sandbox_psi_max,
-		.step_pct = d->cfg.reclaim_step_pct,
-	};
-	uint64_t sum = 0, budget, floor = d->cfg.floor_mb * MB;
+	uint64_t sum = 0, floor = d->cfg.floor_mb * MB;
 	enum amm_level old_level = d->level, static_level, release_level;
 	bool applied = false;
 	unsigned int nt = 0, j;
@@ -517,41 +514,7 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	}
 	if (!slow)
 		return;
-	/* proactive reclaim: on the slow tick, budget for the time passed */
-	budget = now - d->last_reclaim_ms;
-	if (budget > 2000 || !d->last_reclaim_ms)
-		budget = 1000;
-	budget = d->cfg.reclaim_budget_mb_per_s * MB * budget / 1000;
-	d->last_reclaim_ms = now;
-	if (!d->cfg.reclaim || d->level > AMM_LEVEL_OK)
-		return;
-	for (i = 0; i < n && budget; i++) {
-		struct sandbox *s = &d->sbs[map[i]];
-		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit,
-						  d->host_used,
-						  d->host_psi, &rp, budget);
-		char buf[32];
-
-		if (!amt || s->frozen)
-			continue;
-		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
-		/* EAGAIN = reclaimed less than asked: fine */
-		if (cg_write_at(s->dir_fd, "memory.reclaim", buf) &&
-		    errno != EAGAIN)
-			dbg("memory.reclaim on %s: %s", s->rel,
-			    strerror(errno));
-		else {
-			uint64_t after;
-
-			/* what it freed, as far as memory.current tells */
-			if (s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &after) == 0 &&
-			    after < s->current)
-				s->reclaimed_bytes += s->current - after;
-		}
-		budget -= amt;
-		dbg("reclaimed up to %" PRIu64 " KB from idle %s", amt / 1024,
-		    s->rel);
-	}
+	reclaim_tick(d, a, map, n, now);
 }
 
 unsigned int busy_ms(struct daemon *d)

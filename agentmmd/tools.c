@@ -238,6 +238,7 @@ void tcg_add(struct sandbox *s, const char *name)
 	char rel[200];
 	struct tool_cg *t;
 	uint64_t v;
+	bool v1;
 	int fd;
 
 	if (!name[0] || s->dir_fd < 0 || tcg_find(s, name) ||
@@ -245,12 +246,18 @@ void tcg_add(struct sandbox *s, const char *name)
 		return;
 	snprintf(rel, sizeof(rel), "%s/memory.current", name);
 	fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
+	v1 = fd < 0;
+	if (v1) {	/* a cgroup v1 memory hierarchy names it so */
+		snprintf(rel, sizeof(rel), "%s/memory.usage_in_bytes", name);
+		fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return;	/* no memory controller there */
 	t = &s->tcg[s->n_tcg++];
 	strcpy(t->name, name);
 	t->fd = fd;
-	snprintf(rel, sizeof(rel), "%s/memory.peak", name);
+	snprintf(rel, sizeof(rel), "%s/%s", name,
+		 v1 ? "memory.max_usage_in_bytes" : "memory.peak");
 	t->peak_fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
 	/* first sample: all of it is new growth (a burst in progress) */
 	t->cur = fd_read_u64(fd, &v) == 0 ? v : 0;

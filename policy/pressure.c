@@ -562,6 +562,76 @@ u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
 }
 
 /**
+ * amm_paced_params_valid() - are paced reclaim knobs usable?
+ * @p: the knobs
+ *
+ * Return: true when the step is 1..500 per mille and refault_max_pct at
+ * most 100.
+ */
+bool amm_paced_params_valid(const struct amm_paced_params *p)
+{
+	return p->max_step_permille >= 1 && p->max_step_permille <= 500 &&
+	       p->refault_max_pct <= 100;
+}
+
+/**
+ * amm_reclaim_paced() - bytes to reclaim from one sandbox this slow tick
+ * @sb:            the sandbox (current, floor, tool_running, frozen,
+ *                 idle_ms = time since its last tool call ended, psi_some)
+ * @host_psi:      host memory some avg10 (x100)
+ * @refault_bytes: anon refaults of the sandbox since the last tick, bytes
+ * @p:             the knobs
+ * @st:            the sandbox's pace, updated
+ * @budget_left:   bytes all sandboxes may still reclaim this tick
+ *
+ * Never while a tool call runs or settles, on a frozen sandbox, or under
+ * stall; the step halves when the last one came back as refaults (after
+ * the smallest step, reclaim pauses AMM_PACED_BACKOFF ticks) and grows
+ * back by an eighth of the largest step after a clean one.
+ *
+ * Return: bytes (page-aligned) to reclaim, 0 for none.
+ */
+u64 amm_reclaim_paced(const struct amm_sb *sb, u32 host_psi,
+		      u64 refault_bytes, const struct amm_paced_params *p,
+		      struct amm_paced_state *st, u64 budget_left)
+{
+	u32 max = p->max_step_permille, grow = max / 8 ? max / 8 : 1;
+	u64 amount;
+
+	if (!st->step_permille)
+		st->step_permille = max;
+	/* judge the last step by what came back since */
+	if (st->last_reclaimed) {
+		if (refault_bytes * 100 >
+		    st->last_reclaimed * p->refault_max_pct) {
+			if (st->step_permille <= 1)
+				st->backoff = AMM_PACED_BACKOFF;
+			st->step_permille = st->step_permille / 2 ?
+					    st->step_permille / 2 : 1;
+		} else if (st->step_permille < max) {
+			st->step_permille += grow;
+			if (st->step_permille > max)
+				st->step_permille = max;
+		}
+		st->last_reclaimed = 0;
+	}
+	if (st->backoff) {
+		st->backoff--;
+		return 0;
+	}
+	if (sb->tool_running || sb->frozen || sb->idle_ms < p->settle_ms ||
+	    host_psi > p->host_psi_max || sb->psi_some > p->sb_psi_max ||
+	    sb->current <= sb->floor)
+		return 0;
+	amount = amm_div64(sb->current * st->step_permille, 1000);
+	if (amount > sb->current - sb->floor)
+		amount = sb->current - sb->floor;
+	if (amount > budget_left)
+		amount = budget_left;
+	return amount & ~(u64)4095;
+}
+
+/**
  * amm_is_retry() - is this command part of a retry loop?
  * @recent_hashes: hashes of the sandbox's recent tool commands
  * @n:             how many

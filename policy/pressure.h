@@ -166,6 +166,53 @@ u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
 		       u32 host_psi, const struct amm_reclaim_params *p,
 		       u64 budget_left);
 
+/**
+ * struct amm_paced_params - paced proactive reclaim of every sandbox
+ * @settle_ms:		no step until this long after a tool call ended
+ * @host_psi_max:	no step while host memory some avg10 exceeds this (x100)
+ * @sb_psi_max:		no step while the sandbox's own some avg10 exceeds this
+ * @max_step_permille:	the largest step, per mille of the sandbox's memory
+ * @refault_max_pct:	refaults since the last step above this % of what
+ *			that step reclaimed halve the step
+ *
+ * TMO/senpai style: every sandbox, not only idle ones, gives up a small
+ * step of its memory on each slow tick between its tool calls, for as long
+ * as what was taken does not come back (refaults) and nothing stalls
+ * (PSI). The step adapts: halved when the last one refaulted, grown back
+ * by an eighth of the largest step after each clean one.
+ */
+struct amm_paced_params {
+	u64 settle_ms;
+	u32 host_psi_max;
+	u32 sb_psi_max;
+	u32 max_step_permille;
+	u32 refault_max_pct;
+};
+
+/**
+ * struct amm_paced_state - one sandbox's reclaim pace, kept between ticks
+ * @step_permille:	the next step, per mille of the sandbox's memory;
+ *			0 until the first decision (then the largest step)
+ * @last_reclaimed:	bytes the last step freed (what refaults are
+ *			measured against), 0 if none
+ * @backoff:		slow ticks still to skip after the step fell to its
+ *			smallest and still refaulted
+ */
+struct amm_paced_state {
+	u32 step_permille;
+	u64 last_reclaimed;
+	u32 backoff;
+};
+
+/* Slow ticks skipped when even the smallest step refaults. */
+#define AMM_PACED_BACKOFF	8
+
+u64 amm_reclaim_paced(const struct amm_sb *sb, u32 host_psi,
+		      u64 refault_bytes, const struct amm_paced_params *p,
+		      struct amm_paced_state *st, u64 budget_left);
+
+bool amm_paced_params_valid(const struct amm_paced_params *p);
+
 bool amm_is_retry(const u64 *recent_hashes, unsigned int n, u64 hash,
 		  unsigned int min_repeats);
 

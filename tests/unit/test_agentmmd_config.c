@@ -84,6 +84,27 @@ TEST(config)
 	CHECK(strstr(err, "/nonexistent/x.conf: cannot open") != NULL);
 }
 
+TEST(paced_reclaim_keys)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.reclaim && c.reclaim_paced &&
+	      c.reclaim_paced_step_permille == 20 &&
+	      c.reclaim_settle_ms == 1000 && c.reclaim_refault_max_pct == 10);
+	CHECK(load(&c, "reclaim_paced = 0\nreclaim_paced_step_permille = 500\n"
+		       "reclaim_settle_ms = 0\nreclaim_refault_max_pct = 0\n",
+		   err, sizeof(err)) == 0);
+	CHECK(!c.reclaim_paced && c.reclaim_paced_step_permille == 500 &&
+	      c.reclaim_settle_ms == 0 && c.reclaim_refault_max_pct == 0);
+	CHECK(load(&c, "reclaim_paced_step_permille = 0\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_paced_step_permille = 501\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_refault_max_pct = 101\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_settle_ms = -1\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_paced = maybe\n", err, sizeof(err)));
+}
+
 TEST(forecast_and_pool_keys)
 {
 	struct amm_config c;

@@ -319,6 +319,75 @@ TEST(reclaim)
 	CHECK(amm_reclaim_amount(&sb, L, 100 * MB, 0, &p, p.budget) == 0);
 }
 
+TEST(reclaim_paced)
+{
+	struct amm_paced_params p = {
+		.settle_ms = 1000, .host_psi_max = 100, .sb_psi_max = 50,
+		.max_step_permille = 40, .refault_max_pct = 10,
+	};
+	struct amm_paced_state st = { 0 };
+	struct amm_sb sb = { .current = 400 * MB, .floor = 64 * MB,
+			     .idle_ms = 2000 };
+	u64 step = 400 * MB * 40 / 1000 & ~(u64)4095;
+
+	CHECK(amm_paced_params_valid(&p));
+	/* between tool calls, with no host headroom target: the full step */
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == step);
+	CHECK(st.step_permille == 40);
+	/* the budget and the floor bound it; page aligned */
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 5000) == 4096);
+	sb.current = 70 * MB;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) ==
+	      (70 * MB * 40 / 1000 & ~(u64)4095));
+	sb.current = 64 * MB;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	sb.current = 400 * MB;
+	/* never while a tool runs, settles, the sandbox is frozen or stalls */
+	sb.tool_running = true;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	sb.tool_running = false;
+	sb.idle_ms = 500;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	sb.idle_ms = 2000;
+	sb.frozen = true;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	sb.frozen = false;
+	CHECK(amm_reclaim_paced(&sb, 150, 0, &p, &st, 1ULL << 40) == 0);
+	sb.psi_some = 60;
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	sb.psi_some = 0;
+
+	/* refaults above 10% of the last step halve the next one */
+	st.last_reclaimed = 10 * MB;
+	CHECK(amm_reclaim_paced(&sb, 0, 2 * MB, &p, &st, 1ULL << 40) ==
+	      (400 * MB * 20 / 1000 & ~(u64)4095));
+	CHECK(st.step_permille == 20 && st.last_reclaimed == 0);
+	/* a clean step grows it back by an eighth of the largest */
+	st.last_reclaimed = 10 * MB;
+	amm_reclaim_paced(&sb, 0, MB, &p, &st, 1ULL << 40);	/* 10%: clean */
+	CHECK(st.step_permille == 25);
+	/* refaults with no step taken since judge nothing */
+	amm_reclaim_paced(&sb, 0, 100 * MB, &p, &st, 1ULL << 40);
+	CHECK(st.step_permille == 25);
+	/* down to the smallest step, then a pause of AMM_PACED_BACKOFF ticks */
+	st.step_permille = 1;
+	st.last_reclaimed = MB;
+	CHECK(amm_reclaim_paced(&sb, 0, MB, &p, &st, 1ULL << 40) == 0);
+	CHECK(st.backoff == AMM_PACED_BACKOFF - 1);
+	for (int i = 0; i < AMM_PACED_BACKOFF - 1; i++)
+		CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) == 0);
+	CHECK(amm_reclaim_paced(&sb, 0, 0, &p, &st, 1ULL << 40) ==
+	      (400 * MB / 1000 & ~(u64)4095));
+
+	p.max_step_permille = 0;
+	CHECK(!amm_paced_params_valid(&p));
+	p.max_step_permille = 501;
+	CHECK(!amm_paced_params_valid(&p));
+	p.max_step_permille = 40;
+	p.refault_max_pct = 101;
+	CHECK(!amm_paced_params_valid(&p));
+}
+
 TEST(retry)
 {
 	u64 h[4] = { 0 };

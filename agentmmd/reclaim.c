@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Proactive reclaim: each slow tick, every sandbox between its tool calls
+ * gives up a small step of its memory while what was taken stays out
+ * (refaults) and nothing stalls (PSI), TMO/senpai style; the step itself
+ * is policy/pressure.c's amm_reclaim_paced(). With a compressed tier
+ * (zswap) the runtime's cold pages are kept compressed instead of whole.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "reclaim.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise	440
+#endif
+
+/* At most this many mappings of one process are read per step: a sandbox
+ * that maps a million regions costs the daemon no more than this. */
+#define PAGEOUT_MAX_VMAS	16384
+#define PAGEOUT_IOV		512
+
+/* Anonymous refaults of @s since adoption, in pages; -1 if unknown. */
+static int read_refaults(struct daemon *d, struct sandbox *s, uint64_t *pages)
+{
+	/* v1's own key counts the cgroup alone; total_ adds its children */
+	return cg_read_key(s->path, "memory.stat", d->cg_v1 ?
+			   "total_workingset_refault_anon" :
+			   "workingset_refault_anon", pages);
+}
+
+bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
+{
+	static pid_t pids[64];
+	char dir[AMM_PATH_MAX + 200];
+	unsigned int i;
+
+	(void)d;
+	if (tool_running(s))
+		return true;
+	/* also one BPF did not see start (before the daemon, or without
+	 * BPF): a process in a tool cgroup; a few reads, at most AMM_TOOL_CGS */
+	for (i = 0; i < s->n_tcg; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", s->path, s->tcg[i].name);
+		if (cg_pids(dir, pids, 64) > 0)
+			return true;
+	}
+	return false;
+}
+
+/* One process: its private anonymous mappings from @from on (then from
+ * the start), advised in batches until @want bytes of them are resident
+ * ones. Returns bytes advised; *next is where the next step goes on. */
+static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t want,
+			   uint64_t *next)
+{
+	static struct iovec iov[PAGEOUT_IOV];
+	static struct { uint64_t start, len, anon; } v[PAGEOUT_MAX_VMAS];
+	char path[64], line[512];
+	unsigned int nv = 0, i, k, first = 0, ni = 0;
+	uint64_t got = 0, start = 0, end = 0;
+	int64_t done = 0;
+	bool take = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && nv < PAGEOUT_MAX_VMAS) {
+		char perms[8] = "", name[256] = "";
+		unsigned long long a, b, kb;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b,
+			   perms, name) >= 3 && strchr(line, '-') &&
+		    line[0] != ' ' && strlen(perms) == 4) {
+			start = a;
+			end = b;
+			/* private, writable, anonymous: heap, stacks, the
+			 * runtime's own arenas; never files or shared memory */
+			take = perms[1] == 'w' && perms[3] == 'p' &&
+			       (!name[0] || !strncmp(name, "[heap", 5) ||
+				!strncmp(name, "[anon", 5) ||
+				!strncmp(name, "[stack", 6));
+			continue;
+		}
+		if (take && sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
+			take = false;
+			if (kb && end > start) {
+				v[nv].start = start;
+				v[nv].len = end - start;
+				v[nv].anon = kb * 1024;
+				nv++;
+			}
+		}
+	}
+	fclose(f);
+	if (!nv)
+		return 0;
+	while (first < nv && v[first].start < from)
+		first++;
+	*next = 0;
+	for (k = 0; k < nv && got < want; k++) {
+		i = (first + k) % nv;
+		iov[ni].iov_base = (void *)(uintptr_t)v[i].start;
+		iov[ni].iov_len = v[i].len;
+		/* part of a large mapping: as much of its range as holds the
+		 * rest of the step, at its average density */
+		if (got + v[i].anon > want) {
+			uint64_t part = (want - got) * (v[i].len / 4096) /
+					(v[i].anon / 4096 ? v[i].anon / 4096 : 1);
+
+			part = (part + 4095) & ~(uint64_t)4095;
+			if (part < v[i].len)
+				iov[ni].iov_len = part;
+			got = want;
+		} else {
+			got += v[i].anon;
+		}
+		*next = v[i].start + iov[ni].iov_len;
+		if (++ni == PAGEOUT_IOV || got >= want || k + 1 == nv) {
+			ssize_t r = syscall(SYS_process_madvise, pidfd, iov,
+					    ni, MADV_PAGEOUT, 0);
+
+			if (r < 0)
+				return done ? done : -1;
+			done += r;
+			ni = 0;
+		}
+	}
+	return done;
+}
+
+int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
+{
+	static pid_t pids[8192];
+	int64_t total = 0;
+	int n, i, start = 0, errs = 0, tried = 0;
+
+	n = cg_pids(s->path, pids, 8192);
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	/* go on where the last step stopped, process by process */
+	for (i = 0; i < n; i++)
+		if (pids[i] == s->pageout_pid)
+			start = i;
+	for (i = 0; i < n && (uint64_t)total < want; i++) {
+		pid_t pid = pids[(start + i) % n];
+		uint64_t next = 0, from = pid == s->pageout_pid ?
+					  s->pageout_addr : 0;
+		char tc[128];
+		int64_t r;
+		int fd;
+
+		tool_cgroup_of(d, s, pid, tc, sizeof(tc));
+		if (tc[0])
+			continue;	/* never a tool call's memory */
+		fd = pidfd_open_pid(pid);
+		/* opened first, then checked: a PID reused meanwhile by a
+		 * process elsewhere is not this sandbox's */
+		if (fd < 0 || !pid_in_cgroup(pid, s->rel)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		tried++;
+		r = amm_dry_run ? 0 : pageout_pid(fd, pid, from,
+						  want - (uint64_t)total,
+						  &next);
+		close(fd);
+		if (r < 0) {
+			errs++;
+			continue;
+		}
+		total += r;
+		s->pageout_pid = pid;
+		s->pageout_addr = next;
+	}
+	if (tried && errs == tried) {
+		errno = EPERM;
+		return -1;
+	}
+	return total;
+}
+
+/* Memory the sandbox holds now (memory.current or v1's usage). */
+static uint64_t usage_now(struct sandbox *s)
+{
+	uint64_t v;
+
+	return s->cur_fd >= 0 && fd_read_u64(s->cur_fd, &v) == 0 ? v :
+		s->current;
+}
+
+/* One step from @s: the bytes it freed, as its usage tells. */
+static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
+			     bool paced)
+{
+	uint64_t before = usage_now(s), after;
+	char buf[32];
+
+	if (d->cg_v1) {
+		if (reclaim_pageout(d, s, amt) < 0) {
+			dbg("process_madvise on %s: %s", s->rel,
+			    strerror(errno));
+			return 0;
+		}
+	} else {
+		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
+		/* EAGAIN = reclaimed less than asked: fine */
+		if (cg_write_at(s->dir_fd, "memory.reclaim", buf) &&
+		    errno != EAGAIN) {
+			dbg("memory.reclaim on %s: %s", s->rel,
+			    strerror(errno));
+			return 0;
+		}
+	}
+	after = usage_now(s);
+	dbg("reclaimed up to %" PRIu64 " KB from %s%s: %" PRIu64 " KB freed",
+	    amt / 1024, paced ? "" : "idle ", s->rel,
+	    after < before ? (before - after) / 1024 : 0);
+	if (after >= before)
+		return 0;
+	s->reclaimed_bytes += before - after;
+	return before - after;
+}
+
+void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
+		  uint64_t now)
+{
+	struct amm_reclaim_params rp = {
+		.target_free_pct = d->cfg.reclaim_target_free_pct,
+		.host_psi_max = d->cfg.reclaim_host_psi_max,
+		.idle_ms = (uint64_t)d->cfg.reclaim_idle_s * 1000,
+		.sb_psi_max = d->cfg.reclaim_sandbox_psi_max,
+		.step_pct = d->cfg.reclaim_step_pct,
+	};
+	struct amm_paced_params pp = {
+		.settle_ms = d->cfg.reclaim_settle_ms,
+		.host_psi_max = d->cfg.reclaim_host_psi_max,
+		.sb_psi_max = d->cfg.reclaim_sandbox_psi_max,
+		.max_step_permille = d->cfg.reclaim_paced_step_permille,
+		.refault_max_pct = d->cfg.reclaim_refault_max_pct,
+	};
+	uint64_t budget = now - d->last_reclaim_ms;
+	int i;
+
+	/* budget for the time passed, at most two seconds' worth */
+	if (budget > 2000 || !d->last_reclaim_ms)
+		budget = 1000;
+	budget = d->cfg.reclaim_budget_mb_per_s * MB * budget / 1000;
+	d->last_reclaim_ms = now;
+	for (i = 0; i < n; i++) {
+		struct sandbox *s = &d->sbs[map[i]];
+		uint64_t pages, refault = 0, amt;
+
+		/* refaults are read on every slow tick, so that a step is
+		 * judged by what came back after it, not before */
+		if (read_refaults(d, s, &pages) == 0) {
+			if (s->refault_known && pages > s->refault_prev)
+				refault = (pages - s->refault_prev) * 4096;
+			s->refault_prev = pages;
+			s->refault_known = true;
+			s->refault_bytes += refault;
+		}
+		if (!d->cfg.reclaim || !d->cfg.reclaim_paced || s->exempt ||
+		    s->ext_frozen)
+			continue;
+		if (reclaim_tool_active(d, s)) {
+			s->last_tool_seen_ms = now;
+			a[i].tool_running = true;
+		}
+		if (s->last_tool_seen_ms && now - s->last_tool_seen_ms <
+					    a[i].idle_ms)
+			a[i].idle_ms = now - s->last_tool_seen_ms;
+		if (d->level > AMM_LEVEL_OK || !budget) {
+			/* under pressure the graduated steps act; the step
+			 * taken before is still judged next time */
+			continue;
+		}
+		amt = amm_reclaim_paced(&a[i], d->host_psi, refault, &pp,
+					&s->pace, budget);
+		if (!amt)
+			continue;
+		budget -= amt;
+		s->pace.last_reclaimed = reclaim_step(d, s, amt, true);
+	}
+	if (!d->cfg.reclaim || d->cfg.reclaim_paced || d->level > AMM_LEVEL_OK)
+		return;
+	/* reclaim_paced = 0: the idle-only rule, bounded by host headroom */
+	for (i = 0; i < n && budget; i++) {
+		struct sandbox *s = &d->sbs[map[i]];
+		uint64_t amt = amm_reclaim_amount(&a[i], d->host_limit,
+						  d->host_used, d->host_psi,
+						  &rp, budget);
+
+		if (!amt || s->frozen)
+			continue;
+		budget -= amt;
+		reclaim_step(d, s, amt, false);
+	}
+}
