@@ -12,6 +12,12 @@
  *
  * Layout:  <parent>/sb-<i>/runtime      the runtime process
  *          <parent>/sb-<i>/tool-<n>     one tool call (removed after reap)
+ *
+ * With --cgroup-v1 MOUNT the same layout is made of cgroup v1 memory
+ * cgroups under MOUNT/agentload (cgv1.c); with --no-cgroup sandboxes are
+ * process groups. In every mode memory is also counted the way an operator
+ * counts it (memacct.c: PSS + SwapPss per sandbox, the host's
+ * non-reclaimable use, PSI, kswapd/kcompactd/ksmd CPU).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -35,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
+#include "cgv1.h"
+#include "memacct.h"
 #include "util.h"
 
 #define MB		(1024.0 * 1024.0)
@@ -125,6 +134,10 @@ struct opts {
 	const char *tools_dir;
 	const char *workdir;
 	const char *node;
+	const char *cg_v1;	/* --cgroup-v1 MOUNT; NULL: v2 or none */
+	int cg_parent_given;
+	unsigned long long budget;	/* --budget bytes on the parent; 0 = none */
+	pid_t daemon_pid;	/* --daemon-pid; 0 = none */
 };
 
 static struct opts o = {
@@ -431,14 +444,26 @@ struct call_result {
 	long minflt, majflt;
 	int status;		/* wait status; -1 = not run */
 	int kind;		/* --tools real */
+	unsigned long long oom_kill;	/* v1: tool cgroup's oom_kill (before rmdir) */
 };
 
 struct sb_result {
 	double end_s;		/* completion, since start */
 	int runtime_killed;
-	unsigned long long memcg_peak;
+	int runtime_signal;	/* signal that ended the runtime, 0 if none */
+	unsigned long long memcg_peak;	/* v2 memory.peak, v1 max_usage_in_bytes */
 	unsigned long long oom_kill;
 	int tools_killed;
+	/* PSS + SwapPss (kB): peak over samples, sum and count of the samples
+	 * taken while its runtime lived */
+	unsigned long long pss_peak_kb;
+	double pss_sum_kb;
+	int pss_n;
+	/* v1: memory.usage_in_bytes and memory.stat sampled; -1 = absent */
+	long long usage_peak, rss_peak, swap_peak;
+	double usage_sum;
+	int usage_n;
+	long long failcnt, pgfault, pgmajfault;	/* v1, at the end */
 };
 
 static struct call_result *results;	/* [sandbox * calls + call] */
@@ -578,7 +603,9 @@ static void driver_main(int sb, int start_fd)
 				fprintf(stderr, "%s: mkdir %s: %s\n", prog, tool_cg,
 					strerror(errno));
 				tool_cg[0] = 0;
-			} else {
+			} else if (!o.cg_v1) {
+				/* v1: no CLONE_INTO_CGROUP; the child joins
+				 * by writing cgroup.procs (spawn_into) */
 				cgfd = open(tool_cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			}
 		}
@@ -601,7 +628,17 @@ static void driver_main(int sb, int start_fd)
 		}
 		if (cgfd >= 0)
 			close(cgfd);
-		if (tool_cg[0]) {
+		if (tool_cg[0] && o.cg_v1) {
+			long long peak = cgv1_read(tool_cg, "memory.max_usage_in_bytes");
+
+			if (peak >= 0)
+				res->peak_mb = peak / MB;
+			/* v1 counts an OOM kill in the victim's own cgroup */
+			res->oom_kill = cgv1_oom_kills(tool_cg);
+			if (cgv1_rmdir(tool_cg))
+				fprintf(stderr, "%s: rmdir %s: %s\n", prog, tool_cg,
+					strerror(errno));
+		} else if (tool_cg[0]) {
 			unsigned long long peak = 0;
 
 			xsnprintf(path, sizeof(path), "%s/memory.peak", tool_cg);
@@ -715,25 +752,16 @@ static const char *vmstat_keys[] = {
 };
 #define NVMSTAT (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]))
 
-struct mem_sample {
-	unsigned long long total_kb, avail_kb, pt_kb;
-};
-
-static int meminfo(struct mem_sample *m)
-{
-	char buf[4096], *p;
-
-	if (read_file("/proc/meminfo", buf, sizeof(buf)))
-		return -1;
-	m->total_kb = (p = strstr(buf, "MemTotal:")) ? strtoull(p + 9, NULL, 10) : 0;
-	m->avail_kb = (p = strstr(buf, "MemAvailable:")) ? strtoull(p + 13, NULL, 10) : 0;
-	m->pt_kb = (p = strstr(buf, "PageTables:")) ? strtoull(p + 11, NULL, 10) : 0;
-	return 0;
-}
-
 /* ---- cgroups ---- */
 
 static int cg_created_parent;
+static int cg_torn_down;
+static int cg_left = -1;		/* v1: cgroups that stayed after teardown */
+static char v1_parent[PATH_MAX];
+static int v1_lock_fd = -1;	/* flock on the v1 parent: one run at a time */
+static long long parent_old_limit = -1;	/* v1: a pre-existing parent's limit */
+static char parent_old_max[64];	/* v2: a pre-existing parent's memory.max */
+static pid_t main_pid;
 
 /* Kill and remove a cgroup subtree, children first. */
 static void cg_remove_tree(const char *path)
@@ -801,6 +829,17 @@ static void cg_setup(void)
 	xsnprintf(path, sizeof(path), "%s/cgroup.subtree_control", o.cg_parent);
 	if (write_file(path, "+memory"))
 		die("enable +memory in %s: %s", path, strerror(errno));
+	if (o.budget) {
+		/* --budget: memory.max of the parent (restored at teardown
+		 * when the parent was there before us) */
+		xsnprintf(path, sizeof(path), "%s/memory.max", o.cg_parent);
+		if (!cg_created_parent && read_file(path, parent_old_max, sizeof(parent_old_max)))
+			parent_old_max[0] = 0;
+		parent_old_max[strcspn(parent_old_max, "\n")] = 0;
+		snprintf(buf, sizeof(buf), "%llu", o.budget);
+		if (write_file(path, buf))
+			die("write %s to %s: %s", buf, path, strerror(errno));
+	}
 
 	for (int i = 0; i < o.sandboxes; i++) {
 		xsnprintf(sb_path[i], sizeof(sb_path[i]), "%s/sb-%d", o.cg_parent, i);
@@ -823,15 +862,162 @@ static void cg_setup(void)
 	}
 }
 
+/*
+ * --cgroup-v1: the same layout as v2 under MOUNT/agentload, limits in
+ * memory.limit_in_bytes (--memory-max on sb-<i>, --budget on the parent).
+ * cgv1_check() already ran (nothing is created when it fails); every exit
+ * path after this removes what it made (cg_teardown, also from atexit).
+ */
+static void cg_setup_v1(void)
+{
+	char path[PATH_MAX];
+
+	xsnprintf(v1_parent, sizeof(v1_parent), "%s/agentload", o.cg_v1);
+	o.cg_parent = v1_parent;
+	if (mkdir(v1_parent, 0755) == 0)
+		cg_created_parent = 1;
+	else if (errno != EEXIST)
+		die("mkdir %s: %s", v1_parent, strerror(errno));
+	/* A second run on the same MOUNT would take the first one's sandboxes
+	 * for leftovers and kill them: hold a lock on the parent instead
+	 * (teardown touches nothing without it). */
+	v1_lock_fd = open(v1_parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (v1_lock_fd < 0 || flock(v1_lock_fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		if (v1_lock_fd >= 0)
+			close(v1_lock_fd);
+		v1_lock_fd = -1;
+		if (err == EWOULDBLOCK)
+			die("%s is in use by another agentload run (flock); left as it is",
+			    v1_parent);
+		if (cg_created_parent)
+			rmdir(v1_parent);
+		die("lock %s: %s", v1_parent, strerror(err));
+	}
+	if (!cg_created_parent) {
+		/* Leftovers of a killed run: clear our own children only. */
+		DIR *d = opendir(v1_parent);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			if (!strncmp(e->d_name, "sb-", 3)) {
+				xsnprintf(path, sizeof(path), "%s/%s", v1_parent, e->d_name);
+				cgv1_remove_tree(path, 0);
+			}
+		}
+		if (d)
+			closedir(d);
+		parent_old_limit = cgv1_read(v1_parent, "memory.limit_in_bytes");
+	}
+	if (cgv1_set_limit(v1_parent, o.budget))
+		die("--budget: write memory.limit_in_bytes of %s: %s", v1_parent,
+		    strerror(errno));
+	/* peak and failcnt of this run only */
+	xsnprintf(path, sizeof(path), "%s/memory.max_usage_in_bytes", v1_parent);
+	write_file(path, "0");
+	xsnprintf(path, sizeof(path), "%s/memory.failcnt", v1_parent);
+	write_file(path, "0");
+	for (int i = 0; i < o.sandboxes; i++) {
+		xsnprintf(sb_path[i], sizeof(sb_path[i]), "%s/sb-%d", v1_parent, i);
+		if (mkdir(sb_path[i], 0755) && errno != EEXIST)
+			die("mkdir %s: %s", sb_path[i], strerror(errno));
+		if (cgv1_set_limit(sb_path[i], o.memory_max))
+			die("--memory-max: write memory.limit_in_bytes of %s: %s", sb_path[i],
+			    strerror(errno));
+		xsnprintf(path, sizeof(path), "%s/runtime", sb_path[i]);
+		if (mkdir(path, 0755) && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+	}
+}
+
 static void cg_teardown(void)
 {
-	if (!o.use_cgroup)
+	char path[PATH_MAX];
+
+	if (!o.use_cgroup || cg_torn_down)
 		return;
+	cg_torn_down = 1;
+	if (o.cg_v1) {
+		if (v1_lock_fd < 0)
+			return;		/* not ours (or nothing made yet) */
+		cg_left = 0;
+		for (int i = 0; i < o.sandboxes; i++)
+			if (sb_path[i][0])
+				cg_left += cgv1_remove_tree(sb_path[i], 0);
+		if (!v1_parent[0])
+			return;
+		if (cg_created_parent) {
+			cg_left += cgv1_remove_tree(v1_parent, 0);
+		} else if (parent_old_limit >= 0 &&
+			   cgv1_set_limit(v1_parent, (unsigned long long)parent_old_limit)) {
+			fprintf(stderr, "%s: could not restore memory.limit_in_bytes of %s: %s\n",
+				prog, v1_parent, strerror(errno));
+		}
+		if (cg_left)
+			fprintf(stderr, "%s: %d cgroup(s) stayed under %s (named above)\n",
+				prog, cg_left, v1_parent);
+		return;
+	}
 	for (int i = 0; i < o.sandboxes; i++)
 		if (sb_path[i][0])
 			cg_remove_tree(sb_path[i]);
-	if (cg_created_parent)
+	if (cg_created_parent) {
 		rmdir(o.cg_parent);
+	} else if (parent_old_max[0]) {
+		xsnprintf(path, sizeof(path), "%s/memory.max", o.cg_parent);
+		if (write_file(path, parent_old_max))
+			fprintf(stderr, "%s: could not restore %s to %s: %s\n", prog, path,
+				parent_old_max, strerror(errno));
+	}
+}
+
+/* exit() from die() anywhere in the main process: remove the cgroups. */
+static void cg_atexit(void)
+{
+	if (getpid() == main_pid)
+		cg_teardown();
+}
+
+/* v1 OOM kills counted in @cg and every cgroup below it (v1 counts a kill
+ * only in the victim's own cgroup). */
+static unsigned long long v1_oom_tree(const char *cg)
+{
+	unsigned long long n = cgv1_oom_kills(cg);
+	char sub[PATH_MAX];
+	DIR *d = opendir(cg);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		xsnprintf(sub, sizeof(sub), "%s/%s", cg, e->d_name);
+		n += v1_oom_tree(sub);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static const char *const v1_end_keys[] = { "total_pgfault", "total_pgmajfault" };
+
+/* v1: a sandbox's totals, read once before teardown (the counters only
+ * grow; tools orphaned by a killed runtime are counted too). Tool cgroups
+ * already removed gave their oom_kill to the call results. */
+static void sb_collect_v1(int i)
+{
+	char path[PATH_MAX];
+	long long v[2], peak = cgv1_read(sb_path[i], "memory.max_usage_in_bytes");
+
+	sbres[i].memcg_peak = peak > 0 ? (unsigned long long)peak : 0;
+	sbres[i].failcnt = cgv1_read(sb_path[i], "memory.failcnt");
+	xsnprintf(path, sizeof(path), "%s/memory.stat", sb_path[i]);
+	ma_keyed_many(path, v1_end_keys, 2, v);
+	sbres[i].pgfault = v[0];
+	sbres[i].pgmajfault = v[1];
+	sbres[i].oom_kill = v1_oom_tree(sb_path[i]);
+	for (int c = 0; c < o.calls; c++)
+		sbres[i].oom_kill += results[(size_t)i * o.calls + c].oom_kill;
 }
 
 /* Read a sandbox's totals once its runtime has exited. */
@@ -839,7 +1025,7 @@ static void sb_collect(int i)
 {
 	char path[PATH_MAX];
 
-	if (!o.use_cgroup)
+	if (!o.use_cgroup || o.cg_v1)
 		return;
 	xsnprintf(path, sizeof(path), "%s/memory.peak", sb_path[i]);
 	read_u64(path, &sbres[i].memcg_peak);
@@ -871,41 +1057,173 @@ static void cpu_stat(unsigned long long *busy, unsigned long long *total)
  * tools stay in it). Unlike MemTotal - MemAvailable this does not move
  * with other work on the host.
  */
-static unsigned long long sandbox_anon_kb(void)
+static void anon_one(const char *pid, void *arg)
 {
 	static long page_kb;
-	unsigned long long sum = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *e;
+	unsigned long long *sum = arg, res, shr;
+	char path[64], buf[512], *rp;
+	int pgrp, ours = 0;
 
 	if (!page_kb)
 		page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		char path[64], buf[512], *rp;
-		unsigned long long res, shr;
-		int pgrp, ours = 0;
+	snprintf(path, sizeof(path), "/proc/%.20s/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) || !(rp = strrchr(buf, ')')) ||
+	    sscanf(rp + 2, "%*c %*d %d", &pgrp) != 1)
+		return;
+	for (int i = 0; i < o.sandboxes && !ours; i++)
+		ours = drivers[i] > 0 && pgrp == drivers[i];
+	if (!ours)
+		return;
+	snprintf(path, sizeof(path), "/proc/%.20s/statm", pid);
+	if (read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%*u %llu %llu", &res, &shr) != 2)
+		return;
+	if (res > shr)
+		*sum += (res - shr) * page_kb;
+}
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
-		if (read_file(path, buf, sizeof(buf)) || !(rp = strrchr(buf, ')')) ||
-		    sscanf(rp + 2, "%*c %*d %d", &pgrp) != 1)
-			continue;
-		for (int i = 0; i < o.sandboxes && !ours; i++)
-			ours = drivers[i] > 0 && pgrp == drivers[i];
-		if (!ours)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/statm", e->d_name);
-		if (read_file(path, buf, sizeof(buf)) ||
-		    sscanf(buf, "%*u %llu %llu", &res, &shr) != 2)
-			continue;
-		if (res > shr)
-			sum += (res - shr) * page_kb;
-	}
-	closedir(d);
+/* (a walk of /proc without opendir: no allocation per sample) */
+static unsigned long long sandbox_anon_kb(void)
+{
+	unsigned long long sum = 0;
+
+	ma_proc_walk(anon_one, &sum);
 	return sum;
+}
+
+/* ---- memory the way an operator counts it (memacct.c) ---- */
+
+/* PSS sampling walks page tables: its CPU time is held to this share of
+ * one CPU by stretching its period, from --sample-ms up to PSS_MAX_S. */
+#define PSS_CPU_SHARE	0.02
+#define PSS_MAX_S	0.5
+
+struct opmem {
+	struct ma_host h0, peak_at;
+	unsigned long long used_peak_kb, swap_peak_kb, zswap_peak_kb, zswapped_peak_kb;
+	unsigned long long reserve_high_kb, min_free_kb;
+	int reserve_ok;
+	/* the sum over sandboxes of their PSS + SwapPss, per sample */
+	unsigned long long sum_peak_kb;
+	double sum_sum_kb;
+	int n;
+	double next_t, first_t, last_t, max_gap_s;
+	int pss_slow;		/* PSS less often than every --sample-ms */
+	double sampler_cpu_s;
+	double daemon_cpu0, daemon_cpu_last;
+	unsigned long long psi_some0, psi_full0, psi_some1, psi_full1;
+	int psi_ok;
+	struct ma_kthreads kt;
+	double kt_s[MA_NKTHREAD];
+};
+
+static struct opmem om;
+static unsigned long long pss_now[MAX_SANDBOXES];
+static const char *const v1_sample_keys[] = { "total_rss", "total_swap" };
+
+static void host_sample(const struct ma_host *h)
+{
+	unsigned long long used = ma_host_used_kb(h);
+
+	if (used > om.used_peak_kb) {
+		om.used_peak_kb = used;
+		om.peak_at = *h;
+	}
+	if (h->swap_total > h->swap_free && h->swap_total - h->swap_free > om.swap_peak_kb)
+		om.swap_peak_kb = h->swap_total - h->swap_free;
+	if (h->zswap > om.zswap_peak_kb)
+		om.zswap_peak_kb = h->zswap;
+	if (h->zswapped > om.zswapped_peak_kb)
+		om.zswapped_peak_kb = h->zswapped;
+}
+
+/* One PSS sample of every sandbox (and, v1, its memcg usage). No
+ * allocation: memacct's static buffers, paths on the stack. */
+static void pss_sample(double t)
+{
+	unsigned long long sum = 0;
+	char path[PATH_MAX];
+
+	if (o.use_cgroup)
+		for (int i = 0; i < o.sandboxes; i++)
+			pss_now[i] = ma_cgroup_pss_kb(sb_path[i], NULL);
+	else
+		ma_pgrp_pss_kb(drivers, o.sandboxes, pss_now);
+	for (int i = 0; i < o.sandboxes; i++) {
+		struct sb_result *r = &sbres[i];
+
+		sum += pss_now[i];
+		if (pss_now[i] > r->pss_peak_kb)
+			r->pss_peak_kb = pss_now[i];
+		if (drivers[i] > 0) {
+			r->pss_sum_kb += (double)pss_now[i];
+			r->pss_n++;
+		}
+		if (o.cg_v1) {
+			long long u = cgv1_read(sb_path[i], "memory.usage_in_bytes"), v[2];
+
+			snprintf(path, sizeof(path), "%s/memory.stat", sb_path[i]);
+			ma_keyed_many(path, v1_sample_keys, 2, v);
+			if (u > r->usage_peak)
+				r->usage_peak = u;
+			if (drivers[i] > 0 && u >= 0) {
+				r->usage_sum += (double)u;
+				r->usage_n++;
+			}
+			if (v[0] > r->rss_peak)
+				r->rss_peak = v[0];
+			if (v[1] > r->swap_peak)
+				r->swap_peak = v[1];
+		}
+	}
+	if (sum > om.sum_peak_kb)
+		om.sum_peak_kb = sum;
+	om.sum_sum_kb += (double)sum;
+	if (om.n && t - om.last_t > om.max_gap_s)
+		om.max_gap_s = t - om.last_t;
+	if (!om.n)
+		om.first_t = t;
+	om.last_t = t;
+	om.n++;
+	if (o.daemon_pid) {
+		double c = ma_pid_cpu_s(o.daemon_pid);
+
+		if (c >= 0)
+			om.daemon_cpu_last = c;
+	}
+}
+
+/* Before the start: the reserve, PSI, kernel threads' and daemon's CPU. */
+static void opmem_start(void)
+{
+	om.reserve_ok = !ma_reserve_kb(&om.reserve_high_kb, &om.min_free_kb);
+	om.psi_ok = !ma_psi_memory(&om.psi_some0, &om.psi_full0);
+	ma_kthreads_start(&om.kt);
+	if (o.daemon_pid) {
+		/* checked in parse_args(); gone since: reported as null */
+		om.daemon_cpu0 = ma_pid_cpu_s(o.daemon_pid);
+		if (om.daemon_cpu0 < 0)
+			fprintf(stderr, "%s: --daemon-pid %d: gone before the start\n", prog,
+				(int)o.daemon_pid);
+		om.daemon_cpu_last = om.daemon_cpu0;
+	}
+	for (int i = 0; i < o.sandboxes; i++) {
+		sbres[i].usage_peak = sbres[i].rss_peak = sbres[i].swap_peak = -1;
+		sbres[i].failcnt = sbres[i].pgfault = sbres[i].pgmajfault = -1;
+	}
+}
+
+static void opmem_end(void)
+{
+	if (om.psi_ok)
+		om.psi_ok = !ma_psi_memory(&om.psi_some1, &om.psi_full1);
+	ma_kthreads_end(&om.kt, om.kt_s);
+	if (o.daemon_pid) {
+		double c = ma_pid_cpu_s(o.daemon_pid);
+
+		if (c >= 0)
+			om.daemon_cpu_last = c;
+	}
 }
 
 /* --tools real: fresh workspaces for this run (tools/prepare.sh), before
@@ -1003,6 +1321,49 @@ static double pctl(const double *v, int n, double q)
 	return v[idx];
 }
 
+/* "key": value on a line of its own (jget in report.sh reads those), or
+ * null when !ok. */
+static void jnum(FILE *f, const char *key, double v, int ok, int prec)
+{
+	if (ok)
+		fprintf(f, "  \"%s\": %.*f,\n", key, prec, v);
+	else
+		fprintf(f, "  \"%s\": null,\n", key);
+}
+
+/* A value for an object member: number or null. */
+static void jval(FILE *f, const char *key, double v, int ok, int prec)
+{
+	if (ok)
+		fprintf(f, ", \"%s\": %.*f", key, prec, v);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
+/* One entry of "per_sandbox" (indented: not a top-level scalar). */
+static void sb_json(FILE *f, int i)
+{
+	const struct sb_result *r = &sbres[i];
+	int v1 = o.cg_v1 != NULL;
+
+	fprintf(f, "%s\n    {\"sandbox\": %d, \"completion_s\": %.4f, \"runtime_killed\": %d, "
+		"\"runtime_signal\": %d", i ? "," : "", i, r->end_s, r->runtime_killed,
+		r->runtime_signal);
+	jval(f, "memcg_peak_mb", r->memcg_peak / MB, o.use_cgroup, 1);
+	jval(f, "oom_kill", (double)r->oom_kill, o.use_cgroup, 0);
+	jval(f, "pss_swappss_peak_mb", r->pss_peak_kb / 1024.0, 1, 1);
+	jval(f, "pss_swappss_mean_mb", r->pss_n ? r->pss_sum_kb / r->pss_n / 1024.0 : 0, 1, 1);
+	jval(f, "usage_peak_mb", r->usage_peak / MB, v1 && r->usage_peak >= 0, 1);
+	jval(f, "usage_mean_mb", r->usage_n ? r->usage_sum / r->usage_n / MB : 0, v1 && r->usage_n, 1);
+	jval(f, "max_usage_mb", r->memcg_peak / MB, v1, 1);
+	jval(f, "rss_peak_mb", r->rss_peak / MB, v1 && r->rss_peak >= 0, 1);
+	jval(f, "swap_peak_mb", r->swap_peak / MB, v1 && r->swap_peak >= 0, 1);
+	jval(f, "failcnt", (double)r->failcnt, v1 && r->failcnt >= 0, 0);
+	jval(f, "pgfault", (double)r->pgfault, v1 && r->pgfault >= 0, 0);
+	jval(f, "pgmajfault", (double)r->pgmajfault, v1 && r->pgmajfault >= 0, 0);
+	fprintf(f, "}");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -1025,6 +1386,12 @@ static void usage(FILE *f)
 "    (benchmarks/fit-model.py); the same --seed gives the same workload.\n"
 "    A batch ends when every sandbox has made its calls.\n"
 "\n"
+"    With --cgroup-v1 MOUNT the sandboxes are cgroup v1 memory cgroups in\n"
+"    the same layout under MOUNT/agentload (processes join by writing their\n"
+"    own pid to cgroup.procs before they run). With --no-cgroup they are\n"
+"    process groups. In every mode memory is also measured the way an\n"
+"    operator counts it (MEMORY FIGURES below).\n"
+"\n"
 "OPTIONS\n"
 "    -n, --sandboxes N      concurrent sandboxes (default %d)\n"
 "    -c, --calls N          tool calls per sandbox (default: the model's\n"
@@ -1039,17 +1406,42 @@ static void usage(FILE *f)
 "        --baseline-mb MB   runtime baseline heap (default 183.4*scale)\n"
 "    -m, --memory-max SIZE  memory.max per sandbox: bytes with optional\n"
 "                           K/M/G suffix, or \"max\" (default 2G); tool heaps\n"
-"                           are capped at 75%% of it\n"
+"                           are capped at 75%% of it. With --cgroup-v1 it is\n"
+"                           sb-<i>'s memory.limit_in_bytes (\"max\": -1)\n"
 "    -S, --seed N           workload seed (default 1)\n"
 "        --cgroup-parent P  parent cgroup, created if missing and removed\n"
 "                           if created (default /sys/fs/cgroup/agentload)\n"
 "        --no-cgroup        no cgroups at all (dry runs on hosts without a\n"
-"                           cgroup v2 memory controller); memory.peak and\n"
-"                           OOM figures then read 0\n"
+"                           cgroup v2 memory controller; see --cgroup-v1);\n"
+"                           memory.peak and OOM figures then read 0\n"
 "        --no-tool-cgroup   tools stay in the runtime's cgroup\n"
+"        --cgroup-v1 MOUNT  sandboxes in cgroup v1 memory cgroups: MOUNT\n"
+"                           (e.g. /sys/fs/cgroup/memory) must be a directory\n"
+"                           of a v1 hierarchy with the memory controller,\n"
+"                           else exit 2 with nothing created. Parent\n"
+"                           MOUNT/agentload (created if missing, removed if\n"
+"                           created), sb-<i>/runtime, sb-<i>/tool-<n>. On\n"
+"                           every exit path the processes left in them are\n"
+"                           killed and they are removed children first\n"
+"                           (memory.force_empty, then rmdir, retried for\n"
+"                           ~1 s); any that stays is named on stderr and\n"
+"                           counted in v1_cgroups_left\n"
+"        --budget SIZE      a fixed memory budget for all sandboxes\n"
+"                           together: memory.limit_in_bytes of the v1 parent\n"
+"                           (memory.max of the v2 --cgroup-parent); a\n"
+"                           pre-existing parent's value is restored at the\n"
+"                           end. Same syntax as -m (default: none). Without\n"
+"                           swap a tight budget makes the kernel OOM-kill\n"
+"                           tools or runtimes: a killed runtime is a lost\n"
+"                           sandbox (runtimes_lost)\n"
+"        --daemon-pid PID   also report the CPU time (utime + stime of\n"
+"                           /proc/PID/stat, all its threads) a daemon, e.g.\n"
+"                           agentmmd, spent during the run\n"
 "    -j, --json FILE        write results as JSON to FILE\n"
 "    -l, --label STR        label stored in the JSON (e.g. the arm name)\n"
-"        --sample-ms MS     host memory sampling period (default 50)\n"
+"        --sample-ms MS     host memory sampling period (default 50, 1-100);\n"
+"                           PSS samples follow it while cheap (MEMORY\n"
+"                           FIGURES)\n"
 "        --print-plan       print every sandbox's planned calls and exit\n"
 "        --tools KIND       synthetic (default: the forked tool above) or\n"
 "                           real: each sandbox's runtime is node\n"
@@ -1087,12 +1479,87 @@ static void usage(FILE *f)
 "    mTHP                  per-size anon_fault_alloc/anon_fault_fallback\n"
 "                          deltas from %s/hugepages-*kB/stats\n"
 "    OOM kills             oom_kill of the sandboxes' memory.events;\n"
-"                          runtimes and tools killed by signals\n"
+"                          runtimes and tools killed by signals. v1:\n"
+"                          memory.events where present, else the oom_kill\n"
+"                          line of memory.oom_control, which v1 counts only\n"
+"                          in the victim's own cgroup: summed over sb-<i>,\n"
+"                          its runtime and every tool-<n> (read before its\n"
+"                          rmdir); the per-sandbox peak is\n"
+"                          memory.max_usage_in_bytes (memcg_peak_sum_mb)\n"
+"\n"
+"MEMORY FIGURES\n"
+"    Sampled every --sample-ms (host figures) and, for PSS, on the same\n"
+"    cadence as long as a PSS pass costs under 2%% of one CPU, else less\n"
+"    often but at least every 0.5 s. MB = 2^20 bytes. JSON keys in [].\n"
+"    cgroup mode           [cgroup_mode] v2, v1 or none; [budget_mb] --budget\n"
+"                          or null\n"
+"    host used             [mem_host_used_peak_mb, mem_host_used_start_mb]\n"
+"                          AnonPages + Shmem + Zswap + PageTables +\n"
+"                          SecPageTables + SUnreclaim + KernelStack + Percpu\n"
+"                          of /proc/meminfo: memory the host holds that\n"
+"                          reclaiming clean page cache cannot free (Zswap is\n"
+"                          the compressed pool, not what it stores); its max\n"
+"                          over samples, and the value at start.\n"
+"                          [mem_host_breakdown_at_peak] the terms at that\n"
+"                          peak (anon_mb, shmem_mb, zswap_mb, pagetables_mb,\n"
+"                          secpagetables_mb, sunreclaim_mb, kernelstack_mb,\n"
+"                          percpu_mb). MemTotal-MemAvailable stays in\n"
+"                          host_peak_mb for continuity\n"
+"    host reserve          [mem_host_reserve_mb] sum of every zone's high\n"
+"                          watermark in /proc/zoneinfo (pages x page size),\n"
+"                          read at start: the free memory kswapd restores,\n"
+"                          not counted in host used. [mem_host_min_free_kb]\n"
+"                          vm.min_free_kbytes, the min watermarks' sum,\n"
+"                          which the high watermarks already contain\n"
+"    sandbox PSS           Pss + SwapPss of /proc/PID/smaps_rollup summed\n"
+"                          over a sandbox's processes (cgroup modes: every\n"
+"                          pid in cgroup.procs of sb-<i> and its child\n"
+"                          cgroups; --no-cgroup: its process group): shared\n"
+"                          pages split among their sharers, swapped pages\n"
+"                          included. [mem_sandboxes_pss_swappss_peak_mb,\n"
+"                          _mean_mb] max and mean over samples of the sum\n"
+"                          over sandboxes; [mem_per_sandbox_pss_swappss_\n"
+"                          peak_mb, _mean_mb] the mean over sandboxes of\n"
+"                          each one's own max and mean (its mean over the\n"
+"                          samples while its runtime lived); per sandbox in\n"
+"                          per_sandbox[] (pss_swappss_peak_mb, _mean_mb).\n"
+"                          [mem_pss_samples, mem_pss_interval_mean_ms,\n"
+"                          _max_ms] how often it was sampled\n"
+"    v1 memcg              per_sandbox[]: usage_peak_mb and usage_mean_mb\n"
+"                          (memory.usage_in_bytes sampled with PSS),\n"
+"                          max_usage_mb (memory.max_usage_in_bytes),\n"
+"                          rss_peak_mb and swap_peak_mb (total_rss and\n"
+"                          total_swap of memory.stat, sampled), failcnt,\n"
+"                          pgfault and pgmajfault (memory.failcnt and\n"
+"                          memory.stat total_* at the end); null in other\n"
+"                          modes. [v1_budget_max_usage_mb, v1_budget_failcnt,\n"
+"                          v1_budget_pgmajfault] the same of the parent\n"
+"    swap                  [swap_used_peak_mb] max of SwapTotal - SwapFree;\n"
+"                          [zswap_pool_peak_mb] max of Zswap (compressed\n"
+"                          pool); [zswapped_peak_mb] max of Zswapped (the\n"
+"                          uncompressed size of what it holds)\n"
+"    PSI                   [psi_some_us, psi_full_us] growth of total= (us)\n"
+"                          of /proc/pressure/memory some/full over the run;\n"
+"                          null without PSI\n"
+"    kernel threads        [cpu_kswapd_s, cpu_kcompactd_s, cpu_ksmd_s]\n"
+"                          utime + stime (s) over the run of the kernel\n"
+"                          threads named kswapd<N>, kcompactd<N>, ksmd\n"
+"                          (/proc/PID/stat); [cpu_daemon_s] of --daemon-pid\n"
+"                          (null without it)\n"
+"    losses                [runtimes_lost] runtimes that did not exit 0\n"
+"                          (killed, e.g. by the OOM killer under --budget,\n"
+"                          or failed), as runtimes_killed; per_sandbox[]\n"
+"                          runtime_killed, runtime_signal\n"
+"    sampler               [sampler_cpu_s] CPU time agentload spent\n"
+"                          sampling (all of the above and the statm walk);\n"
+"                          the PSS, meminfo and cgroup reads reuse static\n"
+"                          buffers and raw getdents64 (no allocation)\n"
 "\n"
 "EXIT STATUS\n"
 "    0 batch ran (even with OOM kills: they are results), 1 setup or run\n"
-"    error, 2 bad options, 128+sig when interrupted (cgroups and children\n"
-"    are removed first).\n"
+"    error, 2 bad options (also: --cgroup-v1 MOUNT is not a cgroup v1\n"
+"    memory hierarchy; nothing is created), 128+sig when interrupted\n"
+"    (cgroups and children are removed first).\n"
 "\n"
 "EXAMPLE\n"
 "    agentload -n 4 -c 16 -s 0.4 --seed 7 --json /tmp/run.json --label stock\n",
@@ -1138,7 +1605,7 @@ static unsigned long long parse_size(const char *name, const char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
-	       O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE };
+	       O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON };
 	static char exe_tools[PATH_MAX];
 	static const struct option lo[] = {
 		{ "sandboxes", required_argument, NULL, 'n' },
@@ -1160,6 +1627,9 @@ static void parse_args(int argc, char **argv)
 		{ "tools-dir", required_argument, NULL, O_TOOLSDIR },
 		{ "workdir", required_argument, NULL, O_WORKDIR },
 		{ "node", required_argument, NULL, O_NODE },
+		{ "cgroup-v1", required_argument, NULL, O_CGV1 },
+		{ "budget", required_argument, NULL, O_BUDGET },
+		{ "daemon-pid", required_argument, NULL, O_DAEMON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -1189,7 +1659,23 @@ static void parse_args(int argc, char **argv)
 			if (optarg[0] != '/')
 				bad_opt("--cgroup-parent: '%s' must be an absolute path", optarg);
 			o.cg_parent = optarg;
+			o.cg_parent_given = 1;
 			break;
+		case O_CGV1:
+			if (optarg[0] != '/')
+				bad_opt("--cgroup-v1: '%s' must be an absolute path", optarg);
+			o.cg_v1 = optarg;
+			break;
+		case O_BUDGET: o.budget = parse_size("--budget", optarg); break;
+		case O_DAEMON: {
+			char p[64];
+
+			o.daemon_pid = (pid_t)parse_long("--daemon-pid", optarg, 1, INT_MAX);
+			snprintf(p, sizeof(p), "/proc/%d/stat", (int)o.daemon_pid);
+			if (access(p, R_OK))
+				bad_opt("--daemon-pid: no process %d", (int)o.daemon_pid);
+			break;
+		}
 		case O_NOCG: o.use_cgroup = 0; break;
 		case O_NOTOOLCG: o.tool_cgroup = 0; break;
 		case 'j': o.json = optarg; break;
@@ -1218,6 +1704,12 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad_opt("unexpected argument '%s'", argv[optind]);
+	if (o.cg_v1 && !o.use_cgroup)
+		bad_opt("--cgroup-v1 and --no-cgroup exclude each other");
+	if (o.cg_v1 && o.cg_parent_given)
+		bad_opt("--cgroup-parent is for cgroup v2; with --cgroup-v1 MOUNT the parent is MOUNT/agentload");
+	if (o.budget && !o.use_cgroup)
+		bad_opt("--budget needs cgroups (--cgroup-v1 MOUNT, or cgroup v2): not with --no-cgroup");
 	if (o.calls < 0)
 		o.calls = fitted.calls_per_task;
 	if (o.real) {
@@ -1268,7 +1760,7 @@ static void print_plan(void)
 
 int main(int argc, char **argv)
 {
-	struct mem_sample m0, m;
+	struct ma_host h0, h;
 	unsigned long long peak_used_kb, pt_peak_kb, vm0[NVMSTAT], vm1[NVMSTAT];
 	unsigned long long memcg_sum = 0, oom = 0;
 	double t0, t_end = 0, *lat;
@@ -1289,6 +1781,15 @@ int main(int argc, char **argv)
 		print_plan();
 		return 0;
 	}
+	if (o.cg_v1) {
+		char why[PATH_MAX + 128];
+
+		/* before anything is created, the --json file included */
+		if (cgv1_check(o.cg_v1, why, sizeof(why))) {
+			fprintf(stderr, "%s: --cgroup-v1: %s; nothing created\n", prog, why);
+			exit(2);
+		}
+	}
 	if (o.json && !(jf = fopen(o.json, "we")))
 		die("cannot write --json %s: %s", o.json, strerror(errno));
 
@@ -1305,10 +1806,14 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	main_pid = getpid();
+	atexit(cg_atexit);
 
 	if (o.real)
 		real_prepare();
-	if (o.use_cgroup)
+	if (o.cg_v1)
+		cg_setup_v1();
+	else if (o.use_cgroup)
 		cg_setup();
 	mthp_discover();
 	if (pipe2(start_pipe, O_CLOEXEC))
@@ -1339,10 +1844,13 @@ int main(int argc, char **argv)
 	cpu_stat(&cpu_busy0, &cpu_total0);
 	for (size_t k = 0; k < NVMSTAT; k++)
 		vm0[k] = keyed_value("/proc/vmstat", vmstat_keys[k]);
-	if (meminfo(&m0))
+	if (ma_host_read(&h0))
 		die("cannot read /proc/meminfo");
-	peak_used_kb = m0.total_kb - m0.avail_kb;
-	pt_peak_kb = m0.pt_kb;
+	peak_used_kb = h0.mem_total - h0.mem_avail;
+	pt_peak_kb = h0.pagetables;
+	opmem_start();
+	om.h0 = h0;
+	host_sample(&h0);
 
 	t0 = now_s();
 	close(start_pipe[1]);	/* go */
@@ -1361,9 +1869,15 @@ int main(int argc, char **argv)
 					continue;
 				sbres[i].end_s = now_s() - t0;
 				sbres[i].runtime_killed = !WIFEXITED(st) || WEXITSTATUS(st);
+				sbres[i].runtime_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 				if (WIFEXITED(st) && WEXITSTATUS(st))
 					fprintf(stderr, "%s: sandbox %d runtime exited with %d\n",
 						prog, i, WEXITSTATUS(st));
+				if (WIFSIGNALED(st) && !stop_sig)
+					fprintf(stderr, "%s: sandbox %d runtime killed by signal %d%s\n",
+						prog, i, WTERMSIG(st),
+						WTERMSIG(st) == SIGKILL && o.use_cgroup ?
+						" (OOM killer?)" : "");
 				drivers[i] = -1;
 				sb_collect(i);
 				if (sbres[i].end_s > t_end)
@@ -1371,6 +1885,8 @@ int main(int argc, char **argv)
 				alive--;
 			}
 		}
+		double c0 = ma_thread_cpu_s(), tnow;
+
 		/* every other sample: a walk of /proc costs more */
 		if (!(nsamples++ & 1)) {
 			unsigned long long a = sandbox_anon_kb();
@@ -1378,14 +1894,35 @@ int main(int argc, char **argv)
 			if (a > sb_anon_peak_kb)
 				sb_anon_peak_kb = a;
 		}
-		if (!meminfo(&m)) {
-			if (m.total_kb - m.avail_kb > peak_used_kb)
-				peak_used_kb = m.total_kb - m.avail_kb;
-			if (m.pt_kb > pt_peak_kb)
-				pt_peak_kb = m.pt_kb;
+		if (!ma_host_read(&h)) {
+			if (h.mem_total - h.mem_avail > peak_used_kb)
+				peak_used_kb = h.mem_total - h.mem_avail;
+			if (h.pagetables > pt_peak_kb)
+				pt_peak_kb = h.pagetables;
+			host_sample(&h);
 		}
-		if (alive > 0)
-			sleep_s(o.sample_ms / 1000.0);
+		tnow = now_s();
+		if (alive > 0 && !stop_sig && tnow >= om.next_t) {
+			/* PSS: every pass while it costs < PSS_CPU_SHARE of a
+			 * CPU, else less often, but at least every PSS_MAX_S */
+			double p0 = ma_thread_cpu_s(), iv;
+
+			pss_sample(tnow);
+			iv = (ma_thread_cpu_s() - p0) / PSS_CPU_SHARE;
+			/* margin: the pass starts a little after next_t */
+			if (iv > PSS_MAX_S - 0.05)
+				iv = PSS_MAX_S - 0.05;
+			om.next_t = tnow + iv;
+			om.pss_slow = iv > o.sample_ms / 1000.0;
+		}
+		om.sampler_cpu_s += ma_thread_cpu_s() - c0;
+		if (alive > 0) {
+			/* on the slow PSS schedule, wake when the next pass is
+			 * due (PSS_MAX_S is a bound); else the usual cadence */
+			double sl = o.sample_ms / 1000.0, due = om.next_t - now_s();
+
+			sleep_s(om.pss_slow && due > 0 && due < sl ? due : sl);
+		}
 	}
 	if (stop_sig) {
 		cg_teardown();
@@ -1396,6 +1933,19 @@ int main(int argc, char **argv)
 			unlink(o.json);
 		}
 		return 128 + stop_sig;
+	}
+	opmem_end();
+	long long budget_max_usage = -1, budget_failcnt = -1, budget_v[2] = { -1, -1 };
+
+	if (o.cg_v1) {
+		char path[PATH_MAX];
+
+		for (int i = 0; i < o.sandboxes; i++)
+			sb_collect_v1(i);
+		budget_max_usage = cgv1_read(v1_parent, "memory.max_usage_in_bytes");
+		budget_failcnt = cgv1_read(v1_parent, "memory.failcnt");
+		xsnprintf(path, sizeof(path), "%s/memory.stat", v1_parent);
+		ma_keyed_many(path, v1_end_keys, 2, budget_v);
 	}
 	mthp_read(1);
 	cpu_stat(&cpu_busy1, &cpu_total1);
@@ -1465,6 +2015,24 @@ int main(int argc, char **argv)
 	}
 	free(kl);
 
+	/* memory as an operator counts it */
+	double pss_per_peak = 0, pss_per_mean = 0, pss_gap_ms = 0;
+	long long v1_failcnt = 0, v1_majflt = 0;
+	unsigned long long v1_maxu = 0;
+	int runtimes_lost = runtimes_killed;	/* as the v2 path counts them */
+	const struct ma_host *pk = &om.peak_at;
+
+	for (int i = 0; i < o.sandboxes; i++) {
+		pss_per_peak += sbres[i].pss_peak_kb / 1024.0 / o.sandboxes;
+		if (sbres[i].pss_n)
+			pss_per_mean += sbres[i].pss_sum_kb / sbres[i].pss_n / 1024.0 / o.sandboxes;
+		v1_failcnt += sbres[i].failcnt > 0 ? sbres[i].failcnt : 0;
+		v1_majflt += sbres[i].pgmajfault > 0 ? sbres[i].pgmajfault : 0;
+		v1_maxu += sbres[i].memcg_peak;
+	}
+	if (om.n > 1)
+		pss_gap_ms = (om.last_t - om.first_t) / (om.n - 1) * 1000.0;
+
 	if (!o.quiet) {
 		printf("agentload %s: %d sandboxes x %d calls, scale %.3g, time-scale %.3g, seed %llu\n",
 		       o.label, o.sandboxes, o.calls, o.scale, o.time_scale, o.seed);
@@ -1472,7 +2040,7 @@ int main(int argc, char **argv)
 		printf("  %-28s %10.1f / %.1f / %.1f ms (%d calls, %d failed, %d killed)\n",
 		       "tool-call p50 / p95 / p99", p50, p95, p99, nlat, failed, tools_killed);
 		printf("  %-28s %10.1f MB (+%.1f MB over start)\n", "host peak memory",
-		       peak_used_kb / 1024.0, (peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
+		       peak_used_kb / 1024.0, (peak_used_kb - (h0.mem_total - h0.mem_avail)) / 1024.0);
 		printf("  %-28s %10.1f MB\n", "sum of memory.peak", memcg_sum / MB);
 		printf("  %-28s %10.1f MB\n", "sandboxes' anon peak", sb_anon_peak_kb / 1024.0);
 		printf("  %-28s %10ld minor, %ld major (vmstat pgfault +%llu)\n", "page faults",
@@ -1493,6 +2061,53 @@ int main(int argc, char **argv)
 				       mthp[i].enabled, mthp[i].alloc, mthp[i].fallback);
 		printf("  %-28s %10.1f %%\n", "mTHP allocation success",
 		       a_tot + f_tot ? 100.0 * a_tot / (a_tot + f_tot) : 100.0);
+		/* memory as an operator counts it (--help: MEMORY FIGURES) */
+		printf("  %-28s %10s", "cgroup mode", o.cg_v1 ? "v1" : o.use_cgroup ? "v2" : "none");
+		if (o.budget)
+			printf(" (budget %.1f MB)", o.budget / MB);
+		printf("\n  %-28s %10.1f MB (start %.1f MB)\n", "host used peak",
+		       om.used_peak_kb / 1024.0, ma_host_used_kb(&om.h0) / 1024.0);
+		printf("    at peak: anon %.1f, shmem %.1f, zswap %.1f, page tables %.1f%s, "
+		       "SUnreclaim %.1f, kernel stacks %.1f, percpu %.1f MB\n",
+		       pk->anon / 1024.0, pk->shmem / 1024.0, pk->zswap / 1024.0,
+		       (pk->pagetables + pk->secpagetables) / 1024.0,
+		       pk->secpagetables ? " (incl. SecPageTables)" : "", pk->sunreclaim / 1024.0,
+		       pk->kernelstack / 1024.0, pk->percpu / 1024.0);
+		printf("  %-28s %10.1f MB (zone high watermarks; min_free_kbytes %llu kB)\n",
+		       "host reserve", om.reserve_high_kb / 1024.0, om.min_free_kb);
+		printf("  %-28s %10.1f MB peak, %.1f MB mean (sum over sandboxes)\n",
+		       "sandboxes' PSS+SwapPss", om.sum_peak_kb / 1024.0,
+		       om.n ? om.sum_sum_kb / om.n / 1024.0 : 0.0);
+		printf("  %-28s %10.1f MB peak, %.1f MB mean (mean over sandboxes)\n",
+		       "per sandbox PSS+SwapPss", pss_per_peak, pss_per_mean);
+		printf("  %-28s %10.1f MB (zswap pool %.1f MB, zswapped %.1f MB)\n",
+		       "swap used peak", om.swap_peak_kb / 1024.0, om.zswap_peak_kb / 1024.0,
+		       om.zswapped_peak_kb / 1024.0);
+		if (om.psi_ok)
+			printf("  %-28s %10.1f ms some, %.1f ms full\n", "memory PSI",
+			       (om.psi_some1 - om.psi_some0) / 1000.0,
+			       (om.psi_full1 - om.psi_full0) / 1000.0);
+		else
+			printf("  %-28s %10s (no /proc/pressure/memory)\n", "memory PSI", "n/a");
+		printf("  %-28s %10.2f s kswapd, %.2f s kcompactd, %.2f s ksmd\n",
+		       "kernel thread CPU", om.kt_s[MA_KSWAPD], om.kt_s[MA_KCOMPACTD],
+		       om.kt_s[MA_KSMD]);
+		if (o.daemon_pid && om.daemon_cpu0 >= 0)
+			printf("  %-28s %10.2f s (pid %d)\n", "daemon CPU",
+			       om.daemon_cpu_last - om.daemon_cpu0, (int)o.daemon_pid);
+		printf("  %-28s %10.3f s (%d PSS samples, %.0f ms apart, at most %.0f ms)\n",
+		       "sampler CPU", om.sampler_cpu_s, om.n, pss_gap_ms, om.max_gap_s * 1000.0);
+		printf("  %-28s %10d\n", "runtimes lost", runtimes_lost);
+		if (o.cg_v1) {
+			printf("  %-28s %10.1f MB max_usage sum, failcnt %lld, pgmajfault %lld\n",
+			       "v1 sandboxes", v1_maxu / MB, v1_failcnt, v1_majflt);
+			if (o.budget)
+				printf("  %-28s %10.1f MB max_usage, failcnt %lld, pgmajfault %lld\n",
+				       "v1 budget (agentload)", budget_max_usage / MB,
+				       budget_failcnt, budget_v[1]);
+			if (cg_left)
+				printf("  %-28s %10d\n", "cgroups left behind", cg_left);
+		}
 	}
 
 	if (jf) {
@@ -1518,9 +2133,9 @@ int main(int argc, char **argv)
 			"  \"latency_max_ms\": %.3f,\n",
 			p50, p95, p99, nlat ? sum / nlat : 0.0, nlat ? lat[nlat - 1] : 0.0);
 		fprintf(jf, "  \"host_used_start_mb\": %.1f,\n  \"host_peak_mb\": %.1f,\n",
-			(m0.total_kb - m0.avail_kb) / 1024.0, peak_used_kb / 1024.0);
+			(h0.mem_total - h0.mem_avail) / 1024.0, peak_used_kb / 1024.0);
 		fprintf(jf, "  \"host_peak_rise_mb\": %.1f,\n",
-			(peak_used_kb - (m0.total_kb - m0.avail_kb)) / 1024.0);
+			(peak_used_kb - (h0.mem_total - h0.mem_avail)) / 1024.0);
 		fprintf(jf, "  \"memcg_peak_sum_mb\": %.1f,\n", memcg_sum / MB);
 		fprintf(jf, "  \"sandbox_anon_peak_mb\": %.1f,\n", sb_anon_peak_kb / 1024.0);
 		fprintf(jf, "  \"page_tables_peak_kb\": %llu,\n", pt_peak_kb);
@@ -1531,6 +2146,48 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < NVMSTAT; k++)
 			fprintf(jf, "  \"vmstat_%s\": %llu,\n", vmstat_keys[k], vm1[k] - vm0[k]);
 		fprintf(jf, "  \"oom_kills\": %llu,\n", oom);
+		/* memory as an operator counts it (--help: MEMORY FIGURES) */
+		fprintf(jf, "  \"cgroup_mode\": \"%s\",\n",
+			o.cg_v1 ? "v1" : o.use_cgroup ? "v2" : "none");
+		jnum(jf, "budget_mb", o.budget / MB, o.budget != 0, 1);
+		jnum(jf, "mem_host_used_peak_mb", om.used_peak_kb / 1024.0, 1, 1);
+		jnum(jf, "mem_host_used_start_mb", ma_host_used_kb(&om.h0) / 1024.0, 1, 1);
+		fprintf(jf, "  \"mem_host_breakdown_at_peak\": {\"anon_mb\": %.1f, \"shmem_mb\": %.1f, "
+			"\"zswap_mb\": %.1f, \"pagetables_mb\": %.1f, \"secpagetables_mb\": %.1f, "
+			"\"sunreclaim_mb\": %.1f, \"kernelstack_mb\": %.1f, \"percpu_mb\": %.1f},\n",
+			pk->anon / 1024.0, pk->shmem / 1024.0, pk->zswap / 1024.0,
+			pk->pagetables / 1024.0, pk->secpagetables / 1024.0,
+			pk->sunreclaim / 1024.0, pk->kernelstack / 1024.0, pk->percpu / 1024.0);
+		jnum(jf, "mem_host_reserve_mb", om.reserve_high_kb / 1024.0, om.reserve_ok, 1);
+		fprintf(jf, "  \"mem_host_min_free_kb\": %llu,\n", om.min_free_kb);
+		jnum(jf, "mem_sandboxes_pss_swappss_peak_mb", om.sum_peak_kb / 1024.0, 1, 1);
+		jnum(jf, "mem_sandboxes_pss_swappss_mean_mb",
+		     om.n ? om.sum_sum_kb / om.n / 1024.0 : 0.0, 1, 1);
+		jnum(jf, "mem_per_sandbox_pss_swappss_peak_mb", pss_per_peak, 1, 1);
+		jnum(jf, "mem_per_sandbox_pss_swappss_mean_mb", pss_per_mean, 1, 1);
+		fprintf(jf, "  \"mem_pss_samples\": %d,\n", om.n);
+		jnum(jf, "mem_pss_interval_mean_ms", pss_gap_ms, 1, 1);
+		jnum(jf, "mem_pss_interval_max_ms", om.max_gap_s * 1000.0, 1, 1);
+		jnum(jf, "swap_used_peak_mb", om.swap_peak_kb / 1024.0, 1, 1);
+		jnum(jf, "zswap_pool_peak_mb", om.zswap_peak_kb / 1024.0, 1, 1);
+		jnum(jf, "zswapped_peak_mb", om.zswapped_peak_kb / 1024.0, 1, 1);
+		if (om.psi_ok) {
+			fprintf(jf, "  \"psi_some_us\": %llu,\n", om.psi_some1 - om.psi_some0);
+			fprintf(jf, "  \"psi_full_us\": %llu,\n", om.psi_full1 - om.psi_full0);
+		} else {
+			fprintf(jf, "  \"psi_some_us\": null,\n  \"psi_full_us\": null,\n");
+		}
+		jnum(jf, "cpu_kswapd_s", om.kt_s[MA_KSWAPD], 1, 3);
+		jnum(jf, "cpu_kcompactd_s", om.kt_s[MA_KCOMPACTD], 1, 3);
+		jnum(jf, "cpu_ksmd_s", om.kt_s[MA_KSMD], 1, 3);
+		jnum(jf, "cpu_daemon_s", om.daemon_cpu_last - om.daemon_cpu0,
+		     o.daemon_pid && om.daemon_cpu0 >= 0, 3);
+		jnum(jf, "sampler_cpu_s", om.sampler_cpu_s, 1, 4);
+		fprintf(jf, "  \"runtimes_lost\": %d,\n", runtimes_lost);
+		jnum(jf, "v1_budget_max_usage_mb", budget_max_usage / MB, budget_max_usage >= 0, 1);
+		jnum(jf, "v1_budget_failcnt", (double)budget_failcnt, budget_failcnt >= 0, 0);
+		jnum(jf, "v1_budget_pgmajfault", (double)budget_v[1], budget_v[1] >= 0, 0);
+		jnum(jf, "v1_cgroups_left", cg_left, cg_left >= 0, 0);
 		fprintf(jf, "  \"mthp_alloc_total\": %llu,\n  \"mthp_fallback_total\": %llu,\n",
 			a_tot, f_tot);
 		fprintf(jf, "  \"mthp\": [");
@@ -1551,7 +2208,10 @@ int main(int argc, char **argv)
 		fprintf(jf, "\n  ],\n  \"sandbox_completion_s\": [");
 		for (int i = 0; i < o.sandboxes; i++)
 			fprintf(jf, "%s%.4f", i ? ", " : "", sbres[i].end_s);
-		fprintf(jf, "],\n  \"latencies_ms\": [");
+		fprintf(jf, "],\n  \"per_sandbox\": [");
+		for (int i = 0; i < o.sandboxes; i++)
+			sb_json(jf, i);
+		fprintf(jf, "\n  ],\n  \"latencies_ms\": [");
 		for (int i = 0; i < nlat; i++)
 			fprintf(jf, "%s%.3f", i ? ", " : "", lat[i]);
 		fprintf(jf, "]\n}\n");
