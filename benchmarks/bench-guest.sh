@@ -15,7 +15,8 @@ Usage: bench-guest [OPTIONS] OUTDIR
 Runs the agentload workload under each arm, on healthy memory (compacted
 before each run) and on memory fragmented by `fragment`, REPS times,
 interleaved: rep 1 = every arm on healthy memory, then every arm on
-fragmented memory; rep 2 = the same, arm order rotated by one; and so on.
+fragmented memory; rep 2 = the same, arm order rotated by one (or, with
+--order-seed, shuffled afresh in every rep); and so on.
 Rep r uses workload seed SEED+r-1, the same for every arm within the rep.
 Per rep, fragment is started once under the stock settings, waited for
 (READY), held while each arm is set up, run and torn down in turn, and
@@ -24,23 +25,35 @@ lines: unusable index and free MB in large blocks while the run lasted).
 
 Arms:
   stock     kernel defaults as captured when bench-guest started
+  stock-zswap  stock plus the compressed tier (--swap-cmd: `CMD setup`
+            before the run, `CMD teardown` after it): what an operator
+            gets for free; skipped with a message without --swap-cmd
   static-mthp  stock plus hugepages-16kB/32kB/64kB enabled=always: what an
             admin who simply turns mTHP on does (no governor, no tuning)
   tuned     agentmm's static tuning: the [vm], [sysctl] and [sysfs] entries of
             the tuned profile (--tuned-profile; include= is not followed);
             skipped with a message when no profile is found, unless
             --tuned-placeholder selects the built-in set documented below
-  agentmm   the tuned settings (when available) plus
-            `insmod agentmm.ko mode=enforce`; where the module does not load
-            and --governor-cmd is given, that command (agentmmd's user-space
-            governor) runs in the background during the run instead and is
-            stopped with SIGTERM after it (it must restore the knobs it
-            borrowed); skipped with a message if neither works
-  agentmm-small  the same with extra module parameters (--small-params,
-            default "candidates=16,32,64"): a tunables experiment; not in
-            the default arms
-Every arm restores every setting it changed (and unloads what it loaded)
-before the next run; the captured stock settings are restored on exit.
+  agentmm   the tuned settings plus the compressed tier (--swap-cmd) plus
+            the daemon (--governor-cmd: run in the background for the run,
+            stopped with SIGTERM after it; it must restore what it
+            borrowed), plus `insmod agentmm.ko mode=enforce` where the
+            module loads. With --host every part is required (the arm is
+            skipped with a message when one is missing). In the test guest
+            (no --host) the compressed tier and the daemon are used when
+            given and agentmm.ko alone suffices, as before.
+  agentmm-noreclaim, agentmm-nozswap, agentmm-nogov  agentmm with one lever
+            off: the daemon's configuration without reclaim (bench-host
+            writes it; the arm name reaches the command as @ARM@), no
+            compressed tier, no mTHP governor (no module; the daemon's
+            configuration has governor = off). Not in the default arms.
+  agentmm-small  the tuned settings plus agentmm.ko with extra module
+            parameters (--small-params, default "candidates=16,32,64"): a
+            tunables experiment; no compressed tier, no daemon; not in the
+            default arms
+Every arm restores every setting it changed (and unloads, stops and tears
+down what it loaded, started and set up) before the next run; the
+captured stock settings are restored on exit.
 
 Options:
   -r, --reps N          repetitions per arm and state (default 5)
@@ -50,8 +63,11 @@ Options:
   -t, --time-scale F    agentload time scale (default 0.05)
   -m, --memory-max SIZE memory.max per sandbox (default 2G)
   -S, --seed N          first workload seed (default 1)
-      --arms "A B"      arms to run, in this order (default "stock static-mthp
-                        tuned agentmm")
+      --arms "A B"      arms to run (default "stock static-mthp tuned
+                        agentmm"); the order of rep 1
+      --order-seed N    shuffle the arm order afresh in every rep (seeded
+                        from N and the rep: the same order on every awk)
+                        instead of rotating it; recorded in the manifest
       --small-params P  module parameters of the agentmm-small arm, added to
                         mode=enforce (default "candidates=16,32,64")
       --states "S T"    healthy and/or fragmented (default both)
@@ -71,8 +87,15 @@ Options:
                         always, 128K-1024K never, 2048K inherit,
                         vm.watermark_scale_factor=100
       --agentmm-ko F    module to load (default /lib/modules/agentmm.ko)
-      --governor-cmd C  the agentmm arm's governor where the module does
-                        not load (a shell command run in the background)
+      --governor-cmd C  the agentmm arms' daemon (a shell command run in the
+                        background for each run; @ARM@ is replaced by the
+                        arm's name); its PID goes to agentload as
+                        --daemon-pid where agentload has that option
+      --swap-cmd C      the compressed tier (config/swap/agentmm-swap): run
+                        as `C setup --state-dir OUTDIR/swap-state ARGS` and
+                        `C teardown --state-dir OUTDIR/swap-state`; the
+                        zswap parameters join the restored settings
+      --swap-args "..." extra `setup` options (e.g. "--size 4G")
       --load-args "..." extra agentload options (e.g. "--tools real
                         --no-cgroup")
       --map-count N     raise vm.max_map_count to at least N while
@@ -85,17 +108,25 @@ Options:
 
 Output in OUTDIR:
   runs/<arm>-<state>-r<rep>.json   agentload JSON (label "<arm>/<state>")
+  runs/<arm>-<state>-r<rep>.knobs  the arm's full knob set at the run's
+                                   start (path<TAB>value: THP files,
+                                   per-size enabled, vm sysctls, zswap
+                                   parameters, swap on/off and devices,
+                                   module and daemon)
   runs/fragment-r<rep>.frag        fragment's output (READY, HELD per run)
   runs/<arm>-<state>-r<rep>.txt    agentload's table
-  runs/<arm>-<state>-r<rep>.gov    agentmm's summary and parameters after
-                                   the run (agentmm arms)
+  runs/<arm>-<state>-r<rep>.gov    agentmm's summary and parameters, or the
+                                   daemon's output and CPU time, after the
+                                   run (agentmm arms)
+  runs/<arm>-<state>-r<rep>.swap   the compressed tier's setup/teardown output
   runs.tsv        one line per run: rep arm state status seed json frag_index
                   frag_reached frag_usable_mb held_max_usable_mb
-                  held_max_pmd_mb held_min_index (status ok, skipped,
+                  held_max_pmd_mb held_min_index pos (status ok, skipped,
                   failed, frag-failed; usable = MB free in blocks of order
                   >= --frag-order outside zone DMA, at the run's start and the most
-                  seen during it; pmd = the same for order 9)
-  manifest.json   configuration, kernel, stock settings, the runs
+                  seen during it; pmd = the same for order 9; pos = the
+                  arm's place in its rep's order)
+  manifest.json   configuration, kernel, stock settings, arm orders, the runs
   stock-settings.txt   the captured settings (path<TAB>value)
 Then run benchmarks/report.sh OUTDIR on the host for the table and plots.
 EOF
@@ -108,7 +139,7 @@ reps=5 n=4 calls=16 scale=0.4 tscale=0.05 memmax=2G seed=1
 arms="stock static-mthp tuned agentmm" states="healthy fragmented"
 frag_order=4 frag_index=950 frag_args="" small_params="candidates=16,32,64""" tuned_profile="" placeholder=0
 ko=/lib/modules/agentmm.ko smoke=0 host=0 out="" frag_per_run=0
-gov_cmd="" load_args="" map_count=1048576
+gov_cmd="" load_args="" map_count=1048576 order_seed="" swap_cmd="" swap_args=""
 
 need() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -130,6 +161,9 @@ while [ $# -gt 0 ]; do
 	--tuned-placeholder) placeholder=1 ;;
 	--agentmm-ko) need "$@"; ko=$2; shift ;;
 	--governor-cmd) need "$@"; gov_cmd=$2; shift ;;
+	--swap-cmd) need "$@"; swap_cmd=$2; shift ;;
+	--swap-args) need "$@"; swap_args=$2; shift ;;
+	--order-seed) need "$@"; order_seed=$2; shift ;;
 	--load-args) need "$@"; load_args=$2; shift ;;
 	--map-count) need "$@"; map_count=$2; shift ;;
 	--smoke) smoke=1 ;;
@@ -146,12 +180,14 @@ if [ $smoke = 1 ]; then
 	reps=1 n=2 calls=4 scale=0.1
 	frag_args="--files 500 --dentries 5000 $frag_args"
 fi
-for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count"; do
+for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count" ${order_seed:+"$order_seed"}; do
 	case $v in ''|*[!0-9]*) die "'$v' is not a non-negative integer" ;; esac
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
+[ -z "$order_seed" ] || [ ${#order_seed} -le 9 ] || die "--order-seed: at most 9 digits"
+all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-small"
 for a in $arms; do
-	case $a in stock|static-mthp|tuned|agentmm|agentmm-small) ;; *) die "unknown arm '$a' (stock, static-mthp, tuned, agentmm, agentmm-small)" ;; esac
+	case " $all_arms " in *" $a "*) ;; *) die "unknown arm '$a' ($(echo $all_arms | sed 's/ /, /g'))" ;; esac
 done
 for s in $states; do
 	case $s in healthy|fragmented) ;; *) die "unknown state '$s' (healthy, fragmented)" ;; esac
@@ -176,6 +212,12 @@ for f in $THP/hugepages-*kB/enabled; do
 done
 [ $nknobs -gt 0 ] || die "no $THP/hugepages-*kB/enabled: this kernel has no multi-size THP switches (Linux >= 6.8 with CONFIG_TRANSPARENT_HUGEPAGE); nothing changed"
 mkdir -p "$out/runs" || die "cannot create $out/runs"
+out=$(cd "$out" && pwd) || die "cannot resolve $out"	# the swap tool takes absolute paths
+swap_state=$out/swap-state
+# agentload options that not every build has (they arrived with the
+# memory-per-agent measurements)
+has_daemon_pid=0
+agentload --help 2>&1 | grep -q -e '--daemon-pid' && has_daemon_pid=1
 
 # ---- settings: capture, apply, restore ----
 
@@ -190,9 +232,17 @@ settings_files() {
 	done
 	for s in compaction_proactiveness extfrag_threshold watermark_scale_factor \
 		 watermark_boost_factor swappiness dirty_ratio dirty_background_ratio \
-		 max_map_count min_free_kbytes compact_unevictable_allowed; do
+		 max_map_count min_free_kbytes compact_unevictable_allowed page-cluster; do
 		[ -f /proc/sys/vm/$s ] && echo /proc/sys/vm/$s
 	done
+	# zswap's parameters are restored only where an arm sets up the
+	# compressed tier (else they are only recorded: "all")
+	if [ -n "$swap_cmd" ] || [ "${1:-}" = all ]; then
+		for f in /sys/module/zswap/parameters/*; do
+			[ -f "$f" ] && [ -w "$f" ] && echo "$f"
+		done
+	fi
+	return 0
 }
 
 # Current value; for "a [b] c" files the bracketed word.
@@ -313,45 +363,96 @@ apply_tuned() {
 	return 77
 }
 
-agentmm_loaded_here=0 gov_pid=
-arm_setup() {
+# What each arm is made of (its levers):
+#   tuned   the tuned profile's values   mthp    16K-64K always
+#   swap    the compressed tier          module  agentmm.ko mode=enforce
+#   daemon  the --governor-cmd command   small   agentmm.ko + --small-params
+arm_levers() {
 	case $1 in
-	stock) restore_settings ;;
-	static-mthp) apply_static_mthp ;;
-	tuned) apply_tuned ;;
-	agentmm|agentmm-small)
-		apply_tuned
-		[ $? = 1 ] && return 1
-		params=mode=enforce
-		[ $1 = agentmm-small ] && params="$params $small_params"
-		# shellcheck disable=SC2086
-		if [ -f "$ko" ] && out_ins=$(insmod "$ko" $params 2>&1); then
-			agentmm_loaded_here=1
-			return 0
-		fi
-		[ -f "$ko" ] || out_ins="no module file $ko"
-		if [ -n "$gov_cmd" ] && [ $1 = agentmm ]; then
-			say "  agentmm.ko not loaded ($out_ins); governor: $gov_cmd"
+	stock) echo "" ;;
+	stock-zswap) echo "swap" ;;
+	static-mthp) echo "mthp" ;;
+	tuned) echo "tuned" ;;
+	agentmm|agentmm-noreclaim) echo "tuned module swap daemon" ;;
+	agentmm-nozswap) echo "tuned module daemon" ;;
+	agentmm-nogov) echo "tuned swap daemon" ;;
+	agentmm-small) echo "tuned small" ;;
+	esac
+}
+
+agentmm_loaded_here=0 gov_pid="" swap_up=0 daemon_cmd="" module_desc=""
+# Set up arm $1. 0 = ready, 77 = skipped (not available here), 1 = failed.
+# Whatever it set up before failing is undone by arm_teardown.
+arm_setup() {
+	levers=$(arm_levers "$1") daemon_cmd="" module_desc=""
+	case " $levers " in *" swap "*)
+		if [ -z "$swap_cmd" ] && { [ $host = 1 ] || [ $1 = stock-zswap ]; }; then
+			say "  SKIP $1: needs the compressed tier (--swap-cmd: config/swap/agentmm-swap)"
+			return 77
+		fi ;;
+	esac
+	case " $levers " in *" daemon "*)
+		if [ -z "$gov_cmd" ] && { [ $host = 1 ] || [ $1 != agentmm ]; }; then
+			say "  SKIP $1: needs the daemon (--governor-cmd: agentmmd)"
+			return 77
+		fi ;;
+	esac
+	case $1 in stock) restore_settings ;; esac
+	for l in $levers; do
+		case $l in
+		mthp) apply_static_mthp || return 1 ;;
+		tuned)
+			apply_tuned
+			rc=$?
+			# the agentmm arms go on without a profile (as they always did)
+			[ $rc = 0 ] || { [ $rc = 77 ] && [ $1 != tuned ]; } || return $rc ;;
+		module|small)
+			params=mode=enforce
+			[ $l = small ] && params="$params $small_params"
+			# shellcheck disable=SC2086
+			if [ -f "$ko" ] && out_ins=$(insmod "$ko" $params 2>&1); then
+				agentmm_loaded_here=1
+				module_desc="$ko $params"
+				continue
+			fi
+			[ -f "$ko" ] || out_ins="no module file $ko"
+			# the daemon's governor stands in where the module does not load
+			if [ $l = module ] && [ -n "$gov_cmd" ]; then
+				say "  agentmm.ko not loaded ($out_ins); the daemon governs"
+				continue
+			fi
+			say "  SKIP $1: 'insmod $ko $params' failed: $out_ins${gov_cmd:+ (the daemon does not stand in for agentmm-small)}"
+			return 77 ;;
+		swap)
+			[ -n "$swap_cmd" ] || { say "  (no --swap-cmd: $1 runs without the compressed tier)"; continue; }
+			say "  compressed tier: $swap_cmd setup --state-dir $swap_state $swap_args"
+			swap_up=1	# from here on teardown runs, whatever setup did
+			# shellcheck disable=SC2086
+			if ! $swap_cmd setup --state-dir "$swap_state" $swap_args >"$out/runs/$name.swap" 2>&1; then
+				say "  FAILED $1: '$swap_cmd setup' exited non-zero; see runs/$name.swap"
+				sed 's/^/    /' "$out/runs/$name.swap" | tail -n 5
+				return 1
+			fi ;;
+		daemon)
+			[ -n "$gov_cmd" ] || continue	# the guest's agentmm: the module alone
+			daemon_cmd=$(echo "$gov_cmd" | sed "s/@ARM@/$1/g")
+			say "  daemon: $daemon_cmd"
 			# append mode: the CPU line written at the end must not be
-			# overwritten by the governor's own last words
+			# overwritten by the daemon's own last words
 			: >"$out/runs/$name.gov"
-			sh -c "exec $gov_cmd" >>"$out/runs/$name.gov" 2>&1 &
+			sh -c "exec $daemon_cmd" >>"$out/runs/$name.gov" 2>&1 &
 			gov_pid=$!
 			gov_t0=$(awk '{ print $1 }' /proc/uptime)
 			sleep 2	# let it take the knobs before the workload starts
-			if kill -0 $gov_pid 2>/dev/null; then
-				return 0
-			fi
-			wait $gov_pid
-			say "  SKIP $1: the governor command exited at once ($?); see runs/$name.gov"
-			gov_pid=
-			restore_settings
-			return 77
-		fi
-		say "  SKIP $1: 'insmod $ko $params' failed: $out_ins${gov_cmd:+ (and --governor-cmd is for the agentmm arm only)}"
-		restore_settings
-		return 77 ;;
-	esac
+			if ! kill -0 $gov_pid 2>/dev/null; then
+				wait $gov_pid
+				say "  SKIP $1: the daemon command exited at once ($?); see runs/$name.gov"
+				gov_pid=
+				return 77
+			fi ;;
+		esac
+	done
+	return 0
 }
 
 # Stop the user-space governor; it restores what it borrowed on SIGTERM.
@@ -378,13 +479,37 @@ stop_governor() {
 	gov_pid=
 }
 
+# Tear down the compressed tier (it restores every knob it journaled).
+stop_swap() {
+	[ $swap_up = 1 ] || return 0
+	swap_up=0
+	if ! $swap_cmd teardown --state-dir "$swap_state" >>"$out/runs/$name.swap" 2>&1; then
+		say "warning: '$swap_cmd teardown --state-dir $swap_state' failed; see runs/$name.swap"
+		return 1
+	fi
+}
+
 arm_teardown() {
+	stop_governor
 	if [ $agentmm_loaded_here = 1 ]; then
 		rmmod agentmm || say "warning: rmmod agentmm failed"
 		agentmm_loaded_here=0
 	fi
-	stop_governor
+	stop_swap
 	restore_settings
+}
+
+# The arm's full knob set as the run starts (path<TAB>value).
+record_knobs() {
+	{
+		settings_files all | while read -r f; do
+			printf '%s\t%s\n' "$f" "$(read_setting "$f")"
+		done
+		awk 'NR > 1 { n++; kb += $3; d = d (d ? "," : "") $1 }
+			END { printf "swap\t%s\nswap_total_kb\t%d\nswap_devices\t%s\n", n ? "on" : "off", kb, n ? d : "-" }' /proc/swaps 2>/dev/null
+		printf 'module\t%s\n' "${module_desc:--}"
+		printf 'daemon\t%s\n' "${daemon_cmd:--}"
+	} >"$1"
 }
 
 frag_pid=
@@ -408,9 +533,10 @@ cleanup() {
 		load_pid=
 	fi
 	stop_fragment
+	stop_governor
 	[ $agentmm_loaded_here = 1 ] && rmmod agentmm 2>/dev/null
 	agentmm_loaded_here=0
-	stop_governor
+	stop_swap
 	restore_settings
 	verify_restored
 }
@@ -420,10 +546,13 @@ trap 'rc=$?; trap - EXIT; cleanup || rc=3; exit $rc' EXIT
 # ---- the runs ----
 
 tsv=$out/runs.tsv
-printf 'rep\tarm\tstate\tstatus\tseed\tjson\tfrag_index\tfrag_reached\tfrag_usable_mb\theld_max_usable_mb\theld_max_pmd_mb\theld_min_index\n' >"$tsv"
+printf 'rep\tarm\tstate\tstatus\tseed\tjson\tfrag_index\tfrag_reached\tfrag_usable_mb\theld_max_usable_mb\theld_max_pmd_mb\theld_min_index\tpos\n' >"$tsv"
 ready=$out/.fragment-ready
 start_all=$(date +%s)
 say "output: $out; $reps rep(s) x arms [$arms] x states [$states]; agentload -n $n -c $calls -s $scale -t $tscale -m $memmax"
+if [ -n "$order_seed" ]; then
+	say "arm order: shuffled in every rep, order seed $order_seed (--order-seed $order_seed repeats it)"
+fi
 
 # value of a top-level scalar key in an agentload JSON
 jnum() { sed -n "s/^  \"$2\": \\([-0-9.]*\\),*\$/\\1/p" "$1"; }
@@ -469,6 +598,8 @@ held_mark() {
 run_one() {
 	arm=$1 state=$2 name=$1-$2-r$rep
 	fidx= freached= fusable= hmax= hpmd= hmin=
+	pos=$(echo " $order " | sed "s/ $arm .*//" | wc -w)
+	pos=$((pos + 1))
 	say "rep $rep/$reps: $arm on $state memory"
 	if [ $state = fragmented ]; then
 		held_mark
@@ -485,13 +616,16 @@ run_one() {
 		st=skipped
 		[ $rc = 77 ] || st=failed
 		arm_teardown
-		printf '%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\n' $rep $arm $state $st $rseed >>"$tsv"
+		printf '%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t\t\t%s\n' $rep $arm $state $st $rseed $pos >>"$tsv"
 		return
 	fi
+	record_knobs "$out/runs/$name.knobs"
+	dpid=
+	[ -n "$gov_pid" ] && [ $has_daemon_pid = 1 ] && dpid="--daemon-pid $gov_pid"
 	# shellcheck disable=SC2086
 	# In the background: a shell runs its traps only once a foreground
 	# command ends, and SIGINT/SIGTERM must restore the host now.
-	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args \
+	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args $dpid \
 		--label "$arm/$state" --json "$out/runs/$name.json" \
 		>"$out/runs/$name.txt" 2>&1 &
 	load_pid=$!
@@ -504,7 +638,7 @@ run_one() {
 			for p in /sys/module/agentmm/parameters/*; do
 				echo "param ${p##*/}=$(cat "$p")"
 			done
-		} >"$out/runs/$name.gov" 2>&1
+		} >>"$out/runs/$name.gov" 2>&1	# after the daemon's output, if any
 	fi
 	if [ $state = fragmented ]; then
 		held_mark
@@ -522,9 +656,12 @@ run_one() {
 	if [ -f "$j" ]; then
 		al=$(jnum "$j" mthp_alloc_total) fb=$(jnum "$j" mthp_fallback_total)
 		say "  mTHP faults: ${al:-?} allocated, ${fb:-?} fell back"
+		hu=$(jnum "$j" mem_host_used_peak_mb) sp=$(jnum "$j" mem_sandboxes_pss_swappss_mean_mb)
+		[ -z "$hu" ] || say "  memory: host used peak $hu MB, sandboxes PSS+SwapPss mean ${sp:-?} MB," \
+			"swap peak $(jnum "$j" swap_used_peak_mb) MB"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\truns/%s.json\t%s\t%s\t%s\t%s\t%s\t%s\n' $rep $arm $state $st \
-		$rseed $name "$fidx" "$freached" "$fusable" "$hmax" "$hpmd" "$hmin" >>"$tsv"
+	printf '%s\t%s\t%s\t%s\t%s\truns/%s.json\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $rep $arm $state $st \
+		$rseed $name "$fidx" "$freached" "$fusable" "$hmax" "$hpmd" "$hmin" $pos >>"$tsv"
 }
 
 # Arm order rotates by rep, so no arm always runs first (or last) on a
@@ -537,10 +674,28 @@ rotate() {
 	echo $rot $head
 }
 
+# --order-seed: a Fisher-Yates shuffle per rep with the Park-Miller
+# generator (16807 x mod 2^31-1: exact in any awk's doubles, so busybox,
+# mawk and gawk give the same order for the same seed and rep)
+shuffle() {
+	echo $arms | awk -v s="$order_seed" -v r="$1" '{
+		m = 2147483647; x = (s * 7919 + r * 104729 + 1) % m
+		for (k = 0; k < 3; k++) x = (16807 * x) % m
+		for (i = 1; i <= NF; i++) a[i] = $i
+		for (i = NF; i > 1; i--) {
+			x = (16807 * x) % m; j = 1 + int(x / m * i)
+			t = a[i]; a[i] = a[j]; a[j] = t
+		}
+		for (i = 1; i <= NF; i++) printf "%s%s", a[i], (i < NF ? " " : "\n") }'
+}
+
+orders=
 rep=1
 while [ $rep -le $reps ]; do
 	rseed=$((seed + rep - 1))
-	order=$(rotate $rep)
+	if [ -n "$order_seed" ]; then order=$(shuffle $rep); else order=$(rotate $rep); fi
+	say "rep $rep/$reps: arm order $order"
+	orders="$orders${orders:+, }\"$rep\": \"$order\""
 	for state in $states; do
 		restore_settings
 		if [ $state = healthy ]; then
@@ -560,7 +715,8 @@ while [ $rep -le $reps ]; do
 				restore_settings
 				for arm in $order; do
 					[ $g = all ] || [ $g = $arm ] || continue
-					printf '%s\t%s\t%s\tfrag-failed\t%s\t\t\t\t\t\t\t\n' $rep $arm $state $rseed >>"$tsv"
+					pos=$(echo " $order " | sed "s/ $arm .*//" | wc -w)
+					printf '%s\t%s\t%s\tfrag-failed\t%s\t\t\t\t\t\t\t\t%s\n' $rep $arm $state $rseed $((pos + 1)) >>"$tsv"
 				done
 				continue
 			fi
@@ -589,6 +745,8 @@ restore_settings
 	echo "  \"scale\": $scale, \"time_scale\": $tscale, \"memory_max\": \"$memmax\","
 	echo "  \"seed\": $seed, \"smoke\": $smoke,"
 	echo "  \"arms\": \"$arms\", \"states\": \"$states\","
+	echo "  \"order_seed\": ${order_seed:-null}, \"orders\": {$orders},"
+	echo "  \"swap_cmd\": \"$(echo "$swap_cmd" | sed 's/["\\]/_/g')\", \"swap_args\": \"$swap_args\","
 	echo "  \"frag_order\": $frag_order, \"frag_index\": $frag_index, \"frag_args\": \"$frag_args\","
 	echo "  \"small_params\": \"$small_params\", \"load_args\": \"$load_args\", \"governor_cmd\": \"$(echo "$gov_cmd" | sed 's/["\\]/_/g')\","
 	echo "  \"tuned_profile\": \"$(find_profile)\", \"tuned_placeholder\": $placeholder,"
@@ -597,7 +755,7 @@ restore_settings
 	awk -F '\t' '{ printf "%s    \"%s\": \"%s\"", (NR > 1 ? ",\n" : ""), $1, $2 } END { print "" }' "$stock"
 	echo '  },'
 	echo '  "runs": ['
-	awk -F '\t' 'NR > 1 { printf "%s    {\"rep\": %s, \"arm\": \"%s\", \"state\": \"%s\", \"status\": \"%s\", \"seed\": %s, \"json\": \"%s\", \"frag_index\": \"%s\", \"frag_reached\": \"%s\", \"frag_usable_mb\": \"%s\", \"held_max_usable_mb\": \"%s\", \"held_max_pmd_mb\": \"%s\", \"held_min_index\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 } END { print "" }' "$tsv"
+	awk -F '\t' 'NR > 1 { printf "%s    {\"rep\": %s, \"arm\": \"%s\", \"state\": \"%s\", \"status\": \"%s\", \"seed\": %s, \"json\": \"%s\", \"frag_index\": \"%s\", \"frag_reached\": \"%s\", \"frag_usable_mb\": \"%s\", \"held_max_usable_mb\": \"%s\", \"held_max_pmd_mb\": \"%s\", \"held_min_index\": \"%s\", \"pos\": \"%s\"}", (NR > 2 ? ",\n" : ""), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 } END { print "" }' "$tsv"
 	echo '  ]'
 	echo '}'
 } >"$out/manifest.json"

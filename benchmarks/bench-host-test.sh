@@ -7,18 +7,24 @@
 #
 #   smoke   one tiny native run of the real-tool workload (stock arm only,
 #           knobs left as they are): the JSON is complete, every call ran,
-#           no workspace or sandbox process is left, every knob is as found.
+#           the run's knob set is recorded, the per-run summaries have the
+#           memory columns and re-derive the report, no workspace or
+#           sandbox process is left, every knob is as found.
 #   refuse  bench-host must refuse, change nothing and exit non-zero where
 #           the mTHP knobs are read-only (a read-only bind mount over
 #           /sys/kernel/mm/transparent_hugepage in a private mount
 #           namespace: the real mechanism, as on a locked-down host) and
 #           where they are absent (an empty tmpfs over the same directory).
-#   governor  the agentmm arm's pluggable governor command (what runs
-#           agentmmd's user-space governor where the module cannot load):
-#           started for the run, stopped with SIGTERM after it, its CPU
-#           time recorded. Runs against a copy of the THP and vm knobs on
-#           tmpfs in a private mount namespace, so the host's real knobs
-#           are never written (and a measurement may run meanwhile).
+#   governor  the arms' pluggable parts: the daemon command (what runs
+#           agentmmd where the module cannot load; @ARM@ = the arm) is
+#           started for each agentmm run, stopped with SIGTERM after it,
+#           its CPU time recorded; the compressed tier's command is set up
+#           before and torn down after each stock-zswap/agentmm run and
+#           not for agentmm-nozswap; without it the agentmm arm is skipped
+#           with a message. Fake commands, against a copy of the THP, vm
+#           and zswap knobs on tmpfs in a private mount namespace, so the
+#           host's real knobs are never written (and a measurement may run
+#           meanwhile).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
@@ -70,6 +76,32 @@ smoke)
 	check "JSON is one object with balanced brackets" \
 		[ "$(tr -cd '{[' <"$j" | wc -c)" = "$(tr -cd '}]' <"$j" | wc -c)" ]
 	check "report written" [ -s "$out/summary.txt" ]
+	k=$out/busy/runs/stock-healthy-r1.knobs
+	check "the run's knob set recorded (THP, per-size, vm, swap)" bash -c "
+		grep -q '^$THP/enabled	' '$k' && grep -q '^$THP/hugepages-[0-9]*kB/enabled	' '$k' &&
+		grep -q '^/proc/sys/vm/swappiness	' '$k' && grep -qE '^swap	(on|off)\$' '$k'"
+	check "runs.tsv records the arm's place in its rep" \
+		awk -F '\t' 'NR == 1 && $13 == "pos" { h = 1 } NR == 2 && $13 == 1 { r = 1 } END { exit !(h && r) }' "$out/busy/runs.tsv"
+	check "bench-host.json records the arm order seed" grep -q '"seed": [0-9]' "$out/bench-host.json"
+	s=$out/summaries/busy
+	for c in mem_host_used_peak_mb peak_anon_mb mem_host_reserve_mb \
+		 mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb \
+		 mem_per_sandbox_pss_swappss_peak_mb swap_used_peak_mb zswap_pool_peak_mb \
+		 psi_some_us cpu_kswapd_s cpu_daemon_s runtimes_lost completion_s latency_p95_ms; do
+		check "summary TSV has the $c column" bash -c "head -n 1 '$s/figures.tsv' | tr '\t' '\n' | grep -qx $c"
+	done
+	check "summary TSV: one line for the run" [ "$(wc -l <"$s/figures.tsv")" = 2 ]
+	if grep -q '^  "mem_host_used_peak_mb": [0-9]' "$j" 2>/dev/null; then
+		check "summary TSV: host used peak measured" awk -F '\t' '
+			NR == 1 { for (c = 1; c <= NF; c++) C[$c] = c; next }
+			$C["mem_host_used_peak_mb"] ~ /^[0-9.]+$/ { ok = 1 } END { exit !ok }' "$s/figures.tsv"
+	fi
+	check "summaries: latencies, knobs, manifest, report" \
+		bash -c "[ -s '$s/latencies.tsv' ] && [ -s '$s/knobs.tsv' ] && [ -s '$s/manifest.json' ] && [ -s '$s/report.txt' ]"
+	check "summaries are small (< 200 kB)" [ "$(du -sk "$out/summaries" | cut -f1)" -lt 200 ]
+	check "report.sh --from-summaries re-derives the report" \
+		bash -c "'$top/benchmarks/report.sh' --from-summaries '$s' | cmp -s - '$out/busy/report.txt'"
+	check "the report has the memory rows" grep -q '^host used peak (operator)' "$out/busy/report.txt"
 	check "no workspace left in /var/tmp" bash -c '! ls -d /var/tmp/agentmm-bench-host.* 2>/dev/null'
 	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]
@@ -109,32 +141,88 @@ governor)
 	out=$top/build/bench-host/governor
 	rm -rf "$out"
 	mkdir -p "$out"
-	# the governor: records that it ran and that SIGTERM reached it
+	# the daemon: records that it ran, for which arm, and that SIGTERM reached it
 	cat >"$out/fake-gov.sh" <<'GOV'
 #!/bin/sh
-echo "fake governor started"
+echo "fake governor started for $1"
 trap 'echo "fake governor: SIGTERM, handing the knobs back"; exit 0' TERM
 while :; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.1; done
 GOV
-	chmod +x "$out/fake-gov.sh"
+	# the compressed tier: logs its calls, keeps a journal in --state-dir
+	cat >"$out/fake-swap.sh" <<SWAP
+#!/bin/sh
+echo "\$*" >>'$out/swap.log'
+[ "\$2" = --state-dir ] || exit 2
+case \$1 in
+setup) mkdir -p "\$3" && echo up >"\$3/journal" ;;
+teardown) rm -f "\$3/journal" ;;
+*) exit 2 ;;
+esac
+SWAP
+	chmod +x "$out/fake-gov.sh" "$out/fake-swap.sh"
+	zp=/sys/module/zswap/parameters
 	unshare -m --propagation private bash -c "
 		set -e
 		# copies of the knobs, writable, on tmpfs
-		mkdir -p '$out/thp' '$out/vm'
+		mkdir -p '$out/thp' '$out/vm' '$out/zswap'
 		cp -r $THP/. '$out/thp/' 2>/dev/null || true
 		for f in /proc/sys/vm/*; do [ -f "\$f" ] && [ -r "\$f" ] && cat "\$f" >'$out/vm/'"\${f##*/}" 2>/dev/null || true; done
 		mount -t tmpfs none $THP && cp -r '$out/thp/.' $THP/
 		mount -t tmpfs none /proc/sys/vm && cp '$out/vm/'* /proc/sys/vm/
-		PATH=$top/build/tools:\$PATH '$top/benchmarks/bench-guest.sh' --host --reps 1 			--arms 'stock agentmm' --states healthy -n 1 -c 2 -s 0.05 -t 0.05 			--load-args --no-cgroup --agentmm-ko /nonexistent.ko 			--tuned-profile '$top/tuned/agent-sandbox/tuned.conf' 			--governor-cmd '$out/fake-gov.sh' '$out/run'" >"$out.log" 2>&1
+		if [ -d $zp ]; then
+			for f in $zp/*; do cat \"\$f\" >\"$out/zswap/\${f##*/}\"; done
+			mount -t tmpfs none $zp && cp '$out/zswap/'* $zp/
+		fi
+		PATH=$top/build/tools:\$PATH '$top/benchmarks/bench-guest.sh' --host --reps 1 \
+			--arms 'stock stock-zswap agentmm agentmm-nozswap' --order-seed 7 \
+			--states healthy -n 1 -c 2 -s 0.05 -t 0.05 \
+			--load-args --no-cgroup --agentmm-ko /nonexistent.ko \
+			--tuned-profile '$top/tuned/agent-sandbox/tuned.conf' \
+			--swap-cmd '$out/fake-swap.sh' --governor-cmd '$out/fake-gov.sh @ARM@' '$out/run'
+		# without the compressed tier's command the agentmm arm is skipped
+		# (fresh copies: plain files keep what the first run wrote back,
+		# without the brackets the real knobs show)
+		cp -r '$out/thp/.' $THP/
+		PATH=$top/build/tools:\$PATH '$top/benchmarks/bench-guest.sh' --host --reps 1 \
+			--arms 'agentmm' --states healthy -n 1 -c 2 -s 0.05 -t 0.05 \
+			--load-args --no-cgroup --agentmm-ko /nonexistent.ko \
+			--tuned-profile '$top/tuned/agent-sandbox/tuned.conf' \
+			--governor-cmd '$out/fake-gov.sh @ARM@' '$out/noswap'" >"$out.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$out.log"
-	check "bench-guest with a governor command exits 0" [ $rc = 0 ]
-	check "agentmm arm ran" grep -q "^1	agentmm	healthy	ok" "$out/run/runs.tsv"
+	check "bench-guest with daemon and swap commands exits 0" [ $rc = 0 ]
+	for a in stock stock-zswap agentmm agentmm-nozswap; do
+		check "$a arm ran" grep -q "^1	$a	healthy	ok" "$out/run/runs.tsv"
+	done
 	g=$out/run/runs/agentmm-healthy-r1.gov
-	check "the governor ran during the run" grep -q 'fake governor started' "$g"
+	check "the daemon ran during the run, with the arm's name" grep -q 'fake governor started for agentmm$' "$g"
 	check "SIGTERM stopped it" grep -q 'fake governor: SIGTERM' "$g"
 	check "its CPU time was recorded" grep -qE '^governor_cpu_ticks [0-9]+ clk_tck [0-9]+ wall_s [0-9.]+' "$g"
-	check "report shows the governor's CPU" bash -c "'$top/benchmarks/report.sh' --no-plots '$out/run' | grep -q 'user-space governor CPU'"
+	check "agentmm-nozswap ran its own daemon" grep -q 'fake governor started for agentmm-nozswap$' \
+		"$out/run/runs/agentmm-nozswap-healthy-r1.gov"
+	check "no daemon for stock-zswap" [ ! -e "$out/run/runs/stock-zswap-healthy-r1.gov" ]
+	if PATH=$top/build/tools:$PATH agentload --help 2>&1 | grep -q -e '--daemon-pid'; then
+		check "agentload measured the daemon's CPU" \
+			grep -q '^  "cpu_daemon_s": [0-9]' "$out/run/runs/agentmm-healthy-r1.json"
+	fi
+	sl=$out/swap.log
+	ns=$(grep -c "^setup --state-dir $out/run/swap-state\$" "$sl")
+	nt=$(grep -c "^teardown --state-dir $out/run/swap-state\$" "$sl")
+	check "compressed tier: set up and torn down twice (stock-zswap, agentmm)" [ "$ns/$nt" = 2/2 ]
+	check "compressed tier: every setup torn down before the next" \
+		awk '{ if ($1 == "setup") { if (up) bad = 1; up = 1 } else if ($1 == "teardown") up = 0 } END { exit bad || up }' "$sl"
+	check "compressed tier: nothing left set up" [ ! -e "$out/run/swap-state/journal" ]
+	check "knob sets record the daemon per arm" bash -c "
+		grep -q 'daemon	$out/fake-gov.sh agentmm\$' '$out/run/runs/agentmm-healthy-r1.knobs' &&
+		grep -q '^daemon	-\$' '$out/run/runs/stock-zswap-healthy-r1.knobs'"
+	check "the arm order was shuffled with its seed (manifest)" \
+		grep -q '"order_seed": 7, "orders": {"1": "' "$out/run/manifest.json"
+	"$top/benchmarks/report.sh" --no-plots "$out/run" >"$out/report.out" 2>&1
+	check "report shows the governor's CPU" grep -q 'user-space governor CPU' "$out/report.out"
+	check "report shows the daemon in the knobs table" grep -q '^daemon ' "$out/report.out"
+	check "without a compressed tier the agentmm arm is skipped" \
+		grep -q "^1	agentmm	healthy	skipped" "$out/noswap/runs.tsv"
+	check "... with a message saying why" grep -q 'SKIP agentmm: needs the compressed tier' "$out.log"
 	check "every real knob as found" [ "$(snapshot)" = "$before" ]
 	;;
 *) echo "usage: bench-host-test.sh smoke|refuse|governor" >&2; exit 2 ;;

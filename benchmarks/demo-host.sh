@@ -22,19 +22,21 @@ done
 out=$top/build/demo-host
 rm -rf "$out"
 echo "   3 paired reps: stock (knobs as found), static-mthp (16K-64K always), agentmm"
-echo "   (the governor: agentmm.ko where it loads, else agentmmd's user-space one;"
-echo "   skipped with a message where neither is available), real-tool workload:"
+echo "   (tuned + the compressed tier + agentmmd, plus agentmm.ko where it loads;"
+echo "   skipped with a message where a part is missing), real-tool workload:"
 echo "   4 node runtimes running pytest, python, pip, git, find/grep, gcc; a few minutes"
 # shellcheck disable=SC2086
 "$top/benchmarks/bench-host.sh" --reps 3 --arms "stock static-mthp agentmm" \
-	--regimes busy --states healthy -c 4 -s 0.25 $DEMO_HOST_ARGS "$out" 2>&1 |
+	--regimes busy --states healthy -n 4 -c 4 -s 0.25 $DEMO_HOST_ARGS "$out" 2>&1 |
 	grep -E 'SKIPPED|error|RESTORE|rep [0-9]+/|^ +completion time  ' |
 	grep -vE '^ +(pytest|python|pip|source|git|find|ls|grep|cc) ' | sed 's/^bench-guest: //; s/^/   /'
 rc=${PIPESTATUS[0]}
 echo
 echo "   stock: median [min-max] of its runs (n=); other arms: median ratio to stock [min-max of the per-rep ratios]"
-grep -E '^(metric|completion time  |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU utilisation|mTHP allocation success  )' \
-	"$out/busy/report.txt" 2>/dev/null | sed 's/^/   /'
+# the main table: up to the first blank line (the memory tables follow)
+sed '/^$/q' "$out/busy/report.txt" 2>/dev/null |
+	grep -E '^(metric|completion time  |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU utilisation|mTHP allocation success  )' |
+	sed 's/^/   /'
 echo "   (full table: $out/busy/report.txt; the measured numbers with many"
 echo "   repetitions: benchmarks/RESULTS.md, 'Native, real CPU')"
 exit "$rc"
