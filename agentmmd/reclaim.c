@@ -110,8 +110,19 @@ static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t want,
 	fclose(f);
 	if (!nv)
 		return 0;
-	while (first < nv && v[first].start < from)
+	/* the mapping the last step stopped in, from where it stopped */
+	while (first < nv && v[first].start + v[first].len <= from)
 		first++;
+	if (first == nv)
+		first = 0;
+	else if (v[first].start < from) {
+		uint64_t cut = from - v[first].start;
+
+		v[first].anon -= v[first].anon * (cut / 4096) /
+				 (v[first].len / 4096);
+		v[first].start = from;
+		v[first].len -= cut;
+	}
 	*next = 0;
 	for (k = 0; k < nv && got < want; k++) {
 		i = (first + k) % nv;
@@ -210,14 +221,18 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 			     bool paced)
 {
 	uint64_t before = usage_now(s), after;
+	int64_t advised;
 	char buf[32];
 
 	if (d->cg_v1) {
-		if (reclaim_pageout(d, s, amt) < 0) {
+		advised = reclaim_pageout(d, s, amt);
+		if (advised < 0) {
 			dbg("process_madvise on %s: %s", s->rel,
 			    strerror(errno));
 			return 0;
 		}
+		dbg("process_madvise on %s: %" PRId64 " KB of mappings advised",
+		    s->rel, advised / 1024);
 	} else {
 		snprintf(buf, sizeof(buf), "%" PRIu64, amt);
 		/* EAGAIN = reclaimed less than asked: fine */

@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of agentmmd's paced reclaim where the memory controller is on
+# cgroup v1 (the machine's own kernel here): sandboxes are v1 memory
+# cgroups, reclaimed through process_madvise(MADV_PAGEOUT) into zswap over
+# a swap file this test makes (zswap's parameter restored after); never while a tool call runs, never from a tool
+# call's own memory, never with reclaim = 0; never throttled, frozen or
+# killed. Needs root, a cgroup v1 memory hierarchy and no active swap;
+# skips (exit 77) otherwise. Everything it makes (cgroups, processes, the
+# swap file) is removed on every exit path.
+#
+# Usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL
+set -u
+AGENTMMD=$(readlink -f "${1:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL}")
+AGENTMMCTL=$(readlink -f "${2:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL}")
+V1=/sys/fs/cgroup/memory
+NAME=agentmm-test-$$
+ROOT=$V1/$NAME
+SWAPFILE=/var/tmp/agentmm-test-$$.swap
+TMP=$(mktemp -d /tmp/agentmm-reclaim-v1.XXXXXX)
+ZSWAP=/sys/module/zswap/parameters/enabled
+pass=0 fail=0 daemon_pid='' swap_on=0 pids=() zswap_was=''
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+wait_for() {
+	local n=$(($1 * 10))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+skip() {
+	echo "SKIP: $*"
+	echo "0 passed, 0 failed"
+	rm -rf "$TMP"
+	exit 77
+}
+cleanup() {
+	local p d
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	if [ -d "$ROOT" ]; then
+		for d in $(find "$ROOT" -mindepth 1 -depth -type d); do
+			echo 0 >"$d/memory.force_empty" 2>/dev/null
+			rmdir "$d" 2>/dev/null
+		done
+		rmdir "$ROOT" 2>/dev/null || echo "warning: could not remove $ROOT"
+	fi
+	if [ $swap_on = 1 ]; then
+		swapoff "$SWAPFILE" || echo "warning: swapoff $SWAPFILE failed; run: swapoff $SWAPFILE && rm $SWAPFILE"
+	fi
+	rm -f "$SWAPFILE"
+	if [ -n "$zswap_was" ] && [ "$(cat $ZSWAP)" != "$zswap_was" ]; then
+		echo "$zswap_was" >$ZSWAP ||
+			echo "warning: could not restore $ZSWAP to $zswap_was; run: echo $zswap_was > $ZSWAP"
+	fi
+	rm -rf "$TMP"
+}
+trap 'cleanup' EXIT
+trap 'exit 130' INT TERM HUP
+
+[ "$(id -u)" = 0 ] || skip "needs root"
+[ -f $V1/memory.usage_in_bytes ] || skip "no cgroup v1 memory hierarchy at $V1"
+[ -z "$(tail -n +2 /proc/swaps)" ] || skip "swap is active already (this test adds and removes its own)"
+command -v python3 >/dev/null || skip "no python3"
+
+# zswap, as the product's compressed tier sets it: its stores complete at
+# once, so a paged-out page is freed by the same reclaim pass (with a plain
+# swap file it would wait in the swap cache for the write and the next one)
+[ -w $ZSWAP ] || skip "no writable $ZSWAP (zswap not built in)"
+zswap_was=$(cat $ZSWAP)
+echo Y >$ZSWAP || skip "cannot enable zswap"
+fallocate -l 512M "$SWAPFILE" && chmod 600 "$SWAPFILE" &&
+	mkswap -q "$SWAPFILE" >/dev/null && swapon "$SWAPFILE" && swap_on=1
+[ $swap_on = 1 ] || skip "cannot set up a swap file at $SWAPFILE"
+
+mb() { echo $(( $(cat "$1/memory.usage_in_bytes") / 1048576 )); }
+# hold MB of text-like memory (a runtime's heap) in cgroup DIR
+hold() {
+	python3 -c '
+import os, sys, time
+with open(sys.argv[1] + "/cgroup.procs", "w") as f:
+    f.write(str(os.getpid()))
+n = int(sys.argv[2]) << 20
+words = [("context line %d: the agent reads file src/m%d.py and keeps it\n" % (i, i % 97)) for i in range(4096)]
+heap, size, i = [], 0, 0
+while size < n:
+    s = "".join(words[(i + k) % 4096] for k in range(64))
+    heap.append(s); size += len(s); i += 1
+open(sys.argv[3], "w").close()
+time.sleep(600)
+' "$1" "$2" "$3" &
+	pids+=($!)
+}
+
+mkdir -p "$ROOT"/idle/runtime "$ROOT"/busy/runtime "$ROOT"/busy/tool-build "$ROOT"/off/runtime ||
+	{ bad "cannot make v1 cgroups under $ROOT"; exit 1; }
+hold "$ROOT/idle/runtime" 96 "$TMP/idle.ready"
+hold "$ROOT/busy/runtime" 96 "$TMP/busy.ready"
+hold "$ROOT/busy/tool-build" 32 "$TMP/tool.ready"
+check "runtimes and the tool hold their memory" \
+	wait_for 60 test -f "$TMP/idle.ready" -a -f "$TMP/busy.ready" -a -f "$TMP/tool.ready"
+idle0=$(mb "$ROOT/idle") busy0=$(mb "$ROOT/busy/runtime") tool0=$(mb "$ROOT/busy/tool-build")
+cat >"$TMP/amm.conf" <<CONF
+cgroup_root = $V1
+sandbox_patterns = $NAME/*
+state_dir = $TMP/state
+governor = off
+idle_interval_ms = 500
+floor_mb = 16
+reclaim_paced_step_permille = 100
+reclaim_settle_ms = 500
+debug = 1
+CONF
+"$AGENTMMD" -c "$TMP/amm.conf" >"$TMP/log" 2>&1 &
+daemon_pid=$!
+check "daemon says the v1 hierarchy is reclaimed only" \
+	wait_for 20 grep -q 'cgroup v1 memory hierarchy.*never throttled, frozen or killed' "$TMP/log"
+check "daemon adopts the three sandboxes" \
+	wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' '$TMP/log') -eq 3 ]"
+# idle: the paced steps take it below 60% within seconds
+check "idle sandbox paged out below 60% of ${idle0} MB" \
+	wait_for 30 sh -c "[ \$(( \$(cat '$ROOT/idle/memory.usage_in_bytes') / 1048576 )) -lt $((idle0 * 6 / 10)) ]"
+check "what it gave up is in swap" \
+	sh -c "awk '\$1 == \"total_swap\" { exit !(\$2 > 0) }' '$ROOT/idle/memory.stat'"
+busy1=$(mb "$ROOT/busy/runtime") tool1=$(mb "$ROOT/busy/tool-build")
+echo "     idle ${idle0} -> $(mb "$ROOT/idle") MB; busy runtime ${busy0} -> ${busy1} MB and its tool ${tool0} -> ${tool1} MB while the tool ran"
+check "nothing taken from a sandbox while its tool runs" [ $((busy0 - busy1)) -le 2 ]
+check "nothing taken from the tool call" [ $((tool0 - tool1)) -le 2 ]
+check "the idle runtime is alive" kill -0 "${pids[0]}"
+# the tool ends: the busy sandbox is reclaimed too
+kill -9 "${pids[2]}"; wait "${pids[2]}" 2>/dev/null
+check "after its tool ended, busy is paged out too" \
+	wait_for 30 sh -c "[ \$(( \$(cat '$ROOT/busy/runtime/memory.usage_in_bytes') / 1048576 )) -lt $((busy0 * 6 / 10)) ]"
+check "no throttle, freeze or kill was taken" \
+	sh -c "! grep -Eq 'action=(throttle|freeze|kill)' '$TMP/log'"
+check "the metrics count it" \
+	sh -c "'$AGENTMMCTL' -c '$TMP/amm.conf' metrics | awk '/^agentmm_sandbox_reclaimed_bytes_total.*idle/ { if (\$2 > 1048576) ok = 1 } END { exit !ok }'"
+# reclaim = 0 on reload: nothing taken any more
+echo "reclaim = 0" >>"$TMP/amm.conf"
+kill -HUP "$daemon_pid"
+check "reload" wait_for 10 grep -q 'reloaded' "$TMP/log"
+hold "$ROOT/off/runtime" 64 "$TMP/off.ready"
+check "a new runtime holds its memory" wait_for 60 test -f "$TMP/off.ready"
+off1=$(mb "$ROOT/off/runtime")
+sleep 5
+off2=$(mb "$ROOT/off/runtime")
+echo "     off: ${off1} -> ${off2} MB with reclaim = 0"
+check "reclaim = 0 takes nothing" [ $((off1 - off2)) -le 2 ]
+[ $fail = 0 ] || sed 's/^/    log: /' "$TMP/log"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
