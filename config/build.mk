@@ -5,7 +5,11 @@
 # through these same targets, so there is one list of what goes where.
 #
 #   make install DESTDIR=/tmp/stage PREFIX=/usr     daemon, CLI, unit,
-#        preset, tuned profile, sysctl.d, daemon config, man pages, docs
+#        preset, tuned profile, sysctl.d, daemon config, man pages, docs,
+#        and the compressed memory tier (install-swap)
+#   make install-swap DESTDIR=...                    agentmm-swap in
+#        $(LIBEXECDIR)/agentmm and agentmm-swap.service (opt-in: in no
+#        preset; docs/compressed-tier.md)
 #   make install-dkms DESTDIR=...                    agentmm.ko source for
 #        DKMS in $(USRSRCDIR)/agentmm-VERSION, plus the module config
 #   make install-kmod DESTDIR=... KVER=<uname -r>    agentmm.ko built for
@@ -15,7 +19,7 @@
 #        modules-load.d, dracut module only (part of install-dkms/-kmod)
 #
 # Variables (defaults in brackets): DESTDIR [], PREFIX [/usr], SYSCONFDIR
-# [/etc], BINDIR, SBINDIR, DATADIR, MANDIR, DOCDIR, LICENSEDIR, UNITDIR,
+# [/etc], BINDIR, SBINDIR, LIBEXECDIR, DATADIR, MANDIR, DOCDIR, LICENSEDIR, UNITDIR,
 # PRESETDIR, SYSCTLDIR, MODPROBEDIR, MODULESLOADDIR, DRACUTDIR, TUNEDDIR,
 # USRSRCDIR, INSTALL_DAEMON [1: 0 leaves out agentmmd, agentmmctl, unit,
 # preset and daemon config]. PREFIX is /usr because systemd, kmod, dracut
@@ -25,6 +29,9 @@ PREFIX ?= /usr
 SYSCONFDIR ?= /etc
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
+# agentmm-swap.service names /usr/libexec/agentmm/agentmm-swap: the spec
+# passes $(PREFIX)/libexec whatever %{_libexecdir} is on the distribution.
+LIBEXECDIR ?= $(PREFIX)/libexec
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/agentmm
@@ -47,14 +54,15 @@ D := $(DESTDIR)
 AMM_MANPAGES = $(sort $(wildcard $(TOP)/man/*.[1-8]))
 AMM_DOCS = $(wildcard $(TOP)/README.md $(TOP)/docs/install.md \
 	$(TOP)/docs/image-baking.md $(TOP)/docs/tuned.md \
-	$(TOP)/docs/secure-boot.md $(TOP)/docs/kubernetes.md)
+	$(TOP)/docs/secure-boot.md $(TOP)/docs/kubernetes.md \
+	$(TOP)/docs/compressed-tier.md)
 # Sources DKMS builds from: what Kbuild names (kmod/, policy/).
 AMM_KMOD_SRC = Kbuild $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
 	$(TOP)/policy/*.[ch])))
 
-.PHONY: install install-data install-daemon install-module-config install-dkms install-kmod
+.PHONY: install install-data install-daemon install-swap install-module-config install-dkms install-kmod
 
-install: install-data $(if $(filter 1,$(INSTALL_DAEMON)),install-daemon)
+install: install-data install-swap $(if $(filter 1,$(INSTALL_DAEMON)),install-daemon)
 
 install-data:
 	$(INSTALL) -D -p -m 0644 $(TOP)/tuned/agent-sandbox/tuned.conf $(D)$(TUNEDDIR)/agent-sandbox/tuned.conf
@@ -78,6 +86,12 @@ install-daemon: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 	@set -e; for m in $(filter-out %/agentmm.4,$(AMM_MANPAGES)); do \
 		s=$${m##*.}; echo "  MAN     $${m##*/}"; \
 		$(INSTALL) -D -p -m 0644 $$m $(D)$(MANDIR)/man$$s/$${m##*/}; done
+
+# The compressed memory tier: a shell script and its unit, with or without
+# the daemon (Before=agentmmd.service only orders them when both run).
+install-swap:
+	$(INSTALL) -D -p -m 0755 $(TOP)/config/swap/agentmm-swap $(D)$(LIBEXECDIR)/agentmm/agentmm-swap
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/systemd/agentmm-swap.service $(D)$(UNITDIR)/agentmm-swap.service
 
 install-module-config:
 	$(INSTALL) -D -p -m 0644 $(TOP)/config/modprobe.d/agentmm.conf $(D)$(MODPROBEDIR)/agentmm.conf
