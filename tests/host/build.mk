@@ -8,3 +8,23 @@ host-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 	$(TOP)/tests/host/daemon-gov.sh $(BUILD)/tools/agentmmd \
 		$(BUILD)/tools/agentmmctl; rc=$$?; \
 		if [ $$rc = 77 ]; then echo "host-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; exit $$rc
+
+# The compressed memory tier (config/swap/agentmm-swap): setup, a second
+# setup, teardown byte for byte, bad usage, refusals, SIGKILL mid-way,
+# --zram. Changes zswap parameters and swap for ~10 s; skips where it
+# cannot run (not root, no zswap, swap already active).
+.PHONY: host-swap-check
+host-swap-check:
+	$(TOP)/tests/host/swap.sh $(TOP)/config/swap/agentmm-swap; rc=$$?; \
+		if [ $$rc = 77 ]; then echo "host-swap-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; exit $$rc
+
+# agentmmd's paced reclaim where memory is on cgroup v1 (process_madvise
+# into zswap over a swap file of its own): reclaims idle sandboxes, never
+# while a tool runs, never with reclaim = 0. Changes zswap's enabled and
+# swap for ~30 s, restored; skips where it cannot run (not root, no v1
+# memory hierarchy, swap already active).
+.PHONY: host-reclaim-check
+host-reclaim-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
+	$(TOP)/tests/host/daemon-reclaim-v1.sh $(BUILD)/tools/agentmmd \
+		$(BUILD)/tools/agentmmctl; rc=$$?; \
+		if [ $$rc = 77 ]; then echo "host-reclaim-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; exit $$rc
