@@ -151,6 +151,26 @@ fetch_tuned() {
 	rm -rf "$apt_dir"
 }
 
+# The npm package the real-tool benchmark's agent runtime loads
+# (benchmarks/tools/runtime.js: typescript, pinned by
+# benchmarks/tools/package-lock.json), installed with `npm ci` into
+# $cache/bench-node, never into the tree. Needs the npm registry the first
+# time only; a lock file unchanged since the last install downloads nothing.
+fetch_bench_node() {
+	local dir=$cache/bench-node src=$top/benchmarks/tools
+	if cmp -s "$src/package-lock.json" "$dir/package-lock.json" &&
+	   [ -f "$dir/node_modules/typescript/package.json" ]; then
+		say "benchmark runtime's npm packages present in $dir/node_modules"
+		return
+	fi
+	command -v npm >/dev/null || die "npm missing (install nodejs and npm)"
+	say "installing the benchmark runtime's npm packages into $dir (npm ci)"
+	mkdir -p "$dir"
+	cp "$src/package.json" "$src/package-lock.json" "$dir/"
+	npm ci --prefix "$dir" --ignore-scripts --no-audit --no-fund --loglevel=error ||
+		die "npm ci in $dir failed (needs the npm registry the first time)"
+}
+
 if command -v apt-get >/dev/null; then
 	install_apt
 	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
@@ -163,3 +183,4 @@ else
 fi
 fetch_kernel
 fetch_tuned
+fetch_bench_node

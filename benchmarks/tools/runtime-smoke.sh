@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# runtime-smoke.sh: a quick check of the real-tool workload's agent runtime
+# (runtime.js): a workspace made by prepare.sh in a temporary directory
+# (removed on exit), then runtime.js for 2 calls with a 20 MB conversation;
+# its results file must have one well-formed line per call. Needs node and
+# the runtime's npm package (make deps). Prints ok/FAIL per check and
+# "N passed, N failed" last; exits non-zero if any check failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentmm-runtime-smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok()  { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+done_() { echo "$pass passed, $fail failed"; [ $fail -eq 0 ]; exit; }
+
+command -v node >/dev/null || { bad "node installed (make deps)"; done_; }
+
+if sh "$here/prepare.sh" "$tmp/wd" 1 1 >"$tmp/prepare.out" 2>&1; then
+	ok "prepare.sh: workspace in $tmp/wd/run/sb-0"
+else
+	bad "prepare.sh"; sed 's/^/     /' "$tmp/prepare.out" | tail -20; done_
+fi
+ws=$tmp/wd/run/sb-0
+
+# Two calls: a test run, then an edit and commit.
+printf '# gap_s retry kind arg\n0.100000\t0\tpytest\t3\n0.100000\t0\tgit\t4\n' >"$tmp/plan"
+t0=$(date +%s%N)
+if node "$here/runtime.js" "$tmp/plan" "$tmp/results" 20 1 "$ws" >"$tmp/out" 2>&1; then
+	ok "runtime.js ran 2 calls with a 20 MB conversation ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+else
+	bad "runtime.js exited $?"; sed 's/^/     /' "$tmp/out" | tail -20
+fi
+# index, latency_ms, exit, signal (empty), kind: the format agentload reads
+if [ -f "$tmp/results" ] &&
+   awk -F'\t' 'NF != 5 || $1 != NR - 1 || $2 !~ /^[0-9]+\.[0-9]+$/ || $3 != 0 || $4 != "" { exit 1 }
+	       END { exit NR != 2 }' "$tmp/results" &&
+   [ "$(cut -f5 "$tmp/results" | paste -sd' ')" = "pytest git" ]; then
+	ok "results: one line per call (index, latency, exit 0, no signal, kind)"
+else
+	bad "results: one line per call"; sed 's/^/     /' "$tmp/results" 2>/dev/null
+fi
+[ "$(git -C "$ws/proj" log -1 --format=%s)" = "edit m4" ] &&
+	ok "the git call committed in the workspace" || bad "the git call committed in the workspace"
+
+# Without its npm package the runtime says how to get it.
+if AGENTMM_BENCH_NODE_MODULES=$tmp/none node "$here/runtime.js" "$tmp/plan" "$tmp/results2" 1 1 "$ws" >"$tmp/out2" 2>&1; then
+	bad "runtime.js fails without its npm package"
+elif grep -q 'make deps' "$tmp/out2" && [ ! -s "$tmp/results2" ]; then
+	ok "runtime.js fails without its npm package, naming make deps"
+else
+	bad "runtime.js names make deps when its npm package is missing"; sed 's/^/     /' "$tmp/out2"
+fi
+done_
