@@ -106,6 +106,12 @@ bench-host-refuse: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 bench-host-governor: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 	$(BENCH_DIR)/bench-host-test.sh governor
 
+# The real-tool workload's node agent runtime alone: two calls on real
+# content, deterministic requests, the npm package's absence named.
+.PHONY: bench-runtime-smoke
+bench-runtime-smoke:
+	$(BENCH_DIR)/tools/runtime-smoke.sh
+
 bench-host-check: bench-host-smoke bench-host-refuse bench-host-governor
 
 # The native part of `make demo` (skipped with a message where the host's
