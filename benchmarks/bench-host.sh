@@ -36,6 +36,10 @@ those are missing. Load regimes:
   busy   max(8, 2 per CPU) sandboxes, gaps x0.005: healthy and fragmented
          memory
   light  one sandbox per 2 CPUs at trace-like pacing (gaps x0.1): healthy
+  agents max(8, 4 per CPU) sandboxes at the traces' own pacing (gaps x1:
+         the model thinks between tool calls) and resident baseline
+         (scale 1.0 unless -s is given): healthy. Memory per agent: where
+         the runtimes sit between calls, as they do most of the time
 Sandboxes are cgroup v1 memory cgroups (agentload --cgroup-v1) on hosts
 with the v1 memory controller and no v2 one, cgroup v2 children where v2
 has it, else process groups (--no-cgroup). Repetitions are interleaved:
@@ -50,7 +54,7 @@ Options:
   -r, --reps N          repetitions (default 10)
       --arms "A B"      arms (default "stock stock-zswap tuned agentmm
                         agentmm-noreclaim agentmm-nozswap agentmm-nogov")
-      --regimes "R S"   busy and/or light (default both)
+      --regimes "R S"   busy, light and/or agents (default "busy light")
       --states "S T"    override the memory states of every regime
                         (healthy and/or fragmented)
       --workload W      real (default: node runtime + real tools) or synthetic
@@ -97,7 +101,7 @@ EOF
 die() { echo "bench-host: error: $*" >&2; exit 2; }
 say() { echo "bench-host: $*"; }
 
-reps=10 regimes="busy light" workload=real
+reps=10 regimes="busy light" workload=real scale_given=""
 arms="stock stock-zswap tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov"
 calls=8 scale=0.5 gov_cmd=auto ko="" frag_args="--fill-floor-pct 10 --safety-pct 20"
 smoke=0 out="" workdir="" plots_opt="" states_opt="" n_opt="" seed="" budget=""
@@ -111,7 +115,7 @@ while [ $# -gt 0 ]; do
 	--workload) workload=${2:?}; shift ;;
 	-n|--sandboxes) n_opt=${2:?}; shift ;;
 	-c|--calls) calls=${2:?}; shift ;;
-	-s|--scale) scale=${2:?}; shift ;;
+	-s|--scale) scale=${2:?}; scale_given=1; shift ;;
 	--seed) seed=${2:?}; shift ;;
 	--budget) budget=${2:?}; shift ;;
 	--governor-cmd) gov_cmd=${2?}; shift ;;
@@ -128,7 +132,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $workload in real|synthetic) ;; *) die "--workload: real or synthetic" ;; esac
-for r in $regimes; do case $r in busy|light) ;; *) die "unknown regime '$r'" ;; esac; done
+for r in $regimes; do case $r in busy|light|agents) ;; *) die "unknown regime '$r'" ;; esac; done
 for v in "$reps" ${n_opt:+"$n_opt"} ${seed:+"$seed"}; do
 	[[ $v =~ ^[0-9]+$ ]] || die "'$v' is not a non-negative integer"
 done
@@ -246,8 +250,10 @@ daemon_conf() {	# arm -> agentmmd configuration
 	echo "reclaim = $reclaim"
 	echo "reclaim_paced = $reclaim"
 	case $cg_mode in
-	v1) echo "cgroup_root = $v1mem/agentload"
-	    echo "sandbox_patterns = sb-*" ;;
+	# cgroup_root is the v1 hierarchy's mount point: agentmmd reads a
+	# process's cgroup from /proc/PID/cgroup, relative to it
+	v1) echo "cgroup_root = $v1mem"
+	    echo "sandbox_patterns = agentload/sb-*" ;;
 	v2) echo "cgroup_root = /sys/fs/cgroup"
 	    echo "sandbox_patterns = agentload/sb-*" ;;
 	esac
@@ -375,6 +381,7 @@ regime_n() {
 	case $1 in
 	busy) n=$((2 * ncpu)); [ $n -ge 8 ] || n=8 ;;
 	light) n=$(( (ncpu + 1) / 2 )) ;;
+	agents) n=$((4 * ncpu)); [ $n -ge 8 ] || n=8 ;;
 	esac
 	[ -n "$n_opt" ] && n=$n_opt
 	[ $smoke = 1 ] && n=2
@@ -412,13 +419,16 @@ for regime in $regimes; do
 	case $regime in
 	busy) t=0.005 states="healthy fragmented" ;;
 	light) t=0.1 states="healthy" ;;
+	agents) t=1 states="healthy" ;;
 	esac
+	rscale=$scale
+	[ $regime = agents ] && [ -z "$scale_given" ] && rscale=1.0
 	n=$(regime_n $regime)
 	[ -n "$states_opt" ] && states=$states_opt
 	[ $smoke = 1 ] && states=healthy
-	say "=== regime $regime: $n sandboxes x $calls calls, time scale $t, states [$states]"
+	say "=== regime $regime: $n sandboxes x $calls calls, time scale $t, memory scale $rscale, states [$states]"
 	bench-guest.sh --host --reps "$reps" --arms "$arms" --states "$states" \
-		--order-seed "$seed" -n "$n" -c "$calls" -s "$scale" -t "$t" -m max \
+		--order-seed "$seed" -n "$n" -c "$calls" -s "$rscale" -t "$t" -m max \
 		--tuned-profile "$profile" --agentmm-ko "${ko:-/nonexistent/agentmm.ko}" \
 		${gov_cmd:+--governor-cmd "$gov_cmd"} ${swap_cmd:+--swap-cmd "$swap_cmd"} \
 		${swap_args:+--swap-args "$swap_args"} --load-args "$load_args" \
