@@ -127,6 +127,7 @@ struct sandbox {
 	uint64_t last_tool_seen_ms;	/* a tool cgroup had processes */
 	pid_t pageout_pid;		/* process_madvise: where the last */
 	uint64_t pageout_addr;		/* step stopped */
+	uint32_t pageout_density_pm;	/* resident share of what it named */
 	bool exempt;		/* agentmmctl exempt: never acted on */
 };
 

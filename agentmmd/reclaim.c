@@ -32,6 +32,14 @@
  * that maps a million regions costs the daemon no more than this. */
 #define PAGEOUT_MAX_VMAS	16384
 #define PAGEOUT_IOV		512
+/* ...and at most this many of its processes: a sandbox of thousands of
+ * processes with nothing to page out costs no more than this per step
+ * (the next step goes on with the next ones). */
+#define PAGEOUT_MAX_PROCS	64
+/* Per mille of an advised range found resident, before a step has told:
+ * all of it, so a first step never frees more than it was asked for */
+#define PAGEOUT_DENSITY_START	1000
+#define PAGEOUT_MAX_RANGE	(1ULL << 30)
 
 /* Anonymous refaults of @s since adoption, in pages; -1 if unknown. */
 static int read_refaults(struct daemon *d, struct sandbox *s, uint64_t *pages)
@@ -61,50 +69,44 @@ bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
 	return false;
 }
 
-/* One process: its private anonymous mappings from @from on (then from
- * the start), advised in batches until @want bytes of them are resident
- * ones. Returns bytes advised; *next is where the next step goes on. */
-static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t want,
+/*
+ * One process: its private anonymous mappings from @from on (then from the
+ * start), advised in batches until @vwant bytes of address range were
+ * named. Only /proc/PID/maps is read (no page-table walk of the whole
+ * process, as smaps would cost); how much of a range is resident is
+ * learned per sandbox from what earlier steps freed (pageout_density).
+ * Returns bytes advised; *next is where the next step goes on.
+ */
+static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
 			   uint64_t *next)
 {
 	static struct iovec iov[PAGEOUT_IOV];
-	static struct { uint64_t start, len, anon; } v[PAGEOUT_MAX_VMAS];
+	static struct { uint64_t start, len; } v[PAGEOUT_MAX_VMAS];
 	char path[64], line[512];
 	unsigned int nv = 0, i, k, first = 0, ni = 0;
-	uint64_t got = 0, start = 0, end = 0;
+	uint64_t got = 0;
 	int64_t done = 0;
-	bool take = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f) && nv < PAGEOUT_MAX_VMAS) {
 		char perms[8] = "", name[256] = "";
-		unsigned long long a, b, kb;
+		unsigned long long a, b;
 
 		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255s", &a, &b,
-			   perms, name) >= 3 && strchr(line, '-') &&
-		    line[0] != ' ' && strlen(perms) == 4) {
-			start = a;
-			end = b;
-			/* private, writable, anonymous: heap, stacks, the
-			 * runtime's own arenas; never files or shared memory */
-			take = perms[1] == 'w' && perms[3] == 'p' &&
-			       (!name[0] || !strncmp(name, "[heap", 5) ||
-				!strncmp(name, "[anon", 5) ||
-				!strncmp(name, "[stack", 6));
+			   perms, name) < 3 || strlen(perms) != 4 || b <= a)
 			continue;
-		}
-		if (take && sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
-			take = false;
-			if (kb && end > start) {
-				v[nv].start = start;
-				v[nv].len = end - start;
-				v[nv].anon = kb * 1024;
-				nv++;
-			}
+		/* private, writable, anonymous: heap, stacks, the runtime's
+		 * own arenas; never files or shared memory */
+		if (perms[1] == 'w' && perms[3] == 'p' &&
+		    (!name[0] || !strncmp(name, "[heap", 5) ||
+		     !strncmp(name, "[anon", 5) || !strncmp(name, "[stack", 6))) {
+			v[nv].start = a;
+			v[nv].len = b - a;
+			nv++;
 		}
 	}
 	fclose(f);
@@ -116,33 +118,19 @@ static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t want,
 	if (first == nv)
 		first = 0;
 	else if (v[first].start < from) {
-		uint64_t cut = from - v[first].start;
-
-		v[first].anon -= v[first].anon * (cut / 4096) /
-				 (v[first].len / 4096);
+		v[first].len -= from - v[first].start;
 		v[first].start = from;
-		v[first].len -= cut;
 	}
 	*next = 0;
-	for (k = 0; k < nv && got < want; k++) {
+	for (k = 0; k < nv && got < vwant; k++) {
 		i = (first + k) % nv;
 		iov[ni].iov_base = (void *)(uintptr_t)v[i].start;
 		iov[ni].iov_len = v[i].len;
-		/* part of a large mapping: as much of its range as holds the
-		 * rest of the step, at its average density */
-		if (got + v[i].anon > want) {
-			uint64_t part = (want - got) * (v[i].len / 4096) /
-					(v[i].anon / 4096 ? v[i].anon / 4096 : 1);
-
-			part = (part + 4095) & ~(uint64_t)4095;
-			if (part < v[i].len)
-				iov[ni].iov_len = part;
-			got = want;
-		} else {
-			got += v[i].anon;
-		}
+		if (got + v[i].len > vwant)	/* the step ends inside it */
+			iov[ni].iov_len = (vwant - got + 4095) & ~(uint64_t)4095;
+		got += iov[ni].iov_len;
 		*next = v[i].start + iov[ni].iov_len;
-		if (++ni == PAGEOUT_IOV || got >= want || k + 1 == nv) {
+		if (++ni == PAGEOUT_IOV || got >= vwant || k + 1 == nv) {
 			ssize_t r = syscall(SYS_process_madvise, pidfd, iov,
 					    ni, MADV_PAGEOUT, 0);
 
@@ -164,11 +152,19 @@ int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 	n = cg_pids(s->path, pids, 8192);
 	if (n <= 0)
 		return n < 0 ? -1 : 0;
+	/* address range to name for @want resident bytes, at the share of
+	 * a range earlier steps found resident (at most 1 GiB a step) */
+	if (!s->pageout_density_pm)
+		s->pageout_density_pm = PAGEOUT_DENSITY_START;
+	want = want * 1000 / s->pageout_density_pm;
+	if (want > PAGEOUT_MAX_RANGE)
+		want = PAGEOUT_MAX_RANGE;
 	/* go on where the last step stopped, process by process */
 	for (i = 0; i < n; i++)
 		if (pids[i] == s->pageout_pid)
 			start = i;
-	for (i = 0; i < n && (uint64_t)total < want; i++) {
+	for (i = 0; i < n && (uint64_t)total < want &&
+		    tried < PAGEOUT_MAX_PROCS; i++) {
 		pid_t pid = pids[(start + i) % n];
 		uint64_t next = 0, from = pid == s->pageout_pid ?
 					  s->pageout_addr : 0;
@@ -221,7 +217,7 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 			     bool paced)
 {
 	uint64_t before = usage_now(s), after;
-	int64_t advised;
+	int64_t advised = 0;
 	char buf[32];
 
 	if (d->cg_v1) {
@@ -244,6 +240,15 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 		}
 	}
 	after = usage_now(s);
+	if (d->cg_v1 && advised > 0) {
+		/* what share of the named range was resident: the next step's
+		 * range follows it (halfway, so one odd step does not swing it) */
+		uint64_t got = after < before ? before - after : 0;
+		uint64_t pm = got * 1000 / (uint64_t)advised;
+
+		pm = pm < 4 ? 4 : pm > 1000 ? 1000 : pm;
+		s->pageout_density_pm = (s->pageout_density_pm + (uint32_t)pm) / 2;
+	}
 	dbg("reclaimed up to %" PRIu64 " KB from %s%s: %" PRIu64 " KB freed",
 	    amt / 1024, paced ? "" : "idle ", s->rel,
 	    after < before ? (before - after) / 1024 : 0);
