@@ -18,29 +18,7 @@ AGENTMMCTL=${2:?usage: daemon-gov.sh AGENTMMD AGENTMMCTL}
 THP=/sys/kernel/mm/transparent_hugepage
 pass=0 fail=0 daemon_pid='' guard=''
 
-skip() {
-	echo "SKIP: $*"
-	echo "0 passed, 0 failed"
-	exit 77
-}
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-# wait_for SECONDS CMD...
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+. "$(dirname "$0")/lib.sh"
 knobs() {
 	local f
 	for f in $THP/hugepages-*kB/enabled; do echo "$f $(cat "$f")"; done

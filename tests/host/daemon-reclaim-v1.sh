@@ -22,29 +22,7 @@ TMP=$(mktemp -d /tmp/agentmm-reclaim-v1.XXXXXX)
 ZSWAP=/sys/module/zswap/parameters/enabled
 pass=0 fail=0 daemon_pid='' swap_on=0 pids=() zswap_was=''
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-skip() {
-	echo "SKIP: $*"
-	echo "0 passed, 0 failed"
-	rm -rf "$TMP"
-	exit 77
-}
+. "$(dirname "$0")/lib.sh"
 cleanup() {
 	local p d
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null

@@ -24,29 +24,7 @@ TOOL=${1:-$TOP/config/swap/agentmm-swap}
 ZP=/sys/module/zswap/parameters
 pass=0 fail=0 tmp='' bgpid='' snapshot=''
 
-skip() {
-	echo "SKIP: $*"
-	echo "0 passed, 0 failed"
-	exit 77
-}
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-# wait_for SECONDS CMD...
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
+. "$(dirname "$0")/lib.sh"
 params() {
 	local f
 	for f in "$ZP"/*; do printf '%s=%s\n' "${f##*/}" "$(cat "$f")"; done
