@@ -6,7 +6,23 @@
 
 #include "escape.h"
 
-/* Length of the valid UTF-8 sequence at @s (1..4), 0 if it is not one. */
+/*
+ * Characters that are valid UTF-8 but steer a terminal or a reader's eye:
+ * C1 controls (U+0080..U+009F: 0xc2 0x9b is a one-byte CSI), the bidi
+ * embeddings, overrides and isolates (text shown in another order than it
+ * is stored), the implicit direction marks, and the line and paragraph
+ * separators. They are escaped byte by byte, as bytes that are not UTF-8.
+ */
+static int unsafe_cp(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c ||
+	       cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Length of the valid, safe UTF-8 sequence at @s (1..4), 0 if it is not
+ * one (invalid, or a character unsafe_cp() names). */
 static size_t utf8_len(const unsigned char *s)
 {
 	size_t n, i;
@@ -34,7 +50,7 @@ static size_t utf8_len(const unsigned char *s)
 	/* overlong forms, surrogates, beyond Unicode */
 	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
 	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
+	    (cp >= 0xd800 && cp <= 0xdfff) || unsafe_cp(cp))
 		return 0;
 	return n;
 }

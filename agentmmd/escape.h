@@ -3,7 +3,8 @@
  * Escaping of untrusted strings (cgroup names, comm, command lines: a
  * sandbox chooses them) for every output agentmmd and agentmmctl write:
  * logs, the status and event files, metrics labels, JSON. No output ever
- * carries a raw control character or invalid UTF-8 from a sandbox.
+ * carries a raw control character (C0, DEL, C1), a bidi override or
+ * isolate, or invalid UTF-8 from a sandbox.
  */
 #ifndef _AGENTMM_ESCAPE_H
 #define _AGENTMM_ESCAPE_H
@@ -24,8 +25,9 @@ enum amm_esc {
 
 /*
  * Escape @src into @dst (@len bytes, always NUL-terminated; an escape is
- * never cut in half). Bytes that are not valid UTF-8 are written as \xHH
- * (TEXT, WORD) or \\xHH (LABEL, JSON). Returns the length written.
+ * never cut in half). Bytes that are not valid UTF-8, and each byte of a
+ * C1 control, bidi control or line/paragraph separator, are written as
+ * \xHH (TEXT, WORD) or \\xHH (LABEL, JSON). Returns the length written.
  */
 size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode);
 

@@ -44,3 +44,12 @@ $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
 		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_JOURNAL_SRCS)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal
+
+# The escaper, against a terminal-safety oracle (no C0, DEL, C1, bidi
+# controls or invalid UTF-8 in any output; TEXT and WORD read back).
+$(BUILD)/fuzz/fuzz_escape: $(TOP)/tests/fuzz/fuzz_escape.c \
+		$(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/escape.c
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_escape

@@ -41,6 +41,63 @@ TEST(escape_text)
 	EXPECT_TRUE(!strcmp(esc("\xed\xa0\x80", AMM_ESC_TEXT), "\\xed\\xa0\\x80"));
 }
 
+/* A terminal-safety oracle: no byte of the output is C0 or DEL, and no
+ * valid UTF-8 character in it is C1, a bidi control or a separator. */
+static int terminal_safe(const char *o)
+{
+	const unsigned char *p = (const unsigned char *)o;
+
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			return 0;
+		if (p[0] == 0xe2 && p[1] == 0x80 &&
+		    ((p[2] >= 0xa8 && p[2] <= 0xae) || p[2] == 0x8e ||
+		     p[2] == 0x8f))
+			return 0;
+		if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+			return 0;
+		if (p[0] == 0xd8 && p[1] == 0x9c)
+			return 0;
+	}
+	return 1;
+}
+
+TEST(escape_c1_and_bidi)
+{
+	static const char *const bad[] = {
+		"tool\xc2\x9b" "1mred",		/* U+009B: one-byte CSI */
+		"x\xc2\x85y",			/* U+0085 NEL */
+		"evil\xe2\x80\xaegnp.exe",	/* U+202E RLO */
+		"a\xe2\x81\xa6" "b\xe2\x81\xa9",	/* U+2066 LRI .. U+2069 PDI */
+		"l\xe2\x80\xa8" "l",		/* U+2028 LINE SEPARATOR */
+		"m\xe2\x80\x8fm\xd8\x9c",	/* RLM, ARABIC LETTER MARK */
+	};
+	enum amm_esc modes[] = { AMM_ESC_TEXT, AMM_ESC_WORD, AMM_ESC_LABEL,
+				 AMM_ESC_JSON };
+	unsigned int i, m;
+	char buf[256];
+
+	EXPECT_TRUE(!strcmp(esc("tool\xc2\x9b" "1m", AMM_ESC_TEXT),
+			    "tool\\xc2\\x9b1m"));
+	EXPECT_TRUE(!strcmp(esc("\xe2\x80\xae", AMM_ESC_JSON),
+			    "\\\\xe2\\\\x80\\\\xae"));
+	/* printable non-ASCII stays as it is */
+	EXPECT_TRUE(!strcmp(esc("\xc2\xa0\xe2\x80\x94\xf0\x9f\x98\x80",
+				AMM_ESC_TEXT),
+			    "\xc2\xa0\xe2\x80\x94\xf0\x9f\x98\x80"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+			EXPECT_TRUE(terminal_safe(esc(bad[i], modes[m])));
+	/* and what TEXT escaped reads back as it was */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		amm_escape(buf, sizeof(buf), bad[i], AMM_ESC_TEXT);
+		amm_unescape(buf);
+		EXPECT_TRUE(!strcmp(buf, bad[i]));
+	}
+}
+
 TEST(escape_word_label_json)
 {
 	EXPECT_TRUE(!strcmp(esc("a b=c", AMM_ESC_WORD), "a\\x20b=c"));
