@@ -61,7 +61,8 @@ Options:
   --time-scale     scale every agentmmd time constant that has a config key
                    by the replay speed, so the daemon sees trace time:
                    interval_ms, busy_interval_ms, idle_interval_ms,
-                   kill_after_ms, forecast_*_ms and reclaim_idle_s divided
+                   kill_after_ms, forecast_*_ms, reclaim_idle_s and
+                   reclaim_settle_ms divided
                    by --speed
                    (clamped at the daemon's minimums, reported),
                    reclaim_budget_mb_per_s multiplied; the lines go after

@@ -102,6 +102,7 @@ scaled_time_conf() {
 		$1 == "kill_after_ms" { div($1, $3, 0) }
 		$1 ~ /^forecast_.*_ms$/ { div($1, $3, 0) }
 		$1 == "reclaim_idle_s" { div($1, $3, 1) }
+		$1 == "reclaim_settle_ms" { div($1, $3, 0) }
 		$1 == "swap_thrash_s" { div($1, $3, 0) }
 		$1 == "reclaim_budget_mb_per_s" { printf "%s = %d\n", $1, int($3 * x + 0.5) }
 	'
