@@ -62,6 +62,11 @@ Options:
                         2 x CPUs), light CPUs / 2 rounded up)
   -c, --calls N         tool calls per sandbox (default 8)
   -s, --scale F         memory scale (default 0.5: ~92 MB context heaps)
+      --workload-seed N first workload seed: rep r runs seed N+r-1 in every
+                        arm (default 1; tune on one range, report on another)
+      --daemon-extra F  append file F to every agentmm arm's agentmmd
+                        configuration (e.g. a reclaim_paced_step_permille
+                        to try)
       --seed N          seed of the arm order (default: from the clock;
                         printed, and recorded in bench-host.json and every
                         manifest: --seed N repeats the order)
@@ -101,7 +106,7 @@ EOF
 die() { echo "bench-host: error: $*" >&2; exit 2; }
 say() { echo "bench-host: $*"; }
 
-reps=10 regimes="busy light" workload=real scale_given=""
+reps=10 regimes="busy light" workload=real scale_given="" wseed=1 daemon_extra=""
 arms="stock stock-zswap tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov"
 calls=8 scale=0.5 gov_cmd=auto ko="" frag_args="--fill-floor-pct 10 --safety-pct 20"
 smoke=0 out="" workdir="" plots_opt="" states_opt="" n_opt="" seed="" budget=""
@@ -116,6 +121,8 @@ while [ $# -gt 0 ]; do
 	-n|--sandboxes) n_opt=${2:?}; shift ;;
 	-c|--calls) calls=${2:?}; shift ;;
 	-s|--scale) scale=${2:?}; scale_given=1; shift ;;
+	--workload-seed) wseed=${2:?}; shift ;;
+	--daemon-extra) daemon_extra=${2:?}; shift ;;
 	--seed) seed=${2:?}; shift ;;
 	--budget) budget=${2:?}; shift ;;
 	--governor-cmd) gov_cmd=${2?}; shift ;;
@@ -261,6 +268,10 @@ daemon_conf() {	# arm -> agentmmd configuration
 		echo "tool_cgroup_prefix = tool-"
 		echo "runtime_cgroup = runtime"
 	fi
+	if [ -n "$daemon_extra" ]; then
+		echo "# --daemon-extra $daemon_extra"
+		cat "$daemon_extra"
+	fi
 }
 if uses daemon && [ "$gov_cmd" = auto ]; then
 	gov_cmd=""
@@ -395,7 +406,7 @@ write_manifest() {
 		echo '  "tool": "bench-host",'
 		echo "  \"date\": \"$(date -u +%FT%TZ)\", \"kernel\": \"$(uname -r)\","
 		echo "  \"cpus\": $ncpu, \"mem_total_kb\": $(awk '/^MemTotal:/ { print $2 }' /proc/meminfo),"
-		echo "  \"seed\": $seed, \"reps\": $reps, \"smoke\": $smoke,"
+		echo "  \"seed\": $seed, \"workload_seed\": $wseed, \"reps\": $reps, \"smoke\": $smoke,"
 		echo "  \"arms\": \"$arms\", \"regimes\": \"$regimes\", \"states\": \"$states_opt\","
 		echo -n '  "sandboxes": {'
 		sep=""
@@ -428,7 +439,7 @@ for regime in $regimes; do
 	[ $smoke = 1 ] && states=healthy
 	say "=== regime $regime: $n sandboxes x $calls calls, time scale $t, memory scale $rscale, states [$states]"
 	bench-guest.sh --host --reps "$reps" --arms "$arms" --states "$states" \
-		--order-seed "$seed" -n "$n" -c "$calls" -s "$rscale" -t "$t" -m max \
+		--order-seed "$seed" -S "$wseed" -n "$n" -c "$calls" -s "$rscale" -t "$t" -m max \
 		--tuned-profile "$profile" --agentmm-ko "${ko:-/nonexistent/agentmm.ko}" \
 		${gov_cmd:+--governor-cmd "$gov_cmd"} ${swap_cmd:+--swap-cmd "$swap_cmd"} \
 		${swap_args:+--swap-args "$swap_args"} --load-args "$load_args" \
