@@ -39,6 +39,10 @@
 /* Per mille of an advised range found resident, before a step has told:
  * all of it, so a first step never frees more than it was asked for */
 #define PAGEOUT_DENSITY_START	1000
+/* ...and at least this: a range is never more than 16 times the step, so
+ * a sandbox whose memory came back since (or was never out) is not paged
+ * out many steps' worth at once, and one step stays short */
+#define PAGEOUT_DENSITY_MIN	62
 #define PAGEOUT_MAX_RANGE	(1ULL << 30)
 
 /* Anonymous refaults of @s since adoption, in pages; -1 if unknown. */
@@ -246,7 +250,8 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 		uint64_t got = after < before ? before - after : 0;
 		uint64_t pm = got * 1000 / (uint64_t)advised;
 
-		pm = pm < 4 ? 4 : pm > 1000 ? 1000 : pm;
+		pm = pm < PAGEOUT_DENSITY_MIN ? PAGEOUT_DENSITY_MIN :
+		     pm > 1000 ? 1000 : pm;
 		s->pageout_density_pm = (s->pageout_density_pm + (uint32_t)pm) / 2;
 	}
 	dbg("reclaimed up to %" PRIu64 " KB from %s%s: %" PRIu64 " KB freed",
