@@ -37,6 +37,7 @@ idle_interval_ms = 500
 floor_mb = 16
 reclaim_paced_step_permille = 100
 reclaim_settle_ms = 500
+metrics_interval_s = 1
 CONF
 check "idle sandbox reclaimed below 60% of its memory, no host pressure" \
 	wait_for 15 sh -c "[ \$(( \$(cat $AS/idle/memory.current) / 1048576 )) -lt $((idle0 * 6 / 10)) ]"
@@ -59,10 +60,11 @@ expect_cmp $((busy1 - busy2)) -le 2 "nothing taken from a sandbox frozen by some
 echo 0 >$AS/busy/cgroup.freeze
 check "once thawed and idle, busy is reclaimed too" \
 	wait_for 15 sh -c "[ \$(( \$(cat $AS/busy/memory.current) / 1048576 )) -lt $((busy0 * 6 / 10)) ]"
+# the metrics file is rewritten every metrics_interval_s: wait for one
 check "the metrics count what was reclaimed" \
-	sh -c "agentmmctl -c /tmp/amm.conf metrics | awk '/^agentmm_sandbox_reclaimed_bytes_total.*idle/ { if (\$2 > 0) ok = 1 } END { exit !ok }'"
+	wait_for 10 sh -c "agentmmctl -c /tmp/amm.conf metrics | awk '/^agentmm_sandbox_reclaimed_bytes_total.*idle/ { if (\$2 > 0) ok = 1 } END { exit !ok }'"
 check "refaults are exported" \
-	sh -c "agentmmctl -c /tmp/amm.conf metrics | grep -q '^agentmm_sandbox_refault_bytes_total'"
+	wait_for 10 sh -c "agentmmctl -c /tmp/amm.conf metrics | grep -q '^agentmm_sandbox_refault_bytes_total'"
 cleanup
 
 # reclaim = 0: nothing taken
