@@ -638,7 +638,14 @@ int write_atomic(const char *path, const char *buf, size_t len)
 	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a fresh file, never through a link someone planted where the
+	 * temporary goes; one left by a crash (or planted) is removed, which
+	 * removes a link itself, not its target */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	n = write(fd, buf, len);

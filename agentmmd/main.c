@@ -197,6 +197,48 @@ static void usage(FILE *f)
 		AMM_DEFAULT_CONFIG);
 }
 
+/*
+ * The state directory holds what the daemon restores from (applied,
+ * exempt): it must be the daemon's own, so that nobody else can plant
+ * records or links there. A directory (not a link) owned by the daemon's
+ * user and writable by it alone, in a parent others cannot write to
+ * (or one with the sticky bit, like /tmp, where they cannot rename it).
+ */
+static int state_dir_check(const char *dir)
+{
+	char parent[AMM_PATH_MAX], *slash;
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		err("cannot stat state_dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		err("state_dir %s is %s owned by uid %u with mode %04o: it must be a directory owned by uid %u and writable by it alone; remove it (agentmmd creates it) or fix it: chown %u %s; chmod go-w %s",
+		    dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
+		    S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+		    (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
+		    (unsigned int)geteuid(), (unsigned int)geteuid(), dir, dir);
+		return -1;
+	}
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = 0;
+	else
+		*slash = 0;
+	if (stat(parent, &st) == 0 && (st.st_mode & 002) &&
+	    !(st.st_mode & S_ISVTX)) {
+		err("state_dir %s is in %s, which anyone may write to (mode %04o, no sticky bit): another user could replace it; choose a state_dir in a directory only root writes to",
+		    dir, parent, (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 static int lock_state(struct daemon *d)
 {
 	char path[AMM_PATH_MAX + 32], buf[32];
@@ -206,8 +248,10 @@ static int lock_state(struct daemon *d)
 		err("cannot create %s: %s", d->cfg.state_dir, strerror(errno));
 		return -1;
 	}
+	if (state_dir_check(d->cfg.state_dir))
+		return -1;
 	snprintf(path, sizeof(path), "%s/agentmmd.lock", d->cfg.state_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err("cannot open %s: %s", path, strerror(errno));
 		return -1;

@@ -357,6 +357,57 @@ TEST(metrics_parse)
 	EXPECT_TRUE(n > 0 && n < 1000 && buf[n - 1] == '\n' && buf[n] == 0);
 }
 
+static int file_is(const char *path, const char *want)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return !strcmp(buf, want);
+}
+
+/* Links planted where the daemon writes are replaced, never followed. */
+TEST(write_atomic_never_follows_links)
+{
+	char victim[128], out[128], tmp[140];
+	struct stat st;
+	FILE *f;
+
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	snprintf(out, sizeof(out), "%s/state", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	f = fopen(victim, "w");
+	EXPECT_TRUE(f != NULL);
+	if (!f)
+		return;
+	fputs("keep", f);
+	fclose(f);
+	/* at the temporary's name */
+	EXPECT_EQ(symlink(victim, tmp), 0);
+	EXPECT_EQ(write_atomic(out, "new", 3), 0);
+	EXPECT_TRUE(file_is(victim, "keep"));
+	EXPECT_TRUE(file_is(out, "new"));
+	EXPECT_TRUE(lstat(tmp, &st) != 0);
+	/* at the file's own name */
+	unlink(out);
+	EXPECT_EQ(symlink(victim, out), 0);
+	EXPECT_EQ(write_atomic(out, "newer", 5), 0);
+	EXPECT_TRUE(file_is(victim, "keep"));
+	EXPECT_TRUE(lstat(out, &st) == 0 && S_ISREG(st.st_mode));
+	EXPECT_TRUE(file_is(out, "newer"));
+	/* a stale regular temporary from a crash does not stop a write */
+	f = fopen(tmp, "w");
+	if (f)
+		fclose(f);
+	EXPECT_EQ(write_atomic(out, "again", 5), 0);
+	EXPECT_TRUE(file_is(out, "again"));
+}
+
 int main(void)
 {
 	char cmd[256];
