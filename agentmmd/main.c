@@ -709,6 +709,8 @@ int main(int argc, char **argv)
 					gov_stop(d);
 					sd_notify(d, "STOPPING=1");
 					restore_all_live(d);
+					/* the last metrics are the run's totals */
+					metrics_tick(d, now_ms(), true);
 					control_stop(d);
 					bpf_stop(d);
 					return 0;

@@ -34,6 +34,10 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67	/* Linux 6.4 */
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -131,6 +135,7 @@ struct opts {
 	int print_plan;
 	int quiet;
 	int real;		/* --tools real */
+	int merge;		/* --merge: PR_SET_MEMORY_MERGE on sandboxes */
 	const char *tools_dir;
 	const char *workdir;
 	const char *node;
@@ -544,6 +549,12 @@ static void driver_main(int sb, int start_fd)
 	if (!plan || !chunk || !clen)
 		_exit(3);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* inherited by the runtime (across exec) and every tool it forks */
+	if (o.merge && prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0)) {
+		fprintf(stderr, "%s: sandbox %d: prctl(PR_SET_MEMORY_MERGE): %s (--merge needs Linux 6.4+ with CONFIG_KSM)\n",
+			prog, sb, strerror(errno));
+		_exit(3);
+	}
 	make_plan(sb, plan, o.calls);
 	rng_seed(&r, o.seed ^ (0xabcdef12345ULL * (uint64_t)(sb + 1)));
 
@@ -1101,6 +1112,9 @@ static unsigned long long sandbox_anon_kb(void)
 struct opmem {
 	struct ma_host h0, peak_at;
 	unsigned long long used_peak_kb, swap_peak_kb, zswap_peak_kb, zswapped_peak_kb;
+	/* KSM: pages_sharing (the bytes merging saves), its peak */
+	unsigned long long ksm_sharing_peak_kb;
+	int ksm_ok;
 	unsigned long long reserve_high_kb, min_free_kb;
 	int reserve_ok;
 	/* the sum over sandboxes of their PSS + SwapPss, per sample */
@@ -1118,6 +1132,7 @@ struct opmem {
 };
 
 static struct opmem om;
+static unsigned long long ksm_page_kb;
 static unsigned long long pss_now[MAX_SANDBOXES];
 static const char *const v1_sample_keys[] = { "total_rss", "total_swap" };
 
@@ -1178,6 +1193,12 @@ static void pss_sample(double t)
 	}
 	if (sum > om.sum_peak_kb)
 		om.sum_peak_kb = sum;
+	if (om.ksm_ok) {
+		long long v = cgv1_read("/sys/kernel/mm/ksm", "pages_sharing");
+
+		if (v >= 0 && (unsigned long long)v * ksm_page_kb > om.ksm_sharing_peak_kb)
+			om.ksm_sharing_peak_kb = (unsigned long long)v * ksm_page_kb;
+	}
 	om.sum_sum_kb += (double)sum;
 	if (om.n && t - om.last_t > om.max_gap_s)
 		om.max_gap_s = t - om.last_t;
@@ -1197,6 +1218,8 @@ static void pss_sample(double t)
 static void opmem_start(void)
 {
 	om.reserve_ok = !ma_reserve_kb(&om.reserve_high_kb, &om.min_free_kb);
+	om.ksm_ok = !access("/sys/kernel/mm/ksm/pages_sharing", R_OK);
+	ksm_page_kb = (unsigned long long)sysconf(_SC_PAGESIZE) / 1024;
 	om.psi_ok = !ma_psi_memory(&om.psi_some0, &om.psi_full0);
 	ma_kthreads_start(&om.kt);
 	if (o.daemon_pid) {
@@ -1434,6 +1457,11 @@ static void usage(FILE *f)
 "                           swap a tight budget makes the kernel OOM-kill\n"
 "                           tools or runtimes: a killed runtime is a lost\n"
 "                           sandbox (runtimes_lost)\n"
+"        --merge            every sandbox's processes opt in to KSM page\n"
+"                           merging (prctl PR_SET_MEMORY_MERGE before the\n"
+"                           runtime starts; its tools inherit it). ksmd\n"
+"                           itself (/sys/kernel/mm/ksm/run) is the\n"
+"                           caller's to start; [ksm_sharing_peak_mb]\n"
 "        --daemon-pid PID   also report the CPU time (utime + stime of\n"
 "                           /proc/PID/stat, all its threads) a daemon, e.g.\n"
 "                           agentmmd, spent during the run\n"
@@ -1540,6 +1568,9 @@ static void usage(FILE *f)
 "                          [zswap_pool_peak_mb] max of Zswap (compressed\n"
 "                          pool); [zswapped_peak_mb] max of Zswapped (the\n"
 "                          uncompressed size of what it holds)\n"
+"    page merging          [ksm_sharing_peak_mb] max of KSM's pages_sharing\n"
+"                          (host-wide: the memory merging saves), sampled\n"
+"                          with PSS; [merge] 1 with --merge\n"
 "    PSI                   [psi_some_us, psi_full_us] growth of total= (us)\n"
 "                          of /proc/pressure/memory some/full over the run;\n"
 "                          null without PSI\n"
@@ -1607,7 +1638,8 @@ static unsigned long long parse_size(const char *name, const char *s)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
-	       O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON };
+	       O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON,
+	       O_MERGE };
 	static char exe_tools[PATH_MAX];
 	static const struct option lo[] = {
 		{ "sandboxes", required_argument, NULL, 'n' },
@@ -1632,6 +1664,7 @@ static void parse_args(int argc, char **argv)
 		{ "cgroup-v1", required_argument, NULL, O_CGV1 },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "daemon-pid", required_argument, NULL, O_DAEMON },
+		{ "merge", no_argument, NULL, O_MERGE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -1678,6 +1711,7 @@ static void parse_args(int argc, char **argv)
 				bad_opt("--daemon-pid: no process %d", (int)o.daemon_pid);
 			break;
 		}
+		case O_MERGE: o.merge = 1; break;
 		case O_NOCG: o.use_cgroup = 0; break;
 		case O_NOTOOLCG: o.tool_cgroup = 0; break;
 		case 'j': o.json = optarg; break;
@@ -2173,6 +2207,8 @@ int main(int argc, char **argv)
 		jnum(jf, "swap_used_peak_mb", om.swap_peak_kb / 1024.0, 1, 1);
 		jnum(jf, "zswap_pool_peak_mb", om.zswap_peak_kb / 1024.0, 1, 1);
 		jnum(jf, "zswapped_peak_mb", om.zswapped_peak_kb / 1024.0, 1, 1);
+		jnum(jf, "ksm_sharing_peak_mb", om.ksm_sharing_peak_kb / 1024.0, om.ksm_ok, 1);
+		fprintf(jf, "  \"merge\": %d,\n", o.merge);
 		if (om.psi_ok) {
 			fprintf(jf, "  \"psi_some_us\": %llu,\n", om.psi_some1 - om.psi_some0);
 			fprintf(jf, "  \"psi_full_us\": %llu,\n", om.psi_full1 - om.psi_full0);

@@ -47,6 +47,11 @@ Arms:
             writes it; the arm name reaches the command as @ARM@), no
             compressed tier, no mTHP governor (no module; the daemon's
             configuration has governor = off). Not in the default arms.
+  agentmm-ksm  agentmm plus KSM page merging: every sandbox opts in
+            (agentload --merge: PR_SET_MEMORY_MERGE, inherited by its
+            tools) and ksmd runs at --ksm-pace (its knobs restored after
+            the run, merged pages unmerged first: run=2). Not in the
+            default arms
   agentmm-small  the tuned settings plus agentmm.ko with extra module
             parameters (--small-params, default "candidates=16,32,64"): a
             tunables experiment; no compressed tier, no daemon; not in the
@@ -98,6 +103,9 @@ Options:
       --swap-args "..." extra `setup` options (e.g. "--size 4G")
       --load-args "..." extra agentload options (e.g. "--tools real
                         --no-cgroup")
+      --ksm-pace "..."  ksmd's pace in the agentmm-ksm arm (default
+                        "pages_to_scan=500 sleep_millisecs=20": 100 MB/s
+                        of 4K pages scanned)
       --map-count N     raise vm.max_map_count to at least N while
                         fragment holds (restored after; default 1048576)
       --smoke           1 rep, 2 sandboxes x 4 calls, scale 0.1, small
@@ -140,6 +148,7 @@ arms="stock static-mthp tuned agentmm" states="healthy fragmented"
 frag_order=4 frag_index=950 frag_args="" small_params="candidates=16,32,64""" tuned_profile="" placeholder=0
 ko=/lib/modules/agentmm.ko smoke=0 host=0 out="" frag_per_run=0
 gov_cmd="" load_args="" map_count=1048576 order_seed="" swap_cmd="" swap_args=""
+ksm_pace="pages_to_scan=500 sleep_millisecs=20"
 
 need() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -165,6 +174,13 @@ while [ $# -gt 0 ]; do
 	--swap-args) need "$@"; swap_args=$2; shift ;;
 	--order-seed) need "$@"; order_seed=$2; shift ;;
 	--load-args) need "$@"; load_args=$2; shift ;;
+	--ksm-pace) need "$@"; ksm_pace=$2; shift
+		for kv in $ksm_pace; do
+			case $kv in
+			pages_to_scan=[0-9]*|sleep_millisecs=[0-9]*) ;;
+			*) die "--ksm-pace: '$kv' is not pages_to_scan=N or sleep_millisecs=N" ;;
+			esac
+		done ;;
 	--map-count) need "$@"; map_count=$2; shift ;;
 	--smoke) smoke=1 ;;
 	--frag-per-run) frag_per_run=1 ;;
@@ -185,7 +201,7 @@ for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count" 
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 [ -z "$order_seed" ] || [ ${#order_seed} -le 9 ] || die "--order-seed: at most 9 digits"
-all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-small"
+all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small"
 for a in $arms; do
 	case " $all_arms " in *" $a "*) ;; *) die "unknown arm '$a' ($(echo $all_arms | sed 's/ /, /g'))" ;; esac
 done
@@ -234,6 +250,9 @@ settings_files() {
 		 watermark_boost_factor swappiness dirty_ratio dirty_background_ratio \
 		 max_map_count min_free_kbytes compact_unevictable_allowed page-cluster; do
 		[ -f /proc/sys/vm/$s ] && echo /proc/sys/vm/$s
+	done
+	for f in run pages_to_scan sleep_millisecs; do
+		[ -f /sys/kernel/mm/ksm/$f ] && echo /sys/kernel/mm/ksm/$f
 	done
 	# zswap's parameters are restored only where an arm sets up the
 	# compressed tier (else they are only recorded: "all")
@@ -367,6 +386,7 @@ apply_tuned() {
 #   tuned   the tuned profile's values   mthp    16K-64K always
 #   swap    the compressed tier          module  agentmm.ko mode=enforce
 #   daemon  the --governor-cmd command   small   agentmm.ko + --small-params
+#   ksm     ksmd on at --ksm-pace, sandboxes opted in (agentload --merge)
 arm_levers() {
 	case $1 in
 	stock) echo "" ;;
@@ -376,6 +396,7 @@ arm_levers() {
 	agentmm|agentmm-noreclaim) echo "tuned module swap daemon" ;;
 	agentmm-nozswap) echo "tuned module daemon" ;;
 	agentmm-nogov) echo "tuned swap daemon" ;;
+	agentmm-ksm) echo "tuned module swap daemon ksm" ;;
 	agentmm-small) echo "tuned small" ;;
 	esac
 }
@@ -384,7 +405,7 @@ agentmm_loaded_here=0 gov_pid="" swap_up=0 daemon_cmd="" module_desc=""
 # Set up arm $1. 0 = ready, 77 = skipped (not available here), 1 = failed.
 # Whatever it set up before failing is undone by arm_teardown.
 arm_setup() {
-	levers=$(arm_levers "$1") daemon_cmd="" module_desc=""
+	levers=$(arm_levers "$1") daemon_cmd="" module_desc="" run_args=""
 	case " $levers " in *" swap "*)
 		if [ -z "$swap_cmd" ] && { [ $host = 1 ] || [ $1 = stock-zswap ]; }; then
 			say "  SKIP $1: needs the compressed tier (--swap-cmd: config/swap/agentmm-swap)"
@@ -433,6 +454,16 @@ arm_setup() {
 				sed 's/^/    /' "$out/runs/$name.swap" | tail -n 5
 				return 1
 			fi ;;
+		ksm)
+			if [ ! -f /sys/kernel/mm/ksm/run ]; then
+				say "  SKIP $1: this kernel has no KSM (/sys/kernel/mm/ksm)"
+				return 77
+			fi
+			for kv in $ksm_pace; do
+				set_file /sys/kernel/mm/ksm/${kv%%=*} "${kv#*=}" || return 1
+			done
+			set_file /sys/kernel/mm/ksm/run 1 || return 1
+			run_args="--merge" ;;
 		daemon)
 			[ -n "$gov_cmd" ] || continue	# the guest's agentmm: the module alone
 			daemon_cmd=$(echo "$gov_cmd" | sed "s/@ARM@/$1/g")
@@ -477,6 +508,22 @@ stop_governor() {
 	kill -0 $gov_pid 2>/dev/null && { say "warning: governor did not stop in 10 s; killing it"; kill -KILL $gov_pid; }
 	wait $gov_pid 2>/dev/null
 	gov_pid=
+	daemon_totals >>"$out/runs/$name.gov"
+}
+
+# What agentmmd reclaimed over the run and how much of it came back: its
+# metrics as it wrote them on exit (state_dir/metrics of the -c file).
+daemon_totals() {
+	local conf sd
+	conf=$(echo "$daemon_cmd" | sed -n 's/.* -c  *\([^ ]*\).*/\1/p')
+	[ -n "$conf" ] && [ -r "$conf" ] || return 0
+	sd=$(sed -n 's/^[[:space:]]*state_dir[[:space:]]*=[[:space:]]*//p' "$conf" | tail -n 1)
+	# written on its exit, so newer than the run's report (a daemon that
+	# died early left an older file: no totals rather than wrong ones)
+	[ -n "$sd" ] && [ -r "$sd/metrics" ] && [ "$sd/metrics" -nt "$out/runs/$name.json" ] || return 0
+	awk '/^agentmm_sandbox_reclaimed_bytes_total\{/ { r += $2 }
+	     /^agentmm_sandbox_refault_bytes_total\{/ { f += $2 }
+	     END { printf "daemon_reclaimed_bytes %d daemon_refault_bytes %d\n", r, f }' "$sd/metrics"
 }
 
 # Tear down the compressed tier (it restores every knob it journaled).
@@ -496,6 +543,8 @@ arm_teardown() {
 		agentmm_loaded_here=0
 	fi
 	stop_swap
+	# KSM: unmerge everything (run=2 waits for it) before run goes back
+	case " $levers " in *" ksm "*) echo 2 >/sys/kernel/mm/ksm/run 2>/dev/null ;; esac
 	restore_settings
 }
 
@@ -625,7 +674,7 @@ run_one() {
 	# shellcheck disable=SC2086
 	# In the background: a shell runs its traps only once a foreground
 	# command ends, and SIGINT/SIGTERM must restore the host now.
-	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args $dpid \
+	agentload -n $n -c $calls -s $scale -t $tscale -m $memmax -S $rseed $load_args $run_args $dpid \
 		--label "$arm/$state" --json "$out/runs/$name.json" \
 		>"$out/runs/$name.txt" 2>&1 &
 	load_pid=$!

@@ -31,6 +31,9 @@ under these arms, against the baselines an operator already has:
   agentmm-noreclaim agentmm with reclaim = 0
   agentmm-nozswap   agentmm without the compressed tier
   agentmm-nogov     agentmm with governor = off (and no module)
+  agentmm-ksm       agentmm plus KSM: sandboxes opt in to page merging
+                    (PR_SET_MEMORY_MERGE), ksmd on at bench-guest's
+                    --ksm-pace; its knobs restored, merged pages unmerged
 Arms needing agentmm-swap or agentmmd are skipped with a message where
 those are missing. Load regimes:
   busy   max(8, 2 per CPU) sandboxes, gaps x0.005: healthy and fragmented
@@ -187,7 +190,7 @@ sumdir=${sumdir:-$out/summaries}
 arm_needs() {	# swap daemon
 	case $1 in
 	stock-zswap) echo swap ;;
-	agentmm|agentmm-noreclaim|agentmm-nogov) echo swap daemon ;;
+	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm) echo swap daemon ;;
 	agentmm-nozswap) echo daemon ;;
 	esac
 }
@@ -311,6 +314,9 @@ knobs() {
 		 watermark_boost_factor swappiness dirty_ratio dirty_background_ratio \
 		 max_map_count min_free_kbytes compact_unevictable_allowed page-cluster; do
 		[ -f /proc/sys/vm/$s ] && echo /proc/sys/vm/$s
+	done
+	for s in run pages_to_scan sleep_millisecs; do
+		[ -f /sys/kernel/mm/ksm/$s ] && echo /sys/kernel/mm/ksm/$s
 	done
 	if [ -n "$swap_cmd" ]; then
 		for f in $ZSWAP/*; do [ -f "$f" ] && [ -w "$f" ] && echo "$f"; done

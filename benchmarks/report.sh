@@ -122,7 +122,7 @@ mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb
 mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb
 zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s
 cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb
-v1_budget_failcnt gov_cpu_pct mthp"
+v1_budget_failcnt gov_cpu_pct daemon_reclaimed_mb daemon_refault_mb mthp"
 
 # $1 = bench-guest OUTDIR, $2 = where figures/latencies/knobs.tsv go
 extract() {
@@ -210,15 +210,17 @@ BEGIN {
 		for (k = 0; ("latencies_ms." k) in J; k++)
 			lat = lat (k ? "," : "") sprintf("%.1f", J["latencies_ms." k])
 	}
-	# the user-space governor: utime+stime over its wall time, % of a core
-	g = "-"
+	# the user-space governor: utime+stime over its wall time, % of a core;
+	# the reclaim totals of the daemon at its exit
+	g = "-"; rc = "-"; rf = "-"
 	gf = dir "/runs/" name ".gov"
 	while ((getline line < gf) > 0) {
 		split(line, w, " ")
 		if (w[1] == "governor_cpu_ticks" && w[4] > 0 && w[6] > 0) g = sprintf("%.4f", 100 * w[2] / w[4] / w[6])
+		if (w[1] == "daemon_reclaimed_bytes") { rc = sprintf("%.1f", w[2] / 1048576); rf = sprintf("%.1f", w[4] / 1048576) }
 	}
 	close(gf)
-	put("gov_cpu_pct", g)
+	put("gov_cpu_pct", g); put("daemon_reclaimed_mb", rc); put("daemon_refault_mb", rf)
 	line = ""
 	for (i = 1; i <= nf; i++) line = line (i > 1 ? "\t" : "") ((FL[i] in F) ? F[FL[i]] : "-")
 	print line > (pd "/figures.tsv")
@@ -591,6 +593,8 @@ END {
 		mrow("CPU kcompactd", st, "pct_kcompactd", "%", "-")
 		mrow("CPU ksmd", st, "pct_ksmd", "%", "-")
 		mrow("CPU daemon", st, "pct_daemon", "%", "agentmmd (--daemon-pid)")
+		mrow("reclaimed by agentmmd", st, "daemon_reclaimed_mb", "MB", "its metrics at exit: usage drops after its reclaim steps")
+		mrow("  of it refaulted", st, "daemon_refault_mb", "MB", "workingset_refault_anon over the run")
 		mrow("CPU sampler", st, "pct_sampler", "%", "agentload: its PSS sampling")
 		mrow("PSS sampling gap max", st, "mem_pss_interval_max_ms", "ms", "longest interval between PSS samples")
 		lost("runtimes lost", st, "summed over the runs")
