@@ -68,6 +68,17 @@ struct tool_call {
 	bool notified;
 };
 
+/*
+ * A call not yet ended: running, or killed (by agentmmd or the OOM
+ * killer) and its exit not seen yet. Its end record and the release of its
+ * descriptors come with tool_end() either way.
+ */
+static inline bool tool_open(const struct tool_call *t)
+{
+	return (t->state == TOOL_RUNNING || t->state == TOOL_KILLED ||
+		t->state == TOOL_OOM) && !t->end_ms;
+}
+
 #define AMM_TOOL_CGS	32
 
 /* A tool cgroup (tool_cgroup_prefix child) as last sampled. */

@@ -113,7 +113,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		struct tool_call *t = &s->hist[i];
 		uint64_t v = 0;
 
-		if (t->state != TOOL_RUNNING)
+		if (!tool_open(t))
 			continue;
 		if (t->pidfd < 0 ||
 		    ((!d->skel || d->recheck) && pidfd_signal(t->pidfd, 0))) {

@@ -20,7 +20,7 @@ struct tool_call *tool_find(struct sandbox *s, pid_t tgid)
 	int i;
 
 	for (i = 0; i < AMM_HIST; i++)
-		if (s->hist[i].tgid == tgid && s->hist[i].state == TOOL_RUNNING)
+		if (s->hist[i].tgid == tgid && tool_open(&s->hist[i]))
 			return &s->hist[i];
 	return NULL;
 }

@@ -21,6 +21,7 @@ expect_eq $? 137 "tool killed"
 check "runtime alive" kill -0 $RT
 log "tool stderr: $(cat /tmp/tool.err)"
 check "one agentmm line on the tool's stderr" sh -c "[ \$(grep -c '^agentmm: killed memhog .*host ran out of memory.*runtime was kept. Try' /tmp/tool.err) -eq 1 ]"
+check "the killed call ends with one end record" wait_for 10 sh -c "[ \$(grep -c 'killed, killed by signal 9 after .*memhog --hold 280' /run/agentmm/events) -eq 1 ]"
 check "status counts the kill" wait_for 10 sh -c "grep '^sandbox name=agent.slice/sb ' /run/agentmm/status | grep -q 'tools_killed=1'"
 cleanup
 finish
