@@ -68,6 +68,14 @@ static void say(int fd, const char *msg)
 
 	if (fd < 0 || fstat(fd, &st))
 		return;
+	/* only where the tool itself could write: a descriptor open for
+	 * reading only (say, of a root service's FIFO) gets nothing, since
+	 * the reopen below would otherwise write with root's rights */
+	o = fcntl(fd, F_GETFL);
+	if (o < 0 || (o & O_ACCMODE) == O_RDONLY) {
+		dbg("a tool's stderr is not open for writing: no note");
+		return;
+	}
 	errno = EOPNOTSUPP;
 	if (S_ISSOCK(st.st_mode)) {
 		n = send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
