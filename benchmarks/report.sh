@@ -122,7 +122,8 @@ mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb
 mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb
 zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s
 cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb
-v1_budget_failcnt gov_cpu_pct daemon_reclaimed_mb daemon_refault_mb mthp"
+v1_budget_failcnt gov_cpu_pct daemon_reclaimed_mb daemon_refault_mb
+ksm_sharing_peak_mb mthp"
 
 # $1 = bench-guest OUTDIR, $2 = where figures/latencies/knobs.tsv go
 extract() {
@@ -184,7 +185,7 @@ BEGIN {
 	hdr = FL[1]; for (i = 2; i <= nf; i++) hdr = hdr "\t" FL[i]
 	print hdr > (pd "/figures.tsv")
 	print "rep\tarm\tstate\tlatencies_ms" > (pd "/latencies.tsv")
-	nj = split("completion_s latency_p50_ms latency_p95_ms latency_p99_ms tool_calls tool_calls_failed runtimes_killed oom_kills host_peak_mb host_peak_rise_mb memcg_peak_sum_mb sandbox_anon_peak_mb minflt cpu_user_s cpu_sys_s host_cpu_util_pct mthp_alloc_total mthp_fallback_total cgroup_mode budget_mb mem_host_used_peak_mb mem_host_used_start_mb mem_host_reserve_mb mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb v1_budget_failcnt", JK, " ")
+	nj = split("completion_s latency_p50_ms latency_p95_ms latency_p99_ms tool_calls tool_calls_failed runtimes_killed oom_kills host_peak_mb host_peak_rise_mb memcg_peak_sum_mb sandbox_anon_peak_mb minflt cpu_user_s cpu_sys_s host_cpu_util_pct mthp_alloc_total mthp_fallback_total cgroup_mode budget_mb mem_host_used_peak_mb mem_host_used_start_mb mem_host_reserve_mb mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb v1_budget_failcnt ksm_sharing_peak_mb", JK, " ")
 	nb = split("anon shmem zswap pagetables secpagetables sunreclaim kernelstack percpu", BK, " ")
 	na = 0
 }
@@ -587,6 +588,7 @@ END {
 		mrow("swap used peak", st, "swap_used_peak_mb", "MB", "SwapTotal - SwapFree")
 		mrow("zswap pool peak", st, "zswap_pool_peak_mb", "MB", "Zswap")
 		mrow("zswapped peak", st, "zswapped_peak_mb", "MB", "Zswapped (what the pool holds, uncompressed)")
+		mrow("KSM sharing peak", st, "ksm_sharing_peak_mb", "MB", "pages_sharing: what page merging saved (host-wide)")
 		mrow("PSI memory some", st, "pct_psi_some", "%", "% of the wall time of the run")
 		mrow("PSI memory full", st, "pct_psi_full", "%", "-")
 		mrow("CPU kswapd", st, "pct_kswapd", "%", "% of host CPU (wall time x CPUs)")
