@@ -514,13 +514,23 @@ int kill_step(struct daemon *d, const int *map, int n,
 				.frozen = s->frozen };
 			cd[nt] = (struct cand){ map[i], (int)j, 0 };
 		}
-		if (s->n_tcg)
-			continue;
+		/*
+		 * Every other process of the sandbox but its runtime is a
+		 * candidate by its own memory, whatever cgroup it sits in: a
+		 * hog outside the tool cgroups tracked above (in another
+		 * child, or one past the cap of tracked ones) is no way out.
+		 */
 		np = cg_pids(s->path, pids, 8192);
 		for (p = 0; p < np && nt < MAX_CANDS; p++) {
-			char comm[32];
+			char comm[32], tc[128];
 			uint64_t own;
 			int adj;
+
+			if (s->n_tcg) {
+				tool_cgroup_of(d, s, pids[p], tc, sizeof(tc));
+				if (tc[0] && tcg_find(s, tc))
+					continue;	/* counted with its cgroup */
+			}
 
 			/* a vfork child before exec shares the runtime's
 			 * memory: killing it would free nothing */

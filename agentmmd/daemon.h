@@ -121,6 +121,7 @@ struct sandbox {
 	bool limits_read;	/* memory.peak and memory.max read once */
 	struct tool_cg tcg[AMM_TOOL_CGS];
 	unsigned int n_tcg;
+	bool tcg_untracked_said;	/* said once: a tool cgroup past the cap */
 	uint64_t tool_current;	/* sum of tcg[].cur */
 	uint64_t frozen_ms;	/* when we froze it */
 	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */

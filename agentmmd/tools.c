@@ -241,9 +241,17 @@ void tcg_add(struct sandbox *s, const char *name)
 	bool v1;
 	int fd;
 
-	if (!name[0] || s->dir_fd < 0 || tcg_find(s, name) ||
-	    s->n_tcg >= AMM_TOOL_CGS || strlen(name) >= sizeof(t->name))
+	if (!name[0] || s->dir_fd < 0 || tcg_find(s, name))
 		return;
+	if (s->n_tcg >= AMM_TOOL_CGS || strlen(name) >= sizeof(t->name)) {
+		/* its processes are kill candidates one by one (kill_step) */
+		if (!s->tcg_untracked_said)
+			info("sandbox %s: tool cgroup %.64s%s not tracked (at most %d of names under %zu bytes); its processes are judged one by one",
+			     s->rel, name, strlen(name) > 64 ? "..." : "",
+			     AMM_TOOL_CGS, sizeof(t->name));
+		s->tcg_untracked_said = true;
+		return;
+	}
 	snprintf(rel, sizeof(rel), "%s/memory.current", name);
 	fd = openat(s->dir_fd, rel, O_RDONLY | O_CLOEXEC);
 	v1 = fd < 0;
