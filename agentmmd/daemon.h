@@ -122,6 +122,10 @@ struct sandbox {
 	struct tool_cg tcg[AMM_TOOL_CGS];
 	unsigned int n_tcg;
 	bool tcg_untracked_said;	/* said once: a tool cgroup past the cap */
+	/* its budget of records about its tool calls (tool_may_record()) */
+	uint64_t rec_refill_ms;
+	uint32_t rec_tokens;
+	uint64_t rec_dropped, rec_dropped_said;
 	uint64_t tool_current;	/* sum of tcg[].cur */
 	uint64_t frozen_ms;	/* when we froze it */
 	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */
@@ -338,6 +342,8 @@ void tool_end(struct sandbox *s, pid_t tgid, int code);
 void tcg_drop(struct sandbox *s, unsigned int i);
 void scan_tools(struct daemon *d, struct sandbox *s);
 bool tool_running(const struct sandbox *s);
+bool tool_may_record(struct sandbox *s, uint64_t now);
+void tool_records_dropped_say(struct sandbox *s);
 bool tool_without_cgroup(const struct sandbox *s);
 int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);

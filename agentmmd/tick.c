@@ -337,8 +337,10 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		if (!s->used)
 			continue;
 		sample_fast(s);
-		if (slow)
+		if (slow) {
 			sample_slow(d, s);
+			tool_records_dropped_say(s);
+		}
 		sum += s->current;
 		if (s->exempt)
 			continue;	/* agentmmctl exempt: counted, never acted on */

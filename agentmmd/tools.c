@@ -78,6 +78,50 @@ static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
 			*p = '?';
 }
 
+/*
+ * A sandbox's budget of history records and log lines about its tool
+ * calls: a burst of AMM_REC_BURST, then AMM_REC_PER_S a second. One that
+ * starts thousands of calls (or whose tasks fell out of the BPF map, so
+ * every child looks like a new call) cannot push other sandboxes' records
+ * out of the history or fill the journal; what it loses is counted and
+ * said once a slow tick (tool_records_dropped_say()).
+ */
+#define AMM_REC_BURST	64
+#define AMM_REC_PER_S	10
+
+bool tool_may_record(struct sandbox *s, uint64_t now)
+{
+	uint64_t add;
+
+	if (!s->rec_refill_ms) {
+		s->rec_refill_ms = now;
+		s->rec_tokens = AMM_REC_BURST;
+	}
+	add = (now - s->rec_refill_ms) * AMM_REC_PER_S / 1000;
+	if (add) {
+		s->rec_tokens = add >= AMM_REC_BURST ||
+				s->rec_tokens + add >= AMM_REC_BURST ?
+				AMM_REC_BURST : s->rec_tokens + (uint32_t)add;
+		s->rec_refill_ms += add * 1000 / AMM_REC_PER_S;
+	}
+	if (!s->rec_tokens) {
+		s->rec_dropped++;
+		return false;
+	}
+	s->rec_tokens--;
+	return true;
+}
+
+void tool_records_dropped_say(struct sandbox *s)
+{
+	if (s->rec_dropped == s->rec_dropped_said)
+		return;
+	info("sandbox %s: %" PRIu64 " records of its tool calls not written (more than %d a second; %" PRIu64 " in all)",
+	     s->rel, s->rec_dropped - s->rec_dropped_said, AMM_REC_PER_S,
+	     s->rec_dropped);
+	s->rec_dropped_said = s->rec_dropped;
+}
+
 /* Marks @t a retry if its command ran retry_repeats times in a row. */
 static void tool_classify(struct daemon *d, struct sandbox *s,
 			  struct tool_call *t)
@@ -93,8 +137,9 @@ static void tool_classify(struct daemon *d, struct sandbox *s,
 	t->retry = amm_is_retry(recent, nr, t->hash, d->cfg.retry_repeats);
 	if (t->retry) {
 		s->retries++;
-		info("sandbox %s: retry loop: '%s' ran %u+ times", s->rel,
-		     t->cmd, d->cfg.retry_repeats);
+		if (tool_may_record(s, now_ms()))
+			info("sandbox %s: retry loop: '%s' ran %u+ times",
+			     s->rel, t->cmd, d->cfg.retry_repeats);
 	}
 }
 
@@ -168,7 +213,8 @@ void tool_end(struct sandbox *s, pid_t tgid, int code)
 	tool_close(t);
 	dbg("sandbox %s: tool %d ended after %" PRIu64 " ms, peak %" PRIu64
 	    " MB", s->rel, (int)tgid, t->end_ms - t->start_ms, t->peak / MB);
-	{
+	/* a kill's end is always written; ordinary ends within the budget */
+	if (t->state != TOOL_DONE || tool_may_record(s, t->end_ms)) {
 		static const char *const how[] = {
 			"-", "running", "done", "killed", "oom-killed",
 		};
