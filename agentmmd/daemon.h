@@ -173,6 +173,8 @@ struct daemon {
 	bool swap_deferred;	/* near the limit, swap still absorbing */
 	uint64_t thrash_since_ms;	/* pressure >= swap_thrash_psi_full since */
 	uint64_t last_reclaim_ms;
+	/* over every sandbox ever watched, forgotten ones too */
+	uint64_t reclaimed_total, refault_total;
 	/* forecast: usage and time at the last tick, time left then */
 	uint64_t fc_used, fc_ms, time_left_ms;
 	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)

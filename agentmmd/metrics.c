@@ -388,6 +388,12 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 	head(&o, "agentmm_daemon_event_drops_total", "counter",
 	     "BPF events lost because the ring buffer was full (agentmmd fell behind).");
 	put(&o, "agentmm_daemon_event_drops_total %" PRIu64 "\n", event_drops(d));
+	head(&o, "agentmm_reclaimed_bytes_total", "counter",
+	     "Memory agentmmd proactively reclaimed, all sandboxes since it started (those it has forgotten too).");
+	put(&o, "agentmm_reclaimed_bytes_total %" PRIu64 "\n", d->reclaimed_total);
+	head(&o, "agentmm_refault_bytes_total", "counter",
+	     "Anonymous memory of watched sandboxes that came back after reclaim, since agentmmd started.");
+	put(&o, "agentmm_refault_bytes_total %" PRIu64 "\n", d->refault_total);
 	head(&o, "agentmm_daemon_bpf_programs", "gauge", "BPF programs attached.");
 	put(&o, "agentmm_daemon_bpf_programs %d\n", d->n_attached);
 	head(&o, "agentmm_daemon_dry_run", "gauge", "1 in dry-run mode (actions are logged, not taken).");

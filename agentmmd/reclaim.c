@@ -260,6 +260,7 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 	if (after >= before)
 		return 0;
 	s->reclaimed_bytes += before - after;
+	d->reclaimed_total += before - after;
 	return before - after;
 }
 
@@ -300,6 +301,7 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 			s->refault_prev = pages;
 			s->refault_known = true;
 			s->refault_bytes += refault;
+			d->refault_total += refault;
 		}
 		if (!d->cfg.reclaim || !d->cfg.reclaim_paced || s->exempt ||
 		    s->ext_frozen)

@@ -521,9 +521,10 @@ daemon_totals() {
 	# written on its exit, so newer than the run's report (a daemon that
 	# died early left an older file: no totals rather than wrong ones)
 	[ -n "$sd" ] && [ -r "$sd/metrics" ] && [ "$sd/metrics" -nt "$out/runs/$name.json" ] || return 0
-	awk '/^agentmm_sandbox_reclaimed_bytes_total\{/ { r += $2 }
-	     /^agentmm_sandbox_refault_bytes_total\{/ { f += $2 }
-	     END { printf "daemon_reclaimed_bytes %d daemon_refault_bytes %d\n", r, f }' "$sd/metrics"
+	# the daemon-wide totals: sandboxes gone by the end count too
+	awk '$1 == "agentmm_reclaimed_bytes_total" { r = $2; got = 1 }
+	     $1 == "agentmm_refault_bytes_total" { f = $2 }
+	     END { if (got) printf "daemon_reclaimed_bytes %d daemon_refault_bytes %d\n", r, f }' "$sd/metrics"
 }
 
 # Tear down the compressed tier (it restores every knob it journaled).

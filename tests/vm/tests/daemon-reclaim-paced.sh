@@ -63,6 +63,8 @@ check "once thawed and idle, busy is reclaimed too" \
 # the metrics file is rewritten every metrics_interval_s: wait for one
 check "the metrics count what was reclaimed" \
 	wait_for 10 sh -c "agentmmctl -c /tmp/amm.conf metrics | awk '/^agentmm_sandbox_reclaimed_bytes_total.*idle/ { if (\$2 > 0) ok = 1 } END { exit !ok }'"
+check "and the daemon-wide total" \
+	wait_for 10 sh -c "agentmmctl -c /tmp/amm.conf metrics | awk '/^agentmm_reclaimed_bytes_total / { if (\$2 > 0) ok = 1 } END { exit !ok }'"
 check "refaults are exported" \
 	wait_for 10 sh -c "agentmmctl -c /tmp/amm.conf metrics | grep -q '^agentmm_sandbox_refault_bytes_total'"
 cleanup
