@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -30,6 +31,10 @@
 
 #ifndef AMM_VERSION
 #define AMM_VERSION "0.1.0"
+#endif
+
+#ifndef PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67	/* Linux 6.4 */
 #endif
 
 static struct amm_config cfg;
@@ -52,6 +57,9 @@ static void usage(FILE *f)
 "  unexempt SANDBOX              undo exempt (root)\n"
 "  exec [--name NAME] SANDBOX -- COMMAND [ARG...]\n"
 "                                run COMMAND in SANDBOX/%sNAME\n"
+"  merge -- COMMAND [ARG...]     run COMMAND with KSM page merging on for it\n"
+"                                and every process it starts (opt-in for\n"
+"                                an agent runtime; see agentmmctl(8))\n"
 "  priority SANDBOX [N]          print or set the sandbox's priority\n"
 "                                (xattr trusted.agentmm.priority, root only;\n"
 "                                user.agentmm.priority counts only on a\n"
@@ -72,7 +80,8 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 success; 1 error; 2 usage error; 3 agentmmd is not running\n"
 "(status shows its last state); 4 not permitted (thaw, release, exempt need\n"
-"root); exec: COMMAND's status (128+N if killed by signal N).\n",
+"root); exec: COMMAND's status (128+N if killed by signal N); merge:\n"
+"COMMAND's status (127 if it cannot be run).\n",
 		cfg.tool_prefix, AMM_DEFAULT_CONFIG);
 }
 
@@ -845,6 +854,25 @@ static int cmd_exec(const char *sandbox, const char *name, char **argv)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * merge: PR_SET_MEMORY_MERGE, then exec COMMAND in this process. Every
+ * child inherits it; execve keeps it since Linux 6.7 (6.4-6.6 drop it at
+ * exec: agentmmctl(8) states the floor).
+ */
+static int cmd_merge(char **argv)
+{
+	if (prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0)) {
+		fprintf(stderr,
+			"agentmmctl: merge: prctl(PR_SET_MEMORY_MERGE): %s (needs Linux 6.4+ built with CONFIG_KSM; ksmd itself is started with /sys/kernel/mm/ksm/run)\n",
+			strerror(errno));
+		return 1;
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "agentmmctl: merge: cannot run %s: %s\n", argv[0],
+		strerror(errno));
+	return 127;
+}
+
 static int cmd_priority(const char *sandbox, const char *val)
 {
 	char dir[AMM_PATH_MAX], *end;
@@ -965,6 +993,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind++];
+	if (!strcmp(cmd, "merge")) {
+		/* merge -- COMMAND [ARG...]: nothing of the configuration needed */
+		if (optind + 1 >= argc || strcmp(argv[optind], "--")) {
+			fprintf(stderr, "usage: agentmmctl merge -- COMMAND [ARG...]\n");
+			return 2;
+		}
+		return cmd_merge(argv + optind + 1);
+	}
 	if (!strcmp(cmd, "exec")) {
 		/* exec [--name NAME] SANDBOX -- COMMAND [ARG...]: options end at -- */
 		r = parse_opts(argc, argv, &o);
