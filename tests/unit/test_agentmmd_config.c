@@ -91,7 +91,7 @@ TEST(paced_reclaim_keys)
 
 	CHECK(load(&c, "", err, sizeof(err)) == 0);
 	CHECK(c.reclaim && c.reclaim_paced &&
-	      c.reclaim_paced_step_permille == 20 &&
+	      c.reclaim_paced_step_permille == 100 &&
 	      c.reclaim_settle_ms == 1000 && c.reclaim_refault_max_pct == 10);
 	CHECK(load(&c, "reclaim_paced = 0\nreclaim_paced_step_permille = 500\n"
 		       "reclaim_settle_ms = 0\nreclaim_refault_max_pct = 0\n",
