@@ -25,6 +25,12 @@
 #           and zswap knobs on tmpfs in a private mount namespace, so the
 #           host's real knobs are never written (and a measurement may run
 #           meanwhile).
+#   density  the native density search (density-host.sh) at a toy size:
+#           with a roomy budget the stock arm fits (nothing lost, the
+#           budget's limit set on a real v1/v2 parent cgroup); with a budget
+#           below the runtimes' own memory the kernel's memcg OOM killer
+#           takes them and the search says the arm fits at no size; bad
+#           options are refused before anything runs; knobs as found.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
@@ -225,6 +231,52 @@ SWAP
 	check "... with a message saying why" grep -q 'SKIP agentmm: needs the compressed tier' "$out.log"
 	check "every real knob as found" [ "$(snapshot)" = "$before" ]
 	;;
-*) echo "usage: bench-host-test.sh smoke|refuse|governor" >&2; exit 2 ;;
+density)
+	out=$top/build/bench-host/density
+	rm -rf "$out"
+	mkdir -p "$out"
+	dh=$top/benchmarks/density-host.sh
+	msg=$("$dh" --sizes "4 2" "$out/bad" 2>&1)
+	rc=$?
+	check "density-host: sizes not ascending refused (exit 2, nothing run)" \
+		bash -c "[ $rc = 2 ] && grep -q ascending <<<'$msg' && [ ! -e '$out/bad' ]"
+	msg=$("$dh" --budget 2X "$out/bad" 2>&1)
+	rc=$?
+	check "density-host: a bad budget refused (exit 2, nothing run)" \
+		bash -c "[ $rc = 2 ] && grep -q -- --budget <<<'$msg' && [ ! -e '$out/bad' ]"
+	# roomy: 2 runtimes at scale 0.1 hold well under 1 GiB; no p95 bound
+	# (one toy run's p95 is noise)
+	"$dh" --smoke --p95-bound 0 "$out/roomy" >"$out/roomy.log" 2>&1
+	rc=$?
+	sed 's/^/    /' "$out/roomy.log"
+	check "roomy budget: density-host exits 0" [ $rc = 0 ]
+	t=$out/roomy/density.tsv
+	check "roomy budget: one line per size and arm" [ "$(wc -l <"$t" 2>/dev/null)" = 2 ]
+	check "roomy budget: stock fits at 2 (nothing lost, no call failed)" \
+		awk -F '\t' 'NR == 2 && $1 == 2 && $2 == "stock" && $3 == 1 && $4 == 0 && $5 == 0 && $15 == "yes" { ok = 1 } END { exit !ok }' "$t"
+	check "roomy budget: the uncontended and budgeted p95 measured" \
+		awk -F '\t' 'NR == 2 && $7 ~ /^[0-9.]+$/ && $8 ~ /^[0-9.]+$/ { ok = 1 } END { exit !ok }' "$t"
+	check "roomy budget: the budget's peak usage is under its limit" \
+		awk -F '\t' 'NR == 2 && $12 ~ /^[0-9.]+$/ && $12 > 0 && $12 < 1024 { ok = 1 } END { exit !ok }' "$t"
+	check "roomy budget: the budgeted run ran under a 1 GiB parent limit" \
+		grep -q '"budget_mb": 1024' "$out/roomy/n2-budget/agents/runs/stock-healthy-r1.json"
+	check "roomy budget: the summary names stock's density" grep -qE '^stock +2 ' "$out/roomy/density.txt"
+	check "roomy budget: summaries kept (both trials, the table)" bash -c "
+		[ -s '$out/roomy/summaries/density.tsv' ] && [ -s '$out/roomy/summaries/n2-free/agents/figures.tsv' ] &&
+		[ -s '$out/roomy/summaries/n2-budget/agents/latencies.tsv' ]"
+	# tight: 40 MB cannot hold two node runtimes: real memcg OOM kills
+	"$dh" --smoke --budget 40M --p95-bound 0 "$out/tight" >"$out/tight.log" 2>&1
+	rc=$?
+	sed 's/^/    /' "$out/tight.log"
+	check "tight budget: density-host exits 0 (the trials ran)" [ $rc = 0 ]
+	t=$out/tight/density.tsv
+	check "tight budget: runtimes lost to the OOM killer, stock does not fit" \
+		awk -F '\t' 'NR == 2 && $2 == "stock" && $4 > 0 && $6 > 0 && $15 == "no" { ok = 1 } END { exit !ok }' "$t"
+	check "tight budget: the summary says it fits at no size" grep -q 'fits at no size tried' "$out/tight/density.txt"
+	check "no sandbox cgroup left" bash -c '! ls -d /sys/fs/cgroup/memory/agentload /sys/fs/cgroup/agentload 2>/dev/null'
+	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
+	check "every knob as found" [ "$(snapshot)" = "$before" ]
+	;;
+*) echo "usage: bench-host-test.sh smoke|refuse|governor|density" >&2; exit 2 ;;
 esac
 done_

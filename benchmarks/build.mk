@@ -92,6 +92,17 @@ BENCH_HOST_OUT ?=
 bench-host: tools
 	$(BENCH_DIR)/bench-host.sh $(BENCH_HOST_ARGS) $(BENCH_HOST_OUT)
 
+# ---- make density-host: how many sandboxes fit a fixed memory budget ----
+# (benchmarks/density-host.sh --help): bench-host trials of the agents
+# regime at growing sizes, each arm under one parent cgroup limit, against
+# the uncontended stock run. DENSITY_HOST_ARGS go to density-host.sh (e.g.
+# DENSITY_HOST_ARGS="--budget 2G --reps 3"); about 2 minutes per trial.
+DENSITY_HOST_ARGS ?=
+DENSITY_HOST_OUT ?=
+.PHONY: density-host bench-host-density
+density-host: tools
+	$(BENCH_DIR)/density-host.sh $(DENSITY_HOST_ARGS) $(DENSITY_HOST_OUT)
+
 # Host-side checks (each ends "N passed, N failed"): one tiny native run of
 # the real-tool workload with the knobs left as found, and the refusal where
 # the knobs are read-only or absent (private mount namespace).
@@ -112,7 +123,12 @@ bench-host-governor: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 bench-runtime-smoke:
 	$(BENCH_DIR)/tools/runtime-smoke.sh
 
-bench-host-check: bench-host-smoke bench-host-refuse bench-host-governor
+# The density search at a toy size: a roomy budget fits, one below the
+# runtimes' own memory loses them to the memcg OOM killer.
+bench-host-density: $(BUILD)/tools/agentload $(BUILD)/tools/fragment
+	$(BENCH_DIR)/bench-host-test.sh density
+
+bench-host-check: bench-host-smoke bench-host-refuse bench-host-governor bench-host-density
 
 # The native part of `make demo` (skipped with a message where the host's
 # mTHP knobs are not writable).
