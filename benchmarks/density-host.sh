@@ -279,16 +279,21 @@ describe() {	# DENSITY MISSED
 	else echo "-"
 	fi
 }
-ratios() {	# NAME ARRAY-NAME
-	local -n dn=$2
-	local a b
+ratios() {	# NAME DENSITIES MISSES (array names)
+	local -n dn=$2 ms=$3
+	local a b note
 	for a in $arms; do
 		for b in stock stock-zswap; do
 			[ "$a" = "$b" ] && continue
 			[[ " $arms " == *" $b "* ]] || continue
 			[ "${dn[$b]}" -gt 0 ] || continue
-			awk -v x="${dn[$a]}" -v y="${dn[$b]}" -v a="$a" -v b="$b" -v w="$1" \
-				'BEGIN { printf "  %s / %s, %s: %.2fx (%d / %d)\n", a, b, w, x / y, x, y }'
+			# a density at the largest size with no miss is a lower bound
+			note=""
+			[ "${dn[$a]}" = "$last" ] && [ "${ms[$a]}" = 0 ] && note=" at least"
+			[ "${dn[$b]}" = "$last" ] && [ "${ms[$b]}" = 0 ] &&
+				note="${note:+ unresolved: both at the largest size}${note:- at most}"
+			awk -v x="${dn[$a]}" -v y="${dn[$b]}" -v a="$a" -v b="$b" -v w="$1" -v n="$note" \
+				'BEGIN { printf "  %s / %s, %s:%s %.2fx (%d / %d)\n", a, b, w, n, x / y, x, y }'
 		done
 	done
 }
@@ -304,8 +309,8 @@ ratios() {	# NAME ARRAY-NAME
 	echo "(memory: no runtime lost, no tool call failed; +p95: also the pooled tool-call p95"
 	echo " within ${bound}x of the uncontended stock run at the same size and seeds)"
 	echo
-	ratios memory dens_mem
-	ratios +p95 dens_all
+	ratios memory dens_mem missed_mem
+	ratios +p95 dens_all missed_all
 	echo
 	echo "per size (density.tsv):"
 	awk -F '\t' '{ for (i = 1; i <= NF; i++) printf "%s%s", $i, (i < NF ? "  " : "\n") }' "$tsv"
