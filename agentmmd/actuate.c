@@ -100,14 +100,12 @@ static void say(int fd, const char *msg)
 }
 
 /*
- * A dup of the stderr of the tool call @pid belongs to (taken when it
- * started), else of @pid's own through @pidfd; -1 if none. Taken before a
- * kill, written after it (say()).
+ * A dup of the stderr of the tool call @tool (its root's PID; 0 = @pid's
+ * own call) taken when it started, else of @pid's own through @pidfd; -1
+ * if none. Taken before a kill, written after it (say()).
  */
-static int stderr_of(struct daemon *d, struct sandbox *s, pid_t pid,
-		     int pidfd)
+static int stderr_of(struct sandbox *s, pid_t pid, pid_t tool, int pidfd)
 {
-	int tool = bpf_task_tool(d, pid);
 	struct tool_call *t = tool_find(s, tool ? tool : pid);
 
 	if (t)
@@ -117,11 +115,18 @@ static int stderr_of(struct daemon *d, struct sandbox *s, pid_t pid,
 	return pidfd >= 0 ? pidfd_getfd_(pidfd, 2) : -1;
 }
 
-/* Tell the tool (on its stderr) why it died. @pid is the victim. */
-void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg)
+/*
+ * Tell the tool (on its stderr) why it died. @pid is the victim, @start_ns
+ * its start time and @tool its tool call's root, both from
+ * the event, not looked up by PID now that the victim is gone: the
+ * stderr of that tool call; else the victim's own, only if @pid is still
+ * that process and still in sandbox @s, never a reused PID's.
+ */
+void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
+	    pid_t tool, const char *msg)
 {
-	int pidfd = pidfd_open_pid(pid);
-	int fd = stderr_of(d, s, pid, pidfd);
+	int pidfd = pidfd_of_event(d, s, pid, start_ns);
+	int fd = stderr_of(s, pid, tool, pidfd);
 
 	if (fd < 0)
 		warn("could not reach the stderr of pid %d to explain: %s",
@@ -254,10 +259,11 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 	}
 }
 
-/* Mark the tool call @pid belongs to as killed by us. */
-static void mark_killed(struct daemon *d, struct sandbox *s, pid_t pid)
+/* Mark the tool call @pid belongs to (@root its root, 0 = unknown) as
+ * killed by us. */
+static void mark_killed(struct daemon *d, struct sandbox *s, pid_t pid,
+			pid_t root)
 {
-	int root = bpf_task_tool(d, pid);
 	struct tool_call *t = tool_find(s, root ? root : pid);
 
 	if (t)
@@ -283,7 +289,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	static pid_t pids[8192];
 	char dir[AMM_PATH_MAX + 200], rel[700], msg[1200], comm[32] = "?";
 	char kf[300];
-	pid_t victim = 0;
+	pid_t victim = 0, root = 0;
 	int i, n, fd = -1, pidfd = -1;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
@@ -302,8 +308,10 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
 	pidfd = pidfd_open_pid(victim);
-	if (pidfd >= 0 && pid_in_cgroup(victim, rel))
-		fd = stderr_of(d, s, victim, pidfd);
+	if (pidfd >= 0 && pid_in_cgroup(victim, rel)) {
+		root = bpf_task_tool(d, pidfd);
+		fd = stderr_of(s, victim, root, pidfd);
+	}
 	/* act first: through the sandbox's dir fd, so never a namesake */
 	snprintf(kf, sizeof(kf), "%s/cgroup.kill", name);
 	if (cg_write_at(s->dir_fd, kf, "1")) {
@@ -319,7 +327,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 			close(p);
 		}
 	}
-	mark_killed(d, s, victim);
+	mark_killed(d, s, victim, root);
 	log_action(4, AMM_ACT_KILL, s->rel, name, victim,
 		   "last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
 		   " MB) in sandbox %s; runtime %d kept", comm, (int)victim,
@@ -340,6 +348,7 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 {
 	char msg[1200], comm[32] = "?";
 	int pidfd, fd;
+	pid_t root;
 
 	if (victim == s->runtime)
 		return false;
@@ -351,7 +360,8 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 		return false;
 	}
 	proc_comm(victim, comm, sizeof(comm));
-	fd = stderr_of(d, s, victim, pidfd);
+	root = bpf_task_tool(d, pidfd);
+	fd = stderr_of(s, victim, root, pidfd);
 	if (pidfd_signal(pidfd, SIGKILL)) {
 		warn("cannot kill pid %d: %s", (int)victim, strerror(errno));
 		close(pidfd);
@@ -360,7 +370,7 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 		return false;
 	}
 	close(pidfd);
-	mark_killed(d, s, victim);
+	mark_killed(d, s, victim, root);
 	log_action(4, AMM_ACT_KILL, s->rel, comm, victim,
 		   "last resort: killed tool %s (pid %d, %" PRIu64
 		   " MB of its own) in sandbox %s; runtime %d kept", comm,

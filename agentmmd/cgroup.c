@@ -522,6 +522,90 @@ int pidfd_open_checked(pid_t pid, uint64_t start)
 	return fd;
 }
 
+/* Which hierarchy's line of /proc/PID/cgroup names a process's cgroup:
+ * set once at start (main.c), before any sandbox is adopted. */
+static bool cgroup_v1_memory;
+
+void cgroup_use_v1_memory(bool on)
+{
+	cgroup_v1_memory = on;
+}
+
+/* The path of a v1 line "N:ctrl,ctrl:/path" if memory is among its
+ * controllers, else NULL. */
+static const char *v1_memory_path(char *line)
+{
+	char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+	char *tok, *save = NULL;
+
+	if (!p || p[1] != '/')
+		return NULL;
+	*p = 0;
+	for (tok = strtok_r(c + 1, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (!strcmp(tok, "memory"))
+			return p + 2;
+	return NULL;
+}
+
+/* pid's cgroup path relative to the cgroup root, from /proc/pid/cgroup. */
+int pid_cgroup(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[4200];
+	const char *cg;
+	FILE *f;
+	int r = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		cg = cgroup_v1_memory ? v1_memory_path(line) :
+		     !strncmp(line, "0::/", 4) ? line + 4 : NULL;
+		if (cg) {
+			snprintf(buf, len, "%s", cg);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Is @pid in the cgroup @rel (relative to the root) or below it? */
+bool pid_in_cgroup(pid_t pid, const char *rel)
+{
+	char cg[4200];
+	size_t rl = strlen(rel);
+
+	return pid_cgroup(pid, cg, sizeof(cg)) == 0 && !strncmp(cg, rel, rl) &&
+	       (cg[rl] == 0 || cg[rl] == '/');
+}
+
+/*
+ * A pidfd for @pid if it is the process an event of the sandbox at @rel
+ * was about: started at @start (clock ticks, 0 = any) and in @rel or
+ * below. Ticks are 10 ms, so a PID reused within one passes the start
+ * check; the cgroup check stops it unless the reuse happened inside the
+ * same sandbox, so nothing meant for one tenant's process (a note, an
+ * oom_score_adj, a BPF entry) reaches another's. The pidfd is checked
+ * alive after the cgroup was read: the PID was not reused meanwhile.
+ */
+int pidfd_open_in_cgroup(pid_t pid, uint64_t start, const char *rel)
+{
+	int fd = pidfd_open_checked(pid, start);
+
+	if (fd < 0)
+		return -1;
+	if (!pid_in_cgroup(pid, rel) || pidfd_signal(fd, 0)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
 /*
  * Write oom_score_adj of the process behind @pidfd (@pid its PID): the
  * /proc file is opened first and used only if the pidfd's process is

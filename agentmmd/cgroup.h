@@ -68,6 +68,15 @@ int proc_set_oom_adj(pid_t pid, uint64_t start, int adj);
 int pidfd_open_pid(pid_t pid);
 int pidfd_open_checked(pid_t pid, uint64_t start);
 int pidfd_signal(int pidfd, int sig);
+/* which line of /proc/PID/cgroup names a process's cgroup: the v1 memory
+ * hierarchy's (on) or the v2 one's; set once at start */
+void cgroup_use_v1_memory(bool on);
+/* @pid's cgroup relative to the root of that hierarchy */
+int pid_cgroup(pid_t pid, char *buf, size_t len);
+/* Is @pid in the cgroup @rel (relative to the root) or below it? */
+bool pid_in_cgroup(pid_t pid, const char *rel);
+/* pidfd_open_checked() and @pid in @rel or below; -1 with ESRCH if not */
+int pidfd_open_in_cgroup(pid_t pid, uint64_t start, const char *rel);
 int pidfd_set_oom_adj(int pidfd, pid_t pid, int adj);
 /* cgroupfs access relative to a cgroup directory fd kept open */
 int cg_write_at(int dirfd, const char *file, const char *s);

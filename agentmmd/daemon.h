@@ -200,6 +200,8 @@ struct daemon {
 	bool recheck;		/* this slow tick re-reads everything */
 	bool recheck_due;	/* ...and so does the next one (a reload) */
 	uint64_t drops_seen;	/* BPF events lost, as of the last slow tick */
+	uint64_t events_gone;	/* events whose process was gone or replaced
+				 * before we acted (pidfd_of_event) */
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
 	/* the mTHP governor in user space (governor.c); NULL when off */
@@ -282,14 +284,6 @@ static inline uint64_t now_ms(void)
  */
 #define AMMD_RECHECK_SLOW	15
 
-/* An event's task start time as /proc/PID/stat starttime (clock ticks). */
-static inline uint64_t ev_start(const struct amm_event *e)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-
-	return hz > 0 ? e->start_ns / (1000000000ULL / (uint64_t)hz) : 0;
-}
-
 static inline int pidfd_getfd_(int pidfd, int fd)
 {
 	return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
@@ -316,9 +310,11 @@ void bpf_stop(struct daemon *d);
 int bpf_start(struct daemon *d);
 void bpf_sandbox_set(struct daemon *d, struct sandbox *s);
 void bpf_sandbox_del(struct daemon *d, struct sandbox *s);
-void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
-			 pid_t tool);
-int bpf_task_tool(struct daemon *d, pid_t pid);
+void bpf_task_set(struct daemon *d, int pidfd, struct sandbox *s, __u32 role,
+		  pid_t tool, uint64_t start_ns);
+void bpf_task_del(struct daemon *d, int pidfd);
+bool bpf_task_get(struct daemon *d, int pidfd, struct amm_task *t);
+int bpf_task_tool(struct daemon *d, int pidfd);
 bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st);
 void bpf_resync(struct daemon *d);
 void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks);
@@ -351,19 +347,16 @@ int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);
 
 /* runtime.c */
-/* Read processes' cgroups from the v1 memory hierarchy's line of
- * /proc/PID/cgroup instead of cgroup v2's (set once at start). */
-void runtime_use_cgroup_v1(bool on);
 bool is_init_shim(pid_t pid, const char *comm);
 void runtime_drop(struct daemon *d, struct sandbox *s);
-bool pid_in_cgroup(pid_t pid, const char *rel);
 bool runtime_alive(const struct sandbox *s);
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len);
 void detect_runtime(struct daemon *d, struct sandbox *s);
 
 /* actuate.c */
-void notify(struct daemon *d, struct sandbox *s, pid_t pid, const char *msg);
+void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
+	    pid_t tool, const char *msg);
 void set_high(struct daemon *d, struct sandbox *s, const char *name,
 	      uint64_t high);
 int own_memory_bounded(pid_t pid, uint64_t *bytes);
@@ -374,6 +367,8 @@ int kill_step(struct daemon *d, const int *map, int n,
 
 /* events.c */
 int handle_event(void *ctx, void *data, size_t len);
+int pidfd_of_event(struct daemon *d, struct sandbox *s, pid_t pid,
+		   uint64_t start_ns);
 
 /* tick.c */
 void policy(struct daemon *d, uint64_t now, bool slow);

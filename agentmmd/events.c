@@ -54,6 +54,34 @@ static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
 			 tools, low, d->cfg.tool_oom_score_adj);
 }
 
+/*
+ * A pidfd for the process an event was about, or -1 (ESRCH) if @pid is no
+ * longer that process: it started at the event's start time (clock ticks
+ * from /proc, then to the nanosecond where the BPF programs recorded the
+ * process, in its own task storage) and is still in sandbox @s. Every
+ * action on an event's process (a note, an oom_score_adj, a BPF entry)
+ * goes through it; a miss drops the action and is counted.
+ */
+int pidfd_of_event(struct daemon *d, struct sandbox *s, pid_t pid,
+		   uint64_t start_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks = start_ns && hz > 0 ?
+			 start_ns / (1000000000ULL / (uint64_t)hz) : 0;
+	struct amm_task t;
+	int fd = pidfd_open_in_cgroup(pid, ticks, s->rel);
+
+	if (fd >= 0 && start_ns && bpf_task_get(d, fd, &t) && t.start_ns &&
+	    t.start_ns != start_ns) {
+		close(fd);
+		fd = -1;
+		errno = ESRCH;
+	}
+	if (fd < 0 && errno == ESRCH)
+		d->events_gone++;
+	return fd;
+}
+
 int handle_event(void *ctx, void *data, size_t len)
 {
 	struct daemon *d = ctx;
@@ -61,6 +89,7 @@ int handle_event(void *ctx, void *data, size_t len)
 	struct sandbox *s;
 	struct tool_call *t;
 	char msg[1200], comm[AMM_COMM_LEN + 1];
+	int fd;
 
 	if (len < sizeof(*e))
 		return 0;
@@ -71,12 +100,16 @@ int handle_event(void *ctx, void *data, size_t len)
 	comm[AMM_COMM_LEN] = 0;
 	switch (e->type) {
 	case AMM_EV_TOOL_FORK:
-		/* before it execs or forks: its children inherit the score */
-		if (proc_set_oom_adj((pid_t)e->tgid, ev_start(e),
-				     d->cfg.tool_oom_score_adj) &&
+		/* before it execs or forks: its children inherit the score
+		 * (only if the PID is still this sandbox's forked task) */
+		fd = pidfd_of_event(d, s, (pid_t)e->tgid, e->start_ns);
+		if ((fd < 0 || pidfd_set_oom_adj(fd, (pid_t)e->tgid,
+						 d->cfg.tool_oom_score_adj)) &&
 		    errno != ESRCH && errno != ENOENT)
 			warn("cannot set oom_score_adj of tool pid %d: %s",
 			     (int)e->tgid, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		break;
 	case AMM_EV_TOOL_START:
 		tool_start(d, s, (pid_t)e->tgid, e);
@@ -92,12 +125,18 @@ int handle_event(void *ctx, void *data, size_t len)
 			if (s->runtime == (pid_t)e->tgid)
 				break;
 		}
-		if (s->runtime && s->runtime != (pid_t)e->tgid) {
-			bpf_task_set(d, (pid_t)e->tgid, s, AMM_ROLE_TOOL,
-				     (pid_t)e->tgid);
-			tool_start(d, s, (pid_t)e->tgid, e);
-			d->tool_started = true;
-		}
+		if (!s->runtime || s->runtime == (pid_t)e->tgid)
+			break;
+		/* through a pidfd proven to be the event's process: a late
+		 * event never marks whatever holds the PID now */
+		fd = pidfd_of_event(d, s, (pid_t)e->tgid, e->start_ns);
+		if (fd < 0)
+			break;	/* gone, or not this sandbox's any more */
+		bpf_task_set(d, fd, s, AMM_ROLE_TOOL, (pid_t)e->tgid,
+			     e->start_ns);
+		close(fd);
+		tool_start(d, s, (pid_t)e->tgid, e);
+		d->tool_started = true;
 		break;
 	case AMM_EV_TOOL_END:
 		tool_end(s, (pid_t)e->tgid, (int)e->value);
@@ -142,7 +181,7 @@ int handle_event(void *ctx, void *data, size_t len)
 		log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
 			   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
 			   s->rel, comm, (int)e->tgid);
-		notify(d, s, (pid_t)e->tgid, msg);
+		notify(d, s, (pid_t)e->tgid, e->start_ns, (pid_t)e->value, msg);
 		t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
 		if (t)
 			t->state = TOOL_OOM;

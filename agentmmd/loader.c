@@ -162,30 +162,45 @@ void bpf_sandbox_del(struct daemon *d, struct sandbox *s)
 				     sizeof(s->cgid), 0);
 }
 
-void bpf_task_set(struct daemon *d, pid_t tgid, struct sandbox *s, __u32 role,
-			 pid_t tool)
+/*
+ * The tasks storage is the process's own (task storage): it is reached
+ * through a pidfd, never a PID, so an entry cannot land on a process that
+ * took over a PID. @pidfd must hold the process (see pidfd_of_event()).
+ */
+void bpf_task_set(struct daemon *d, int pidfd, struct sandbox *s, __u32 role,
+		  pid_t tool, uint64_t start_ns)
 {
 	struct amm_task t = { .sandbox_cgid = s->cgid, .role = role,
-			      .tool_tgid = (__u32)tool };
-	__u32 k = (__u32)tgid;
+			      .tool_tgid = (__u32)tool, .start_ns = start_ns };
 
-	if (d->skel &&
-	    bpf_map__update_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-				 sizeof(t), BPF_ANY))
-		warn("bpf: cannot record pid %d: %s", (int)tgid,
+	if (d->skel && pidfd >= 0 &&
+	    bpf_map__update_elem(d->skel->maps.tasks, &pidfd, sizeof(pidfd),
+				 &t, sizeof(t), BPF_ANY))
+		warn("bpf: cannot record a process of %s: %s", s->rel,
 		     strerror(errno));
 }
 
-int bpf_task_tool(struct daemon *d, pid_t pid)
+void bpf_task_del(struct daemon *d, int pidfd)
+{
+	if (d->skel && pidfd >= 0)
+		bpf_map__delete_elem(d->skel->maps.tasks, &pidfd,
+				     sizeof(pidfd), 0);
+}
+
+/* The BPF programs' entry of the process behind @pidfd. */
+bool bpf_task_get(struct daemon *d, int pidfd, struct amm_task *t)
+{
+	return d->skel && pidfd >= 0 &&
+	       !bpf_map__lookup_elem(d->skel->maps.tasks, &pidfd,
+				     sizeof(pidfd), t, sizeof(*t), 0);
+}
+
+/* The root of the tool call of the process behind @pidfd, 0 if none. */
+int bpf_task_tool(struct daemon *d, int pidfd)
 {
 	struct amm_task t;
-	__u32 k = (__u32)pid;
 
-	if (d->skel &&
-	    !bpf_map__lookup_elem(d->skel->maps.tasks, &k, sizeof(k), &t,
-				  sizeof(t), 0))
-		return (int)t.tool_tgid;
-	return 0;
+	return bpf_task_get(d, pidfd, &t) ? (int)t.tool_tgid : 0;
 }
 
 bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st)
@@ -216,7 +231,8 @@ void bpf_resync(struct daemon *d)
 			continue;
 		bpf_sandbox_set(d, s);
 		if (s->runtime)
-			bpf_task_set(d, s->runtime, s, AMM_ROLE_RUNTIME, 0);
+			bpf_task_set(d, s->runtime_pidfd, s, AMM_ROLE_RUNTIME,
+				     0, 0);
 	}
 }
 

@@ -379,7 +379,7 @@ static void check_gov_only(struct daemon *d)
 			return;
 	if (is_v1_memory(d->cfg.cgroup_root)) {
 		d->cg_v1 = true;
-		runtime_use_cgroup_v1(true);
+		cgroup_use_v1_memory(true);
 		v1_limits(d);
 		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, process_madvise), never throttled, frozen or killed (cgroup v1 has no memory.high or cgroup.freeze)",
 		     d->cfg.cgroup_root, d->cfg.reclaim);

@@ -388,6 +388,9 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 	head(&o, "agentmm_daemon_event_drops_total", "counter",
 	     "BPF events lost because the ring buffer was full (agentmmd fell behind).");
 	put(&o, "agentmm_daemon_event_drops_total %" PRIu64 "\n", event_drops(d));
+	head(&o, "agentmm_daemon_events_gone_total", "counter",
+	     "Events whose process had exited, or whose PID another process held, before agentmmd acted on it: the action was dropped.");
+	put(&o, "agentmm_daemon_events_gone_total %" PRIu64 "\n", d->events_gone);
 	head(&o, "agentmm_reclaimed_bytes_total", "counter",
 	     "Memory agentmmd proactively reclaimed, all sandboxes since it started (those it has forgotten too).");
 	put(&o, "agentmm_reclaimed_bytes_total %" PRIu64 "\n", d->reclaimed_total);

@@ -52,67 +52,6 @@ bool is_init_shim(pid_t pid, const char *comm)
 	return init;
 }
 
-/* Which hierarchy's line of /proc/PID/cgroup names a process's cgroup:
- * set once at start (main.c), before any sandbox is adopted. */
-static bool cgroup_v1_memory;
-
-void runtime_use_cgroup_v1(bool on)
-{
-	cgroup_v1_memory = on;
-}
-
-/* The path of a v1 line "N:ctrl,ctrl:/path" if memory is among its
- * controllers, else NULL. */
-static const char *v1_memory_path(char *line)
-{
-	char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
-	char *tok, *save = NULL;
-
-	if (!p || p[1] != '/')
-		return NULL;
-	*p = 0;
-	for (tok = strtok_r(c + 1, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (!strcmp(tok, "memory"))
-			return p + 2;
-	return NULL;
-}
-
-/* pid's cgroup path relative to the cgroup root, from /proc/pid/cgroup. */
-static int pid_cgroup(pid_t pid, char *buf, size_t len)
-{
-	char path[64], line[4200];
-	const char *cg;
-	FILE *f;
-	int r = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		cg = cgroup_v1_memory ? v1_memory_path(line) :
-		     !strncmp(line, "0::/", 4) ? line + 4 : NULL;
-		if (cg) {
-			snprintf(buf, len, "%s", cg);
-			r = 0;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
-/* Is @pid in the cgroup @rel (relative to the root) or below it? */
-bool pid_in_cgroup(pid_t pid, const char *rel)
-{
-	char cg[4200];
-	size_t rl = strlen(rel);
-
-	return pid_cgroup(pid, cg, sizeof(cg)) == 0 && !strncmp(cg, rel, rl) &&
-	       (cg[rl] == 0 || cg[rl] == '/');
-}
-
 /* Name of the tool cgroup below @s that @pid runs in, or "". */
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len)
@@ -225,7 +164,7 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 	}
 	if (!best || (best == s->runtime && runtime_alive(s)))
 		return;
-	fd = pidfd_open_checked(best, st);
+	fd = pidfd_open_in_cgroup(best, st, s->rel);
 	if (fd < 0)
 		return;	/* gone meanwhile: the next slow tick looks again */
 	if (s->runtime_pidfd >= 0)
@@ -234,7 +173,7 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 	s->runtime = best;
 	s->runtime_trusted = trusted;
 	bpf_sandbox_set(d, s);
-	bpf_task_set(d, best, s, AMM_ROLE_RUNTIME, 0);
+	bpf_task_set(d, fd, s, AMM_ROLE_RUNTIME, 0, 0);
 	if (trusted || d->cfg.protect_guessed_runtime) {
 		if (pidfd_set_oom_adj(fd, best, d->cfg.runtime_oom_score_adj))
 			warn("cannot set oom_score_adj of runtime pid %d in %s: %s",

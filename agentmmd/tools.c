@@ -176,11 +176,13 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		d->tool_started_blind = true;
 	s->tool_calls++;
 	/*
-	 * A pidfd for the tool's root (the event's start time makes sure it
-	 * is the process the event was about), and through it a handle on
-	 * the tool's stderr so a kill can be explained.
+	 * A pidfd for the tool's root (the event's start time and the
+	 * sandbox's cgroup make sure it is the process the event was about),
+	 * and through it a handle on the tool's stderr so a kill can be
+	 * explained.
 	 */
-	t->pidfd = pidfd_open_checked(tgid, e ? ev_start(e) : 0);
+	t->pidfd = e ? pidfd_of_event(d, s, tgid, e->start_ns) :
+		       pidfd_open_in_cgroup(tgid, 0, s->rel);
 	if (t->pidfd < 0)
 		return;	/* already gone */
 	t->err_fd = pidfd_getfd_(t->pidfd, 2);

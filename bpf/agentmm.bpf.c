@@ -12,7 +12,8 @@
  *   ones (long stalls, OOMs) go to user space.
  *
  * Everything hot (fork, exec, exit of unrelated host processes) costs one
- * hash lookup plus, for processes not yet known, a bounded cgroup walk.
+ * task-storage lookup plus, for processes not yet known, a bounded cgroup
+ * walk.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -39,13 +40,24 @@ struct {
 	__type(value, struct amm_sandbox);
 } sandboxes SEC(".maps");
 
-/* tgid -> role in its sandbox. */
+/*
+ * Process (thread-group leader) -> its role in its sandbox. Task storage,
+ * not a map keyed by PID: an entry lives and dies with its process, so a
+ * process that reuses a PID never finds its predecessor's entry, and
+ * agentmmd can only write one through a pidfd, never a bare PID.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct amm_task);
 } tasks SEC(".maps");
+
+/* The entry of @t's process, NULL if it has none. */
+static __always_inline struct amm_task *task_of(struct task_struct *t)
+{
+	return bpf_task_storage_get(&tasks, t->group_leader, 0, 0);
+}
 
 /* Per-sandbox counters live with the sandbox cgroup and die with it. */
 struct {
@@ -166,11 +178,12 @@ static __always_inline bool stat_add(__u64 sb_cgid, enum stat_field f,
 }
 
 /*
- * Record @tgid in the tasks map within its sandbox's share. Returns false
- * (and counts a drop) when the sandbox already has its share or the map
- * is full.
+ * Record process @p (a thread-group leader) in the tasks storage within
+ * its sandbox's share, with its start time. Returns false (and counts a
+ * drop) when the sandbox already has its share or no entry can be made.
  */
-static __always_inline bool task_insert(__u32 tgid, struct amm_task *t)
+static __always_inline bool task_insert(struct task_struct *p,
+					struct amm_task *t)
 {
 	struct amm_sb_stats *st = NULL;
 	struct cgroup *cg;
@@ -185,7 +198,10 @@ static __always_inline bool task_insert(__u32 tgid, struct amm_task *t)
 			ok = false;
 		}
 	}
-	if (ok && bpf_map_update_elem(&tasks, &tgid, t, BPF_NOEXIST))
+	t->start_ns = p->start_boottime;
+	if (ok && (bpf_task_storage_get(&tasks, p, 0, 0) ||
+		   !bpf_task_storage_get(&tasks, p, t,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE)))
 		ok = false;
 	if (ok && st)
 		__sync_fetch_and_add(&st->tasks, 1);
@@ -196,12 +212,12 @@ static __always_inline bool task_insert(__u32 tgid, struct amm_task *t)
 	return ok;
 }
 
-static __always_inline void task_remove(__u32 tgid, __u64 sb_cgid)
+static __always_inline void task_remove(struct task_struct *p, __u64 sb_cgid)
 {
 	struct amm_sb_stats *st;
 	struct cgroup *cg;
 
-	if (bpf_map_delete_elem(&tasks, &tgid))
+	if (bpf_task_storage_delete(&tasks, p))
 		return;
 	cg = bpf_cgroup_from_id(sb_cgid);
 	if (!cg)
@@ -262,14 +278,14 @@ static __always_inline void emit(__u32 type, struct task_struct *t,
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tgid = child->tgid, ptgid = parent->tgid;
+	__u32 tgid = child->tgid;
 	struct amm_task *pt, t = {};
 	struct amm_sandbox *sb;
 	bool new_tool = false;
 
 	if (child->pid != tgid)
 		return 0;	/* a thread, not a process */
-	pt = bpf_map_lookup_elem(&tasks, &ptgid);
+	pt = task_of(parent);
 	if (pt) {
 		t.sandbox_cgid = pt->sandbox_cgid;
 		if (pt->role == AMM_ROLE_RUNTIME) {
@@ -298,7 +314,7 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 		}
 	}
 	stat_add(t.sandbox_cgid, ST_FORK, 0, false);
-	if (!task_insert(tgid, &t))
+	if (!task_insert(child, &t))
 		return 0;
 	/* early, so whatever the tool forks inherits its oom_score_adj */
 	if (new_tool)
@@ -314,14 +330,15 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 	__u32 tgid = p->tgid;
 	struct amm_task *t, nt = {};
 
-	t = bpf_map_lookup_elem(&tasks, &tgid);
+	/* after exec the task is its process's leader (de_thread) */
+	t = task_of(p);
 	if (!t) {
 		/* moved into a sandbox cgroup, then exec'd: tell the daemon */
 		nt.sandbox_cgid = sandbox_of_task(p);
 		if (!nt.sandbox_cgid)
 			return 0;
 		stat_add(nt.sandbox_cgid, ST_EXEC, 0, false);
-		if (!task_insert(tgid, &nt))
+		if (!task_insert(p, &nt))
 			return 0;
 		emit_args(AMM_EV_NEW_TASK, p, nt.sandbox_cgid, task_cgid(p), 0,
 			  true);
@@ -344,7 +361,7 @@ int BPF_PROG(amm_exit, struct task_struct *p)
 
 	if (p->pid != tgid)
 		return 0;
-	t = bpf_map_lookup_elem(&tasks, &tgid);
+	t = bpf_task_storage_get(&tasks, p, 0, 0);
 	if (!t)
 		return 0;
 	if (t->role == AMM_ROLE_RUNTIME) {
@@ -355,15 +372,14 @@ int BPF_PROG(amm_exit, struct task_struct *p)
 		emit(AMM_EV_TOOL_END, p, t->sandbox_cgid, task_cgid(p),
 		     p->exit_code);
 	}
-	task_remove(tgid, t->sandbox_cgid);
+	task_remove(p, t->sandbox_cgid);
 	return 0;
 }
 
 /* Sandbox of the current task: known process first, else cgroup walk. */
 static __always_inline __u64 current_sandbox(struct task_struct *cur)
 {
-	__u32 tgid = cur->tgid;
-	struct amm_task *t = bpf_map_lookup_elem(&tasks, &tgid);
+	struct amm_task *t = task_of(cur);
 
 	return t ? t->sandbox_cgid : sandbox_of_task(cur);
 }
@@ -438,8 +454,7 @@ int BPF_PROG(amm_memcg_oom, struct mem_cgroup *memcg, gfp_t gfp, int order)
 SEC("tp_btf/mark_victim")
 int BPF_PROG(amm_oom_victim, struct task_struct *victim, uid_t uid)
 {
-	__u32 tgid = victim->tgid;
-	struct amm_task *t = bpf_map_lookup_elem(&tasks, &tgid);
+	struct amm_task *t = task_of(victim);
 	__u64 sb = t ? t->sandbox_cgid : sandbox_of_task(victim);
 
 	if (!sb)

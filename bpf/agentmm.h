@@ -11,8 +11,8 @@
 /* Command line bytes carried by AMM_EV_TOOL_START/NEW_TASK (power of 2). */
 #define AMM_ARGS_LEN		256
 /*
- * Processes one sandbox may have in the shared tasks map: a sandbox that
- * forks without end fills its own share, not the map (the rest are
+ * Processes one sandbox may have in the tasks storage: a sandbox that
+ * forks without end fills its own share, not the host's (the rest are
  * counted in task_drops and found by the daemon's rescans). The default of
  * agentmmd's bpf_tasks_per_sandbox.
  */
@@ -49,11 +49,16 @@ enum amm_role {
 	AMM_ROLE_TOOL,
 };
 
-/* tasks map value, keyed by tgid; maintained by the BPF programs. */
+/*
+ * tasks value: task storage of a process (its thread-group leader);
+ * maintained by the BPF programs, written by agentmmd through a pidfd.
+ */
 struct amm_task {
 	__u64 sandbox_cgid;
 	__u32 tool_tgid;	/* root process of the tool call, 0 if none */
 	__u32 role;
+	__u64 start_ns;		/* the process's start_boottime, as in
+				 * amm_event: agentmmd compares the two */
 };
 
 enum amm_event_type {

@@ -5,13 +5,16 @@
  * event history's rotation, and the metrics exposition checked with the
  * Prometheus client's parser (tests/unit/check_metrics.py).
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -406,6 +409,52 @@ TEST(write_atomic_never_follows_links)
 		fclose(f);
 	EXPECT_EQ(write_atomic(out, "again", 5), 0);
 	EXPECT_TRUE(file_is(out, "again"));
+}
+
+/*
+ * pidfd_open_in_cgroup on real processes: a child in our own cgroup
+ * passes; the same child named with another cgroup, or with a start time
+ * it did not have, does not (ESRCH), nor does a PID that has exited.
+ */
+TEST(pidfd_open_in_cgroup_checks_identity)
+{
+	char cg[4200], other[4300];
+	uint64_t st;
+	pid_t c;
+	int fd, status;
+
+	EXPECT_EQ(pid_cgroup(getpid(), cg, sizeof(cg)), 0);
+	c = fork();
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	EXPECT_TRUE(c > 0);
+	if (c <= 0)
+		return;
+	EXPECT_EQ(proc_starttime(c, &st), 0);
+	EXPECT_TRUE(pid_in_cgroup(c, cg));
+	fd = pidfd_open_in_cgroup(c, st, cg);
+	EXPECT_TRUE(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	fd = pidfd_open_in_cgroup(c, 0, cg);	/* 0: any start time */
+	EXPECT_TRUE(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	/* a prefix of the name is not the cgroup ("a/b" is not "a/bc") */
+	snprintf(other, sizeof(other), "%s%s", cg, cg[0] ? "x" : "no-such-sandbox");
+	errno = 0;
+	EXPECT_EQ(pidfd_open_in_cgroup(c, st, other), -1);
+	EXPECT_EQ(errno, ESRCH);
+	snprintf(other, sizeof(other), "%s/below", cg);
+	EXPECT_EQ(pidfd_open_in_cgroup(c, st, other), -1);
+	errno = 0;
+	EXPECT_EQ(pidfd_open_in_cgroup(c, st + 1, cg), -1);
+	EXPECT_EQ(errno, ESRCH);
+	kill(c, SIGKILL);
+	waitpid(c, &status, 0);
+	EXPECT_EQ(pidfd_open_in_cgroup(c, st, cg), -1);
 }
 
 int main(void)

@@ -51,6 +51,7 @@ check "mTHP sizes listed" grep -q '^agentmm_mthp_enabled{size="64kB"} [01]$' $M
 check "mTHP fault stats" grep -q '^agentmm_mthp_fault_alloc_total{size="64kB"} [0-9]' $M
 check "daemon CPU counted" grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*$' $M
 check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
+check "events whose process was gone exported" grep -q '^agentmm_daemon_events_gone_total [0-9]' $M
 check "module loaded" grep -q '^agentmm_module_loaded 1$' $M
 check "servable pages from the module's sensor" grep -q '^agentmm_mthp_servable_pages{size="64kB"} [0-9]' $M
 check "governor transitions from the module" grep -q '^agentmm_governor_transitions_up_total [0-9]' $M
