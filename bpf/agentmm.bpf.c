@@ -85,7 +85,7 @@ const volatile __u64 tasks_per_sandbox = AMM_TASKS_PER_SANDBOX;
 
 /* Read by agentmmd for its status: what was lost, never silently. */
 __u64 ringbuf_drops;	/* events the ring buffer had no room for */
-__u64 task_drops;	/* processes not recorded in the tasks map */
+__u64 task_drops;	/* processes not recorded in tasks storage */
 
 extern struct cgroup *bpf_cgroup_from_id(u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;

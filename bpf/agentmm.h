@@ -39,7 +39,7 @@ struct amm_sb_stats {
 	__u64 oom_events;	/* memcg OOMs in the sandbox subtree */
 	__u64 oom_kills;	/* OOM victims that were sandbox tasks */
 	__u64 last_event_ns;	/* rate limit for AMM_EV_HIGH */
-	__u64 tasks;		/* its entries in the tasks map */
+	__u64 tasks;		/* its entries in tasks storage */
 	__u64 task_drops;	/* processes not recorded: over its share */
 };
 
