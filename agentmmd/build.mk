@@ -46,7 +46,7 @@ $(BUILD)/guest/bin/runas: $(TOP)/tests/progs/runas.c | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
 
 $(BUILD)/guest/bin/hostile: $(TOP)/tests/progs/hostile.c | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $< -pthread
 
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \

@@ -125,8 +125,26 @@ int handle_event(void *ctx, void *data, size_t len)
 			if (s->runtime == (pid_t)e->tgid)
 				break;
 		}
-		if (!s->runtime || s->runtime == (pid_t)e->tgid)
+		if (!s->runtime)
 			break;
+		/*
+		 * A process we know, exec'd from a thread other than its
+		 * leader: its record was the old leader's task storage and
+		 * went with it. Recorded again through the pidfd we hold
+		 * (alive: the PID is still that process), no new tool call.
+		 */
+		if (s->runtime == (pid_t)e->tgid) {
+			if (runtime_alive(s))
+				bpf_task_set(d, s->runtime_pidfd, s,
+					     AMM_ROLE_RUNTIME, 0, e->start_ns);
+			break;
+		}
+		t = tool_find(s, (pid_t)e->tgid);
+		if (t && t->pidfd >= 0 && !pidfd_signal(t->pidfd, 0)) {
+			bpf_task_set(d, t->pidfd, s, AMM_ROLE_TOOL,
+				     (pid_t)e->tgid, e->start_ns);
+			break;
+		}
 		/* through a pidfd proven to be the event's process: a late
 		 * event never marks whatever holds the PID now */
 		fd = pidfd_of_event(d, s, (pid_t)e->tgid, e->start_ns);

@@ -44,7 +44,9 @@ struct {
  * Process (thread-group leader) -> its role in its sandbox. Task storage,
  * not a map keyed by PID: an entry lives and dies with its process, so a
  * process that reuses a PID never finds its predecessor's entry, and
- * agentmmd can only write one through a pidfd, never a bare PID.
+ * agentmmd can only write one through a pidfd, never a bare PID. When a
+ * process execs from a thread other than its leader, the entry moves from
+ * the old leader to that thread as de_thread() kills the old leader.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -353,17 +355,47 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/*
+ * The thread of @p's process that is exec'ing, if not @p: then @p is a
+ * leader killed by de_thread() and the process goes on under that thread,
+ * which becomes its leader. NULL otherwise.
+ */
+static __always_inline struct task_struct *exec_heir(struct task_struct *p)
+{
+	struct task_struct *x;
+
+	if (!bpf_core_field_exists(struct signal_struct, group_exec_task))
+		return NULL;
+	x = p->signal->group_exec_task;
+	return x != p ? x : NULL;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(amm_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
-	struct amm_task *t;
+	struct task_struct *heir;
+	struct amm_task *t, nt;
 
 	if (p->pid != tgid)
 		return 0;
 	t = bpf_task_storage_get(&tasks, p, 0, 0);
 	if (!t)
 		return 0;
+	heir = exec_heir(p);
+	if (heir) {
+		/* not an exit: the record moves to the thread that takes
+		 * over the process (if it cannot, the exec reports
+		 * AMM_EV_NEW_TASK and agentmmd records it again) */
+		nt = *t;
+		if (!bpf_task_storage_get(&tasks, heir, &nt,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+			task_remove(p, t->sandbox_cgid);
+			return 0;
+		}
+		bpf_task_storage_delete(&tasks, p);
+		return 0;
+	}
 	if (t->role == AMM_ROLE_RUNTIME) {
 		emit(AMM_EV_RUNTIME_EXIT, p, t->sandbox_cgid, task_cgid(p),
 		     p->exit_code);

@@ -13,10 +13,14 @@
  *   hostile notify-listen PATH SECONDS  bind a unix datagram socket at PATH
  *                                       and print each message received as
  *                                       "<ms since start> <message>"
+ *   hostile thread-exec CMD [ARG...]    exec CMD from a second thread (the
+ *                                       kernel makes it the leader: the
+ *                                       old leader's task storage goes)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +44,30 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: hostile setxattr PATH NAME VALUE | rename NAME |\n"
-		"       fill-stderr CMD... | fork-hold N | notify-listen PATH S\n");
+		"       fill-stderr CMD... | fork-hold N | notify-listen PATH S |\n"
+		"       thread-exec CMD...\n");
 	return 2;
+}
+
+static void *exec_thread(void *cmd)
+{
+	char **argv = cmd;
+
+	execvp(argv[0], argv);
+	perror("hostile: thread-exec");
+	exit(127);
+}
+
+static int thread_exec(char **cmd)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, exec_thread, cmd)) {
+		fprintf(stderr, "hostile: pthread_create failed\n");
+		return 1;
+	}
+	for (;;)
+		pause();
 }
 
 static int fill_stderr(char **cmd)
@@ -151,5 +177,7 @@ int main(int argc, char **argv)
 		fork_hold(atol(argv[2]));
 	if (!strcmp(argv[1], "notify-listen") && argc == 4)
 		return notify_listen(argv[2], atol(argv[3]));
+	if (!strcmp(argv[1], "thread-exec") && argc > 2)
+		return thread_exec(argv + 2);
 	return usage();
 }
