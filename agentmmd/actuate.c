@@ -307,8 +307,8 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	if (!victim)
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
-	pidfd = pidfd_open_pid(victim);
-	if (pidfd >= 0 && pid_in_cgroup(victim, rel)) {
+	pidfd = pidfd_open_in_cgroup(victim, 0, rel);
+	if (pidfd >= 0) {
 		root = bpf_task_tool(d, pidfd);
 		fd = stderr_of(s, victim, root, pidfd);
 	}
@@ -318,12 +318,11 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 		/* cgroup.kill needs 5.14: by pidfd, each checked to be in
 		 * the tool cgroup after it was opened (no reused PID) */
 		for (i = 0; i < n; i++) {
-			int p = pidfd_open_pid(pids[i]);
+			int p = pidfd_open_in_cgroup(pids[i], 0, rel);
 
 			if (p < 0)
 				continue;
-			if (pid_in_cgroup(pids[i], rel))
-				pidfd_signal(p, SIGKILL);
+			pidfd_signal(p, SIGKILL);
 			close(p);
 		}
 	}
@@ -352,13 +351,10 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 
 	if (victim == s->runtime)
 		return false;
-	pidfd = pidfd_open_pid(victim);
 	/* opened, then checked: still a process of this sandbox */
-	if (pidfd < 0 || !pid_in_cgroup(victim, s->rel)) {
-		if (pidfd >= 0)
-			close(pidfd);
+	pidfd = pidfd_open_in_cgroup(victim, 0, s->rel);
+	if (pidfd < 0)
 		return false;
-	}
 	proc_comm(victim, comm, sizeof(comm));
 	root = bpf_task_tool(d, pidfd);
 	fd = stderr_of(s, victim, root, pidfd);

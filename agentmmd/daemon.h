@@ -312,7 +312,6 @@ void bpf_sandbox_set(struct daemon *d, struct sandbox *s);
 void bpf_sandbox_del(struct daemon *d, struct sandbox *s);
 void bpf_task_set(struct daemon *d, int pidfd, struct sandbox *s, __u32 role,
 		  pid_t tool, uint64_t start_ns);
-void bpf_task_del(struct daemon *d, int pidfd);
 bool bpf_task_get(struct daemon *d, int pidfd, struct amm_task *t);
 int bpf_task_tool(struct daemon *d, int pidfd);
 bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st);

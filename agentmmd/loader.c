@@ -180,13 +180,6 @@ void bpf_task_set(struct daemon *d, int pidfd, struct sandbox *s, __u32 role,
 		     strerror(errno));
 }
 
-void bpf_task_del(struct daemon *d, int pidfd)
-{
-	if (d->skel && pidfd >= 0)
-		bpf_map__delete_elem(d->skel->maps.tasks, &pidfd,
-				     sizeof(pidfd), 0);
-}
-
 /* The BPF programs' entry of the process behind @pidfd. */
 bool bpf_task_get(struct daemon *d, int pidfd, struct amm_task *t)
 {

@@ -179,14 +179,11 @@ int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 		tool_cgroup_of(d, s, pid, tc, sizeof(tc));
 		if (tc[0])
 			continue;	/* never a tool call's memory */
-		fd = pidfd_open_pid(pid);
 		/* opened first, then checked: a PID reused meanwhile by a
 		 * process elsewhere is not this sandbox's */
-		if (fd < 0 || !pid_in_cgroup(pid, s->rel)) {
-			if (fd >= 0)
-				close(fd);
+		fd = pidfd_open_in_cgroup(pid, 0, s->rel);
+		if (fd < 0)
 			continue;
-		}
 		tried++;
 		r = amm_dry_run ? 0 : pageout_pid(fd, pid, from,
 						  want - (uint64_t)total,

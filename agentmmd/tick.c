@@ -101,12 +101,10 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		    is_init_shim(pids[i], comm))
 			continue;
 		/* by pidfd, checked to be in the sandbox once opened */
-		fd = pidfd_open_pid(pids[i]);
+		fd = pidfd_open_in_cgroup(pids[i], 0, s->rel);
 		if (fd < 0)
 			continue;
-		if (pid_in_cgroup(pids[i], s->rel))
-			pidfd_set_oom_adj(fd, pids[i],
-					  d->cfg.tool_oom_score_adj);
+		pidfd_set_oom_adj(fd, pids[i], d->cfg.tool_oom_score_adj);
 		close(fd);
 	}
 	for (i = 0; i < AMM_HIST; i++) {

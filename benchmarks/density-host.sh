@@ -281,17 +281,22 @@ describe() {	# DENSITY MISSED
 }
 ratios() {	# NAME DENSITIES MISSES (array names)
 	local -n dn=$2 ms=$3
-	local a b note
+	local a b note lo hi
 	for a in $arms; do
 		for b in stock stock-zswap; do
 			[ "$a" = "$b" ] && continue
 			[[ " $arms " == *" $b "* ]] || continue
 			[ "${dn[$b]}" -gt 0 ] || continue
-			# a density at the largest size with no miss is a lower bound
-			note=""
-			[ "${dn[$a]}" = "$last" ] && [ "${ms[$a]}" = 0 ] && note=" at least"
-			[ "${dn[$b]}" = "$last" ] && [ "${ms[$b]}" = 0 ] &&
-				note="${note:+ unresolved: both at the largest size}${note:- at most}"
+			# a density at the largest size with no miss is a lower
+			# bound: the ratio is then one too, an upper one, or open
+			lo=0 hi=0 note=""
+			[ "${dn[$a]}" = "$last" ] && [ "${ms[$a]}" = 0 ] && lo=1
+			[ "${dn[$b]}" = "$last" ] && [ "${ms[$b]}" = 0 ] && hi=1
+			case $lo$hi in
+			10) note=" at least" ;;
+			01) note=" at most" ;;
+			11) note=" unresolved (both fit at every size tried)" ;;
+			esac
 			awk -v x="${dn[$a]}" -v y="${dn[$b]}" -v a="$a" -v b="$b" -v w="$1" -v n="$note" \
 				'BEGIN { printf "  %s / %s, %s:%s %.2fx (%d / %d)\n", a, b, w, n, x / y, x, y }'
 		done
