@@ -25,15 +25,18 @@
 #include "daemon.h"
 
 /*
- * Write @msg to a tool's stderr without ever blocking. The fd shares its
- * file description with the tool (and whoever else holds it), so its
- * flags are not ours to change: a pipe, FIFO or tty is reopened through
- * /proc/self/fd with O_NONBLOCK (a description of our own), a socket gets
- * MSG_DONTWAIT, a regular file RWF_NOWAIT where the file system has it,
- * else a plain append only on local file systems whose writes go to the
- * page cache (never FUSE, NFS or anything else a sandbox could make hang).
- * Anything else is skipped. One write of at most the message: a full pipe
- * loses the note, never the daemon.
+ * Where a note goes: a dup of a tool's stderr and the uids of the process
+ * whose stderr it is (the tool call's root, else the victim).
+ */
+struct note_to {
+	int fd;			/* -1: nowhere */
+	uid_t uid[2];		/* real, effective */
+	bool uid_known;
+};
+
+/*
+ * Is @fd's file a local file system's, whose writes go to the page cache
+ * (never FUSE, NFS or anything else a sandbox could make hang)?
  */
 static bool local_fs(int fd)
 {
@@ -56,63 +59,82 @@ static bool local_fs(int fd)
 	return false;
 }
 
-static void say(int fd, const char *msg)
+/*
+ * Write @msg to a tool's stderr (@to) with no more rights than the tool
+ * had and without ever blocking, or not at all (the journal has the kill
+ * either way). Only through the tool's own file description, never a
+ * reopened one (a reopen is an open with root's rights); only if that
+ * description is open for writing and its file is owned by the tool's
+ * real or effective uid, so a descriptor of someone else's file, FIFO or
+ * socket the tool was handed gets nothing. The description's flags are
+ * shared with the tool and not ours to change, so: a socket gets
+ * MSG_DONTWAIT, a pipe RWF_NOWAIT, a regular file RWF_NOWAIT or else a
+ * plain append on a local file system. A FIFO or a terminal takes
+ * neither without a reopen: no note. One write of at most the message:
+ * a full pipe loses the note, never the daemon.
+ */
+static void say(const struct note_to *to, const char *msg)
 {
-	if (amm_dry_run)	/* nothing happened to the tool */
-		return;
-	size_t len = strlen(msg);
+	struct iovec iov = { (void *)msg, strlen(msg) };
+	const char *why = NULL;
 	struct stat st;
-	char path[64];
 	ssize_t n = -1;
-	int o;
+	int fl;
 
-	if (fd < 0 || fstat(fd, &st))
+	if (amm_dry_run || to->fd < 0)	/* nothing happened to the tool */
 		return;
-	/* only where the tool itself could write: a descriptor open for
-	 * reading only (say, of a root service's FIFO) gets nothing, since
-	 * the reopen below would otherwise write with root's rights */
-	o = fcntl(fd, F_GETFL);
-	if (o < 0 || (o & O_ACCMODE) == O_RDONLY) {
-		dbg("a tool's stderr is not open for writing: no note");
-		return;
-	}
-	errno = EOPNOTSUPP;
-	if (S_ISSOCK(st.st_mode)) {
-		n = send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	} else if (S_ISFIFO(st.st_mode) ||
-		   (S_ISCHR(st.st_mode) && isatty(fd))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		o = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (o >= 0) {
-			n = write(o, msg, len);
-			close(o);
-		}
-	} else if (S_ISREG(st.st_mode)) {
-		struct iovec iov = { (void *)msg, len };
-
-		n = pwritev2(fd, &iov, 1, -1, RWF_NOWAIT | RWF_APPEND);
-		if (n < 0 && (errno == EOPNOTSUPP || errno == EAGAIN) &&
-		    local_fs(fd))
-			n = pwritev2(fd, &iov, 1, -1, RWF_APPEND);
-	}
-	if (n < 0)
-		dbg("cannot write to a tool's stderr: %s", strerror(errno));
+	fl = fcntl(to->fd, F_GETFL);
+	if (fstat(to->fd, &st) || fl < 0)
+		why = strerror(errno);
+	else if ((fl & O_ACCMODE) == O_RDONLY)
+		why = "not open for writing";
+	else if (!to->uid_known ||
+		 (st.st_uid != to->uid[0] && st.st_uid != to->uid[1]))
+		why = "not the tool's own file";
+	else if (S_ISSOCK(st.st_mode))
+		n = send(to->fd, msg, iov.iov_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	else if (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode))
+		n = pwritev2(to->fd, &iov, 1, -1, RWF_NOWAIT |
+			     (S_ISREG(st.st_mode) ? RWF_APPEND : 0));
+	else
+		why = "neither a socket, a pipe nor a regular file";
+	/* a regular file without RWF_NOWAIT: only where a write cannot hang */
+	if (!why && n < 0 && S_ISREG(st.st_mode) &&
+	    (errno == EOPNOTSUPP || errno == EAGAIN) && local_fs(to->fd))
+		n = pwritev2(to->fd, &iov, 1, -1, RWF_APPEND);
+	/* a FIFO (not an anonymous pipe) takes no RWF_NOWAIT */
+	if (!why && n < 0)
+		why = errno == EOPNOTSUPP ? "no non-blocking write to it" :
+					    strerror(errno);
+	if (why)
+		info("no note on a tool's stderr (%s); the journal has it", why);
 }
 
 /*
- * A dup of the stderr of the tool call @tool (its root's PID; 0 = @pid's
- * own call) taken when it started, else of @pid's own through @pidfd; -1
- * if none. Taken before a kill, written after it (say()).
+ * Where to explain to the tool call @tool (its root's PID; 0 = @pid's own
+ * call) why @pid died: a dup of the call's stderr taken when it started,
+ * else of @pid's own through @pidfd; fd -1 if none. Taken before a kill,
+ * written after it (say()).
  */
-static int stderr_of(struct sandbox *s, pid_t pid, pid_t tool, int pidfd)
+static struct note_to stderr_of(struct sandbox *s, pid_t pid, pid_t tool,
+				 int pidfd)
 {
 	struct tool_call *t = tool_find(s, tool ? tool : pid);
+	struct note_to to = { .fd = -1 };
 
 	if (t)
 		t->notified = true;
-	if (t && t->err_fd >= 0)
-		return fcntl(t->err_fd, F_DUPFD_CLOEXEC, 3);
-	return pidfd >= 0 ? pidfd_getfd_(pidfd, 2) : -1;
+	if (t && t->err_fd >= 0) {
+		tool_read_uids(t);	/* still alive: as it is now */
+		to.fd = fcntl(t->err_fd, F_DUPFD_CLOEXEC, 3);
+		to.uid[0] = t->uid[0];
+		to.uid[1] = t->uid[1];
+		to.uid_known = t->uid_known;
+	} else if (pidfd >= 0) {
+		to.fd = pidfd_getfd_(pidfd, 2);
+		to.uid_known = !pidfd_uids(pidfd, pid, &to.uid[0], &to.uid[1]);
+	}
+	return to;
 }
 
 /*
@@ -126,14 +148,14 @@ void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
 	    pid_t tool, const char *msg)
 {
 	int pidfd = pidfd_of_event(d, s, pid, start_ns);
-	int fd = stderr_of(s, pid, tool, pidfd);
+	struct note_to to = stderr_of(s, pid, tool, pidfd);
 
-	if (fd < 0)
+	if (to.fd < 0)
 		warn("could not reach the stderr of pid %d to explain: %s",
 		     (int)pid, msg);
-	say(fd, msg);
-	if (fd >= 0)
-		close(fd);
+	say(&to, msg);
+	if (to.fd >= 0)
+		close(to.fd);
 	if (pidfd >= 0)
 		close(pidfd);
 }
@@ -290,7 +312,8 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	char dir[AMM_PATH_MAX + 200], rel[700], msg[1200], comm[32] = "?";
 	char kf[300];
 	pid_t victim = 0, root = 0;
-	int i, n, fd = -1, pidfd = -1;
+	struct note_to to = { .fd = -1 };
+	int i, n, pidfd = -1;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
 	snprintf(rel, sizeof(rel), "%s/%s", s->rel, name);
@@ -310,7 +333,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	pidfd = pidfd_open_in_cgroup(victim, 0, rel);
 	if (pidfd >= 0) {
 		root = bpf_task_tool(d, pidfd);
-		fd = stderr_of(s, victim, root, pidfd);
+		to = stderr_of(s, victim, root, pidfd);
 	}
 	/* act first: through the sandbox's dir fd, so never a namesake */
 	snprintf(kf, sizeof(kf), "%s/cgroup.kill", name);
@@ -333,9 +356,9 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 		   name, bytes / MB, s->rel, (int)s->runtime);
 	/* ...then explain, never blocking */
 	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	say(fd, msg);
-	if (fd >= 0)
-		close(fd);
+	say(&to, msg);
+	if (to.fd >= 0)
+		close(to.fd);
 	if (pidfd >= 0)
 		close(pidfd);
 	return true;
@@ -346,8 +369,9 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 			  uint64_t bytes)
 {
 	char msg[1200], comm[32] = "?";
-	int pidfd, fd;
+	struct note_to to;
 	pid_t root;
+	int pidfd;
 
 	if (victim == s->runtime)
 		return false;
@@ -357,12 +381,12 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
 	root = bpf_task_tool(d, pidfd);
-	fd = stderr_of(s, victim, root, pidfd);
+	to = stderr_of(s, victim, root, pidfd);
 	if (pidfd_signal(pidfd, SIGKILL)) {
 		warn("cannot kill pid %d: %s", (int)victim, strerror(errno));
 		close(pidfd);
-		if (fd >= 0)
-			close(fd);
+		if (to.fd >= 0)
+			close(to.fd);
 		return false;
 	}
 	close(pidfd);
@@ -372,9 +396,9 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 		   " MB of its own) in sandbox %s; runtime %d kept", comm,
 		   (int)victim, bytes / MB, s->rel, (int)s->runtime);
 	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	say(fd, msg);
-	if (fd >= 0)
-		close(fd);
+	say(&to, msg);
+	if (to.fd >= 0)
+		close(to.fd);
 	return true;
 }
 

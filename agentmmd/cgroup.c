@@ -607,6 +607,35 @@ int pidfd_open_in_cgroup(pid_t pid, uint64_t start, const char *rel)
 }
 
 /*
+ * The real and effective uid of the process behind @pidfd (@pid its PID),
+ * for the owner check of a note's descriptor. /proc/PID/status is read
+ * between two proofs that the pidfd's process is alive (the pidfd's
+ * opening and the check after it), so they are never a reused PID's.
+ */
+int pidfd_uids(int pidfd, pid_t pid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], line[256];
+	unsigned int r, e;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Uid: %u %u", &r, &e) == 2;
+	fclose(f);
+	if (!found || pidfd_signal(pidfd, 0)) {
+		errno = ESRCH;
+		return -1;
+	}
+	*ruid = r;
+	*euid = e;
+	return 0;
+}
+
+/*
  * Write oom_score_adj of the process behind @pidfd (@pid its PID): the
  * /proc file is opened first and used only if the pidfd's process is
  * still alive afterwards, so it cannot be a reused PID's.

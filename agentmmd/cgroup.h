@@ -78,6 +78,8 @@ bool pid_in_cgroup(pid_t pid, const char *rel);
 /* pidfd_open_checked() and @pid in @rel or below; -1 with ESRCH if not */
 int pidfd_open_in_cgroup(pid_t pid, uint64_t start, const char *rel);
 int pidfd_set_oom_adj(int pidfd, pid_t pid, int adj);
+/* real and effective uid of @pidfd's process; -1 with ESRCH if gone */
+int pidfd_uids(int pidfd, pid_t pid, uid_t *ruid, uid_t *euid);
 /* cgroupfs access relative to a cgroup directory fd kept open */
 int cg_write_at(int dirfd, const char *file, const char *s);
 int cg_read_str_at(int dirfd, const char *file, char *buf, size_t len);

@@ -63,6 +63,10 @@ struct tool_call {
 	int exit_code;
 	int err_fd;		/* dup of the tool's stderr, -1 if none */
 	int pidfd;		/* the tool's root process, -1 if none */
+	/* its root's real and effective uid, last read: a note goes only
+	 * to a stderr one of them owns (say()) */
+	uid_t uid[2];
+	bool uid_known;
 	uint64_t hash;
 	bool retry;
 	bool notified;
@@ -333,6 +337,7 @@ void sample_tools(struct sandbox *s);
 void sample_tool_peaks(struct sandbox *s);
 struct tool_call *tool_find(struct sandbox *s, pid_t tgid);
 void tool_close(struct tool_call *t);
+void tool_read_uids(struct tool_call *t);
 void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		       const struct amm_event *e);
 void tool_end(struct sandbox *s, pid_t tgid, int code);

@@ -34,6 +34,14 @@ void tool_close(struct tool_call *t)
 	t->err_fd = t->pidfd = -1;
 }
 
+/* @t's root's uids as they are now, if its pidfd still holds it. */
+void tool_read_uids(struct tool_call *t)
+{
+	if (t->pidfd >= 0 &&
+	    pidfd_uids(t->pidfd, t->tgid, &t->uid[0], &t->uid[1]) == 0)
+		t->uid_known = true;
+}
+
 /* "a\0b\0" from the exec event -> "a b"; false when there is none. */
 static bool args_str(const struct amm_event *e, char *buf, size_t len)
 {
@@ -156,6 +164,7 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		tool_cmd(tgid, e, t->cmd, sizeof(t->cmd));
 		t->hash = amm_hash_str(t->cmd);
 		tool_classify(d, s, t);
+		tool_read_uids(t);	/* runas, su, setpriv: a new owner */
 		return;
 	}
 	t = &s->hist[s->hist_next];
@@ -186,6 +195,7 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 	if (t->pidfd < 0)
 		return;	/* already gone */
 	t->err_fd = pidfd_getfd_(t->pidfd, 2);
+	tool_read_uids(t);
 	if (pidfd_set_oom_adj(t->pidfd, tgid, d->cfg.tool_oom_score_adj) &&
 	    errno != ESRCH && errno != ENOENT)
 		warn("cannot set oom_score_adj of tool pid %d: %s", (int)tgid,

@@ -1,8 +1,10 @@
-# A kill note goes only where the tool itself could write: a tool whose
-# stderr is a read-only descriptor of a root service's FIFO must not get
-# root to write into that service's input (agentmmd once reopened the
-# descriptor for writing through /proc/self/fd). The same kill with a
-# writable stderr still carries its note.
+# A kill note goes only where the tool itself could write, through its own
+# descriptor, to a file it owns: a tool whose stderr is a read-only
+# descriptor of a root service's FIFO must not get root to write into that
+# service's input (agentmmd once reopened the descriptor for writing
+# through /proc/self/fd), nor one handed a writable descriptor of a root
+# service's FIFO or file (not the tenant's own). A stderr the tool owns,
+# or a root tool's pipe, still carries its note.
 . /tests/daemon-lib.sh
 
 mkdir -p $AS/sb/runtime
@@ -35,13 +37,35 @@ sleep 1
 log "the service read: $(head -c 300 /tmp/svc.in)"
 check "nothing written into the service's input" sh -c "! grep -q agentmm /tmp/svc.in"
 check "the kill is still in the log" grep -q "killed" $LOG
-# a writable stderr gets its note
+# handed the same FIFO open for writing: still root's, not the tenant's
 agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
-	runas 1000 memhog --hold 280 2>/tmp/tool.err
-expect_eq $? 137 "second tool killed"
-check "a writable stderr gets the note" grep -q '^agentmm: killed memhog' /tmp/tool.err
+	runas 1000 memhog --hold 280 2>/tmp/svc.fifo
+expect_eq $? 137 "tool with a root FIFO for writing killed"
+# handed a root-owned log file open for writing
+rm -f /tmp/root.log
+: >/tmp/root.log
+chmod 0600 /tmp/root.log
+agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
+	runas 1000 memhog --hold 280 2>>/tmp/root.log
+expect_eq $? 137 "tool with a root file for writing killed"
+sleep 1
+check "nor after it was handed the FIFO for writing" sh -c "! grep -q agentmm /tmp/svc.in"
+check "nothing written into root's file" sh -c "! grep -q agentmm /tmp/root.log"
+check "the dropped notes are in the log" sh -c "[ \$(grep -c 'no note on a tool.s stderr (not the tool.s own file)' $LOG) -ge 2 ]"
+# a stderr the tenant owns gets its note
+rm -f /tmp/tool.err
+: >/tmp/tool.err
+chown 1000 /tmp/tool.err
+agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
+	runas 1000 memhog --hold 280 2>>/tmp/tool.err
+expect_eq $? 137 "tenant's tool killed"
+check "a stderr the tool owns gets the note" grep -q '^agentmm: killed memhog' /tmp/tool.err
+# a root tool's stderr pipe gets it too (written with RWF_NOWAIT)
+agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
+	memhog --hold 280 2>&1 >/dev/null | cat >/tmp/pipe.out
+check "a pipe gets the note" grep -q '^agentmm: killed memhog' /tmp/pipe.out
 kill $KEEP $SVC 2>/dev/null
 wait $KEEP $SVC 2>/dev/null
-rm -f /tmp/svc.fifo /tmp/svc.in
+rm -f /tmp/svc.fifo /tmp/svc.in /tmp/root.log /tmp/pipe.out
 cleanup
 finish
