@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "escape.h"
 
 /*
  * Where a note goes: a dup of a tool's stderr and the uids of the process
@@ -73,9 +74,10 @@ static bool local_fs(int fd)
  * neither without a reopen: no note. One write of at most the message:
  * a full pipe loses the note, never the daemon.
  */
-static void say(const struct note_to *to, const char *msg)
+static void say(const struct note_to *to, const char *raw)
 {
-	struct iovec iov = { (void *)msg, strlen(msg) };
+	char body[1600], msg[4096];
+	struct iovec iov = { msg, 0 };
 	const char *why = NULL;
 	struct stat st;
 	ssize_t n = -1;
@@ -83,6 +85,16 @@ static void say(const struct note_to *to, const char *msg)
 
 	if (amm_dry_run || to->fd < 0)	/* nothing happened to the tool */
 		return;
+	/* names in it are the sandbox's (comm, cgroup): escaped like every
+	 * output, so the note is one line with no control character */
+	n = (ssize_t)strlen(raw);
+	if (n > 0 && raw[n - 1] == '\n')	/* ours: the note's end */
+		n--;
+	snprintf(body, sizeof(body), "%.*s", (int)n, raw);
+	n = -1;
+	iov.iov_len = amm_escape(msg, sizeof(msg) - 1, body, AMM_ESC_TEXT);
+	msg[iov.iov_len++] = '\n';
+	msg[iov.iov_len] = 0;
 	fl = fcntl(to->fd, F_GETFL);
 	if (fstat(to->fd, &st) || fl < 0)
 		why = strerror(errno);
@@ -309,8 +321,8 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 			     const char *name, uint64_t bytes)
 {
 	static pid_t pids[8192];
-	char dir[AMM_PATH_MAX + 200], rel[700], msg[1200], comm[32] = "?";
-	char kf[300];
+	char dir[AMM_PATH_MAX + AMM_NAME_MAX + 2], msg[1200], comm[32] = "?";
+	char rel[sizeof(s->rel) + AMM_NAME_MAX + 2], kf[AMM_NAME_MAX + 16];
 	pid_t victim = 0, root = 0;
 	struct note_to to = { .fd = -1 };
 	int i, n, pidfd = -1;

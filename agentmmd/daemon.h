@@ -51,13 +51,15 @@
 
 #define AMM_MAX_SANDBOXES	512
 #define AMM_HIST		32
+/* a cgroup's name, any the kernel allows (NAME_MAX) and its NUL */
+#define AMM_NAME_MAX		256
 
 enum tool_state { TOOL_NONE, TOOL_RUNNING, TOOL_DONE, TOOL_KILLED, TOOL_OOM };
 
 struct tool_call {
 	pid_t tgid;
 	char cmd[200];
-	char cgroup[128];	/* tool cgroup name below the sandbox, or "" */
+	char cgroup[AMM_NAME_MAX];	/* tool cgroup below the sandbox, or "" */
 	uint64_t start_ms, end_ms, peak;
 	enum tool_state state;
 	int exit_code;
@@ -87,7 +89,7 @@ static inline bool tool_open(const struct tool_call *t)
 
 /* A tool cgroup (tool_cgroup_prefix child) as last sampled. */
 struct tool_cg {
-	char name[128];
+	char name[AMM_NAME_MAX];
 	uint64_t cur, prev;
 	int fd;			/* its memory.current */
 	int peak_fd;		/* its memory.peak, -1 if none */

@@ -57,7 +57,7 @@ static int read_refaults(struct daemon *d, struct sandbox *s, uint64_t *pages)
 bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
 {
 	static pid_t pids[64];
-	char dir[AMM_PATH_MAX + 200];
+	char dir[AMM_PATH_MAX + AMM_NAME_MAX + 2];
 	unsigned int i;
 
 	(void)d;

@@ -43,7 +43,7 @@ void write_status(struct daemon *d, uint64_t now)
 {
 	static char buf[1 << 20];
 	/* names and commands come from sandboxes: one word, no newline */
-	static char name[AMM_PATH_MAX], cg[600], cmd[1200];
+	static char name[AMM_PATH_MAX], cg[4 * AMM_NAME_MAX], cmd[1200];
 	size_t off = 0, up0, up1;
 	uint64_t rb_drops, task_drops;
 	int i, j;

@@ -293,7 +293,7 @@ void tcg_drop(struct sandbox *s, unsigned int i)
 
 void tcg_add(struct sandbox *s, const char *name)
 {
-	char rel[200];
+	char rel[AMM_NAME_MAX + 32];
 	struct tool_cg *t;
 	uint64_t v;
 	bool v1;
@@ -304,9 +304,9 @@ void tcg_add(struct sandbox *s, const char *name)
 	if (s->n_tcg >= AMM_TOOL_CGS || strlen(name) >= sizeof(t->name)) {
 		/* its processes are kill candidates one by one (kill_step) */
 		if (!s->tcg_untracked_said)
-			info("sandbox %s: tool cgroup %.64s%s not tracked (at most %d of names under %zu bytes); its processes are judged one by one",
+			info("sandbox %s: tool cgroup %.64s%s not tracked (at most %d a sandbox); its processes are judged one by one",
 			     s->rel, name, strlen(name) > 64 ? "..." : "",
-			     AMM_TOOL_CGS, sizeof(t->name));
+			     AMM_TOOL_CGS);
 		s->tcg_untracked_said = true;
 		return;
 	}

@@ -60,6 +60,21 @@ agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
 	runas 1000 memhog --hold 280 2>>/tmp/tool.err
 expect_eq $? 137 "tenant's tool killed"
 check "a stderr the tool owns gets the note" grep -q '^agentmm: killed memhog' /tmp/tool.err
+# a tool named with control bytes (a clear-screen and a newline) gets a
+# note of one line with them escaped
+EVIL="/tmp/ev$(printf '\033')[2J$(printf '\nx')hog"
+cp "$(command -v memhog)" "$EVIL"
+rm -f /tmp/evil.err
+: >/tmp/evil.err
+chown 1000 /tmp/evil.err
+agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
+	runas 1000 "$EVIL" --hold 280 2>>/tmp/evil.err
+expect_eq $? 137 "the tool with a control-byte name killed"
+log "its note: $(od -c /tmp/evil.err | head -3)"
+check "its note is one line" grep -q '^agentmm: killed ev.*xhog (pid .*the agent runtime was kept' /tmp/evil.err
+check "with no raw escape byte" sh -c "! grep -q \"\$(printf '\033')\" /tmp/evil.err"
+check "and the bytes shown escaped" grep -qF 'ev\x1b[2J\nxhog' /tmp/evil.err
+rm -f "$EVIL" /tmp/evil.err
 # a root tool's stderr pipe gets it too (written with RWF_NOWAIT)
 agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
 	memhog --hold 280 2>&1 >/dev/null | cat >/tmp/pipe.out
