@@ -15,6 +15,15 @@
 #     undid every change the daemon made; after SIGTERM the journal is gone;
 #   - every THP knob as the admin left it (module off, and after unload);
 #   - the daemon never died on its own; no kernel report (the rig).
+#
+# A hostile tenant churns alongside (sandbox "evil", its tools uid 1000):
+# tool calls and tool cgroups named with terminal controls (ESC, a C1 CSI,
+# a bidi override) and names of 255 bytes, decoy tool cgroups past the 32
+# tracked, PIDs churned by the hundred so reused ones come by, processes
+# renamed with controls, and a stderr that is a root service's FIFO. At the
+# end: no raw control byte from it in the daemon's log, status or event
+# history, nothing written into the root service's input, and the other
+# sandboxes' tool calls still in the history.
 . /tests/daemon-lib.sh
 
 SOAK_SECONDS=${SOAK_SECONDS:-1800}
@@ -108,6 +117,100 @@ check_thp() {	# WHEN
 			"$(diff /tmp/soak.thp0 /tmp/soak.thp1 | grep '^[-+]/' | tr '\n' ';')"
 }
 
+# ---- the hostile tenant ----
+ESC=$(printf '\033') CSI1=$(printf '\302\233') RLO=$(printf '\342\200\256')
+TB=/tmp/soak.tenant	# its tools' binaries, named as it likes
+# evil_name I: the tenant's Ith name for a tool or a tool cgroup
+evil_name() {
+	case $1 in
+	0) echo "clr${ESC}[2J${ESC}]0;pwned${ESC}\\" ;;
+	1) echo "c1${CSI1}31mred" ;;
+	2) echo "bidi${RLO}txt.exe" ;;
+	*) printf 'L%.0s' $(seq 250) ;;	# with tool-, 255 bytes
+	esac
+}
+tenant_setup() {
+	rm -rf $TB /tmp/soak.tenant.stop
+	mkdir -p $TB $AS/evil/runtime
+	echo +memory >$AS/evil/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/evil/runtime/cgroup.procs; exec memhog --hold 15" &
+	for i in 0 1 2; do cp "$(command -v memhog)" "$TB/$(evil_name $i)"; done
+	# a root service that reads its input from a root-only FIFO
+	rm -f /tmp/soak.svc.fifo /tmp/soak.svc.in
+	mkfifo -m 0600 /tmp/soak.svc.fifo
+	cat /tmp/soak.svc.fifo >/tmp/soak.svc.in &
+	SVC=$!
+	sleep 100000 >/tmp/soak.svc.fifo &
+	SVC_KEEP=$!
+}
+# runs in the background until /tmp/soak.tenant.stop exists; its own
+# sequence of choices, from the seed
+tenant() {
+	_rng=$((SOAK_SEED * 7 + 3)) t=0
+	while [ ! -e /tmp/soak.tenant.stop ]; do
+		t=$((t + 1))
+		rnd 5
+		echo "$t $(echo control-name-tool own-cgroup decoys pid-churn rename | cut -d' ' -f$((R + 1)))"
+		case $R in
+		0)	# a hog named with controls (the daemon's kill target when
+			# memory runs out), its stderr a read-only end of the root
+			# service's FIFO, or the FIFO handed to it for writing
+			rnd 3; b="$TB/$(evil_name $R)"
+			rnd 150; mb=$((150 + R))
+			rnd 2
+			if [ $R = 0 ]; then
+				agentmmctl -c /tmp/amm.conf exec --name "e$t" agent.slice/evil -- \
+					runas 1000 "$b" --step-mb 8 --hold-s 3 $mb >/dev/null 2</tmp/soak.svc.fifo
+			else
+				agentmmctl -c /tmp/amm.conf exec --name "e$t" agent.slice/evil -- \
+					runas 1000 "$b" --step-mb 8 --hold-s 3 $mb >/dev/null 2>/tmp/soak.svc.fifo
+			fi ;;
+		1)	# a tool cgroup of its own naming, a process in it
+			rnd 4; d="$AS/evil/tool-$(evil_name $R)"
+			mkdir "$d" 2>/dev/null
+			sh -c "echo \$\$ >'$d/cgroup.procs'; exec runas 1000 memhog --hold-s 1 30" \
+				>/dev/null 2>&1
+			rmdir "$d" 2>/dev/null ;;
+		2)	# decoys: 40 empty tool cgroups for a while
+			for i in $(seq 40); do mkdir -p $AS/evil/tool-decoy$i; done
+			usleep 1500000
+			for i in $(seq 40); do rmdir $AS/evil/tool-decoy$i 2>/dev/null; done ;;
+		3)	# PIDs churned: 300 short-lived processes in the sandbox
+			sh -c "echo \$\$ >$AS/evil/runtime/cgroup.procs
+				i=0; while [ \$i -lt 300 ]; do /bin/true; i=\$((i + 1)); done" ;;
+		4)	# its processes renamed with controls
+			rnd 3
+			sh -c "echo \$\$ >$AS/evil/runtime/cgroup.procs; exec runas 1000 hostile rename '$(evil_name $R)'" &
+			usleep 800000
+			kill $! 2>/dev/null; wait $! 2>/dev/null ;;
+		esac
+		usleep 300000
+	done
+}
+# tenant_check: what the tenant must not have reached
+tenant_check() {
+	invariant_checks=$((invariant_checks + 1))
+	for f in $LOG /run/agentmm/status /run/agentmm/events; do
+		[ -f $f ] || continue
+		for b in "$ESC" "$CSI1" "$RLO"; do
+			LC_ALL=C grep -qF "$b" $f &&
+				fail_inv "no raw control byte in the daemon's output" \
+					"$f holds $(printf '%s' "$b" | od -An -tx1 | tr -d ' '): $(LC_ALL=C grep -F "$b" $f | head -n 1 | od -c | head -n 2 | tr '\n' ' ')"
+		done
+	done
+	grep -q agentmm /tmp/soak.svc.in &&
+		fail_inv "nothing written into a root service's input" \
+			"$(head -c 200 /tmp/soak.svc.in)"
+	cat /run/agentmm/events.1 /run/agentmm/events 2>/dev/null | grep -q 'agent.slice/evil' ||
+		fail_inv "the tenant's tool calls are in the history" \
+			"no record of agent.slice/evil in /run/agentmm/events"
+	[ $bursts -gt 0 ] && ! cat /run/agentmm/events.1 /run/agentmm/events 2>/dev/null |
+		grep -q 'agent.slice/sb[0-9]' &&
+		fail_inv "the other sandboxes' tool calls are in the history" \
+			"no record of sb0..sb$((NSB - 1)) in /run/agentmm/events"
+	return 0
+}
+
 # ---- daemon ----
 # governor = kernel: the mode flips test agentmm.ko's borrowing of the THP
 # switches; with auto, agentmmd's own governor takes the switches (by
@@ -129,9 +232,9 @@ daemon_start() {
 	wait_for 30 sh -c "[ \"\$(cat /run/agentmm/agentmmd.pid 2>/dev/null)\" = $DPID ]" ||
 		fail_inv "daemon starts" "agentmmd (pid $DPID) wrote no pid file in 30 s"
 	# Loading the BPF programs takes seconds under TCG; the daemon is up
-	# once its status lists every sandbox (adm and sb0..).
-	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 1)) ]" ||
-		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 1)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
+	# once its status lists every sandbox (adm, evil and sb0..).
+	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 2)) ]" ||
+		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 2)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
 }
 # A child that died stays a zombie until waited for: that is not alive.
 alive() {
@@ -155,7 +258,10 @@ sh -c "echo \$\$ >$AS/adm/runtime/cgroup.procs; exec memhog --hold 10" &
 echo 1 >$AS/adm/cgroup.freeze		# the admin paused this one
 i=0
 while [ $i -lt $NSB ]; do sandbox $i; i=$((i + 1)); done
+tenant_setup
 daemon_start
+tenant >/tmp/soak.tenant.log 2>&1 &
+TENANT=$!
 
 # ---- churn ----
 t_end=$(($(date +%s) + SOAK_SECONDS))
@@ -223,6 +329,11 @@ done
 
 # ---- wind down and check ----
 note "wind down: $bursts bursts, $stops SIGSTOPs, $kills SIGKILLs, $flips mode flips"
+touch /tmp/soak.tenant.stop
+wait $TENANT
+tenant_acts=$(grep -c '^[0-9]* [a-z-]*$' /tmp/soak.tenant.log)
+note "the hostile tenant: $tenant_acts actions ($(awk 'NF == 2 { n[$2]++ } END { for (a in n) printf "%s %d; ", a, n[a] }' /tmp/soak.tenant.log))"
+expect_cmp $tenant_acts -ge 5 "the hostile tenant acted"
 daemon_alive || fail_inv "the daemon never dies on its own" "agentmmd pid $DPID is gone at the end"
 for d in $AS/sb*/tool-*; do
 	[ -d $d ] && echo 1 >$d/cgroup.kill 2>/dev/null
@@ -241,6 +352,10 @@ check_thp "mode off at the end"
 unload_agentmm
 check_thp "after unload"
 check "no daemon errors that name a failed restore" sh -c "! grep -E 'cannot (thaw|reset)' $LOG"
+tenant_check
+kill $SVC_KEEP $SVC 2>/dev/null
+wait $SVC_KEEP $SVC 2>/dev/null
+rm -rf $TB /tmp/soak.svc.fifo /tmp/soak.svc.in /tmp/soak.tenant.stop
 echo 0 >$AS/adm/cgroup.freeze
 note "$step steps; the daemon logged $(grep -c 'throttling ' $LOG) throttles, $(grep -c 'froze ' $LOG) freezes, $(grep -c 'last resort: killed' $LOG) kills; $invariant_checks invariant checks"
 expect_cmp $invariant_checks -ge 3 "invariants were checked"
