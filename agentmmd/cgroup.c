@@ -466,19 +466,6 @@ int proc_comm(pid_t pid, char *buf, size_t len)
 	return cg_read_str(path, "comm", buf, len);
 }
 
-size_t args_to_line(char *buf, size_t n)
-{
-	size_t i;
-
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	for (i = 0; i < n; i++)
-		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
-			buf[i] = ' ';
-	buf[n] = 0;
-	return n;
-}
-
 int proc_get_oom_adj(pid_t pid, int *adj)
 {
 	char path[64], buf[16];

@@ -56,12 +56,6 @@ int proc_own_anon(pid_t pid, uint64_t *bytes);
 int proc_same_vm(pid_t a, pid_t b);
 int proc_starttime(pid_t pid, uint64_t *ticks);
 int proc_comm(pid_t pid, char *buf, size_t len);
-/*
- * NUL-separated arguments (@n bytes in @buf, which has room for n + 1) to
- * one line: trailing NULs dropped, NUL/newline/tab as spaces, terminated.
- * Returns the line's length.
- */
-size_t args_to_line(char *buf, size_t n);
 int proc_get_oom_adj(pid_t pid, int *adj);
 /* @start: /proc/PID/stat starttime the process must have, 0 = any */
 int proc_set_oom_adj(pid_t pid, uint64_t start, int adj);

@@ -172,3 +172,16 @@ void amm_json_str(FILE *f, const char *s)
 	fputc('"', f);
 	free(big);
 }
+
+size_t args_to_line(char *buf, size_t n)
+{
+	size_t i;
+
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == 0 || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = 0;
+	return n;
+}

@@ -34,6 +34,13 @@ size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode);
 /* Undo AMM_ESC_TEXT / AMM_ESC_WORD in place (for readers of our files). */
 void amm_unescape(char *s);
 
+/*
+ * NUL-separated arguments (@n bytes in @buf, which has room for n + 1) to
+ * one line: trailing NULs dropped, NUL/newline/tab as spaces, terminated.
+ * Returns the line's length.
+ */
+size_t args_to_line(char *buf, size_t n);
+
 /* Write @s as a quoted JSON string to @f. */
 void amm_json_str(FILE *f, const char *s);
 

@@ -66,12 +66,20 @@ int pidfd_of_event(struct daemon *d, struct sandbox *s, pid_t pid,
 		   uint64_t start_ns)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t ticks = start_ns && hz > 0 ?
-			 start_ns / (1000000000ULL / (uint64_t)hz) : 0;
+	uint64_t ticks = hz > 0 ? start_ns / (1000000000ULL / (uint64_t)hz) : 0;
 	struct amm_task t;
-	int fd = pidfd_open_in_cgroup(pid, ticks, s->rel);
+	int fd;
 
-	if (fd >= 0 && start_ns && bpf_task_get(d, fd, &t) && t.start_ns &&
+	/* every BPF event carries its process's start: one without (or
+	 * within the first tick of boot, which no sandbox's process is)
+	 * names no process, and tick 0 would match whatever holds the PID */
+	if (!ticks) {
+		d->events_gone++;
+		errno = ESRCH;
+		return -1;
+	}
+	fd = pidfd_open_in_cgroup(pid, ticks, s->rel);
+	if (fd >= 0 && bpf_task_get(d, fd, &t) && t.start_ns &&
 	    t.start_ns != start_ns) {
 		close(fd);
 		fd = -1;
@@ -130,19 +138,22 @@ int handle_event(void *ctx, void *data, size_t len)
 		/*
 		 * A process we know, exec'd from a thread other than its
 		 * leader: its record was the old leader's task storage and
-		 * went with it. Recorded again through the pidfd we hold
-		 * (alive: the PID is still that process), no new tool call.
+		 * went with it. Recorded again (no new tool call) if the event
+		 * is about it: the exec keeps the process's start time, so a
+		 * late event about an earlier holder of the PID is refused.
 		 */
-		if (s->runtime == (pid_t)e->tgid) {
-			if (runtime_alive(s))
-				bpf_task_set(d, s->runtime_pidfd, s,
-					     AMM_ROLE_RUNTIME, 0, e->start_ns);
-			break;
-		}
 		t = tool_find(s, (pid_t)e->tgid);
-		if (t && t->pidfd >= 0 && !pidfd_signal(t->pidfd, 0)) {
-			bpf_task_set(d, t->pidfd, s, AMM_ROLE_TOOL,
-				     (pid_t)e->tgid, e->start_ns);
+		if (s->runtime == (pid_t)e->tgid ||
+		    (t && t->pidfd >= 0 && !pidfd_signal(t->pidfd, 0))) {
+			bool rt = s->runtime == (pid_t)e->tgid;
+
+			fd = rt && !runtime_alive(s) ? -1 :
+			     pidfd_of_event(d, s, (pid_t)e->tgid, e->start_ns);
+			if (fd < 0)
+				break;
+			bpf_task_set(d, fd, s, rt ? AMM_ROLE_RUNTIME : AMM_ROLE_TOOL,
+				     rt ? 0 : (pid_t)e->tgid, e->start_ns);
+			close(fd);
 			break;
 		}
 		/* through a pidfd proven to be the event's process: a late

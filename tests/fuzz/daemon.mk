@@ -53,3 +53,17 @@ $(BUILD)/fuzz/fuzz_escape: $(TOP)/tests/fuzz/fuzz_escape.c \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/escape.c
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_escape
+
+# The event path (events.c, tools.c) against a fake process table with PID
+# reuse: actions only on the event's own process and sandbox, no pidfd
+# leaked. The process layer (cgroup.c's pidfd and /proc functions, the BPF
+# task storage, runtime.c, actuate.c's notify) is the target's own.
+FUZZ_EVENTS_SRCS := $(addprefix $(FUZZ_AMMD)/,events.c tools.c escape.c) \
+	$(TOP)/policy/pressure.c
+$(BUILD)/fuzz/fuzz_events: $(TOP)/tests/fuzz/fuzz_events.c \
+		$(FUZZ_EVENTS_SRCS) $(FUZZ_AMMD_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/bpf -I$(TOP)/policy \
+		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_EVENTS_SRCS)
+
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_events
