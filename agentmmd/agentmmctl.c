@@ -201,7 +201,8 @@ static const char *const num_keys[] = {
 	"psi_some_avg10", "priority", "runtime", "current_mb", "peak_mb",
 	"max_mb", "high_mb", "psi", "tools_running", "tool_calls", "retries",
 	"tools_killed", "oom_kills", "forks", "execs", "reclaim_stall_ms",
-	"high_events", "duration_ms", "ringbuf_drops", "task_drops", NULL,
+	"high_events", "duration_ms", "ringbuf_drops", "task_drops",
+	"events_limited", NULL,
 };
 static const char *const bool_keys[] = { "exempt", "dry_run", "retry", NULL };
 
@@ -468,10 +469,11 @@ static int cmd_status(struct status *st, const char *only, bool json)
 		       get(r, "oom_kills"));
 		if (!only)
 			continue;
-		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s, processes not tracked %s\n",
+		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s, processes not tracked %s, tool-call events over budget %s\n",
 		       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
 		       get(r, "execs"), get(r, "reclaim_stall_ms"),
-		       get(r, "high_events"), get(r, "task_drops"));
+		       get(r, "high_events"), get(r, "task_drops"),
+		       get(r, "events_limited"));
 		printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
 		       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
 		for (j = 0; j < st->n; j++) {

@@ -136,6 +136,7 @@ struct sandbox {
 	uint64_t frozen_ms;	/* when we froze it */
 	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */
 	bool swept;		/* oom_score_adj set on all its processes */
+	uint64_t ev_limited_said_ms;	/* events over budget: said then */
 	char high_orig[32];	/* high_dir's memory.high before we set it */
 	/* for metrics (metrics.c) and manual controls (control.c) */
 	uint64_t throttle_since_ms;	/* when the current throttle began */

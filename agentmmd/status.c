@@ -94,7 +94,7 @@ void write_status(struct daemon *d, uint64_t now)
 		    " tool_calls=%" PRIu64 " retries=%" PRIu64
 		    " tools_killed=%" PRIu64 " oom_kills=%" PRIu64
 		    " forks=%llu execs=%llu reclaim_stall_ms=%llu"
-		    " high_events=%llu task_drops=%llu\n",
+		    " high_events=%llu task_drops=%llu events_limited=%llu\n",
 		    name, state, s->exempt, s->prio, (int)s->runtime, s->current / MB,
 		    s->peak / MB, maxs, s->high / MB,
 		    s->psi / 100, s->psi % 100, running, s->tool_calls,
@@ -103,7 +103,8 @@ void write_status(struct daemon *d, uint64_t now)
 		    (unsigned long long)st.execs,
 		    (unsigned long long)(st.reclaim_ns / 1000000),
 		    (unsigned long long)st.high_events,
-		    (unsigned long long)st.task_drops);
+		    (unsigned long long)st.task_drops,
+		    (unsigned long long)st.ev_limited);
 		for (j = 0; j < AMM_HIST; j++) {
 			const struct tool_call *t =
 				&s->hist[(s->hist_next + j) % AMM_HIST];

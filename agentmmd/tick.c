@@ -41,6 +41,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 {
 	static pid_t pids[8192];
 	char psi[AMM_PATH_MAX + 32];
+	uint64_t limited;
 	int i, n;
 
 	/*
@@ -68,8 +69,17 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	/* set by the host only; agentmmctl priority tells us at once */
 	if (d->recheck)
 		s->prio = sb_priority(d, s);
+	limited = s->bst.ev_limited;
 	if (!bpf_stats(d, s, &s->bst))
 		memset(&s->bst, 0, sizeof(s->bst));
+	limited = s->bst.ev_limited > limited ? s->bst.ev_limited - limited : 0;
+	if (limited && (!s->ev_limited_said_ms ||
+			now_ms() - s->ev_limited_said_ms >= 60000)) {
+		info("sandbox %s: %" PRIu64 " tool-call events over its budget (%d, then %d a second) not sent (%llu in all); its processes get the tool score by a sweep",
+		     s->rel, limited, AMM_EV_BURST, AMM_EV_PER_S,
+		     (unsigned long long)s->bst.ev_limited);
+		s->ev_limited_said_ms = now_ms();
+	}
 	sb_check_ext_frozen(s);
 	/*
 	 * With BPF a runtime's or tool's exit arrives as an event; a lost
@@ -84,9 +94,13 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	 * Tools started before BPF saw them (or without BPF) still get the
 	 * tool score; with BPF the score is set when the runtime forks the
 	 * tool's root and everything below inherits it, so the sweep over
-	 * every process runs only after adoption and then on recheck ticks.
+	 * every process runs only after adoption, on recheck ticks, and when
+	 * the sandbox's tool-call events went over its budget (those tools
+	 * kept the runtime's score). Every process but the runtime (and an
+	 * init shim) ends with at least the tool score: one that inherited
+	 * the runtime's, or set itself anywhere below, is raised.
 	 */
-	n = d->skel && s->swept && !d->recheck ? 0 :
+	n = d->skel && s->swept && !d->recheck && !limited ? 0 :
 		cg_pids(s->path, pids, 8192);
 	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
@@ -96,7 +110,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		if (pids[i] == s->runtime || proc_get_oom_adj(pids[i], &adj))
 			continue;
 		/* a container's init shim dies with the container: leave it */
-		if (adj != 0 || !s->runtime ||
+		if (adj >= d->cfg.tool_oom_score_adj || !s->runtime ||
 		    proc_comm(pids[i], comm, sizeof(comm)) ||
 		    is_init_shim(pids[i], comm))
 			continue;

@@ -180,6 +180,44 @@ static __always_inline bool stat_add(__u64 sb_cgid, enum stat_field f,
 }
 
 /*
+ * May sandbox @sb_cgid send one more event that starts a tool call's
+ * record? A token bucket in its cgroup storage (AMM_EV_BURST, refilled at
+ * AMM_EV_PER_S); concurrent updates may lose a token or two, which is
+ * fine for a flood guard. A refused event is counted in ev_limited.
+ */
+static __always_inline bool ev_budget(__u64 sb_cgid)
+{
+	const __u64 gap = 1000000000ULL / AMM_EV_PER_S;
+	struct amm_sb_stats *st;
+	struct cgroup *cg;
+	bool ok = true;
+	__u64 now, add;
+
+	cg = bpf_cgroup_from_id(sb_cgid);
+	if (!cg)
+		return true;
+	st = bpf_cgrp_storage_get(&sb_stats, cg, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (st) {
+		now = bpf_ktime_get_ns();
+		add = (now - st->ev_refill_ns) / gap;
+		if (add) {
+			st->ev_tokens = st->ev_tokens + add > AMM_EV_BURST ?
+					AMM_EV_BURST : st->ev_tokens + add;
+			st->ev_refill_ns = now;
+		}
+		if (st->ev_tokens) {
+			st->ev_tokens--;
+		} else {
+			__sync_fetch_and_add(&st->ev_limited, 1);
+			ok = false;
+		}
+	}
+	bpf_cgroup_release(cg);
+	return ok;
+}
+
+/*
  * Record process @p (a thread-group leader) in the tasks storage within
  * its sandbox's share, with its start time. Returns false (and counts a
  * drop) when the sandbox already has its share or no entry can be made.
@@ -319,7 +357,7 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 	if (!task_insert(child, &t))
 		return 0;
 	/* early, so whatever the tool forks inherits its oom_score_adj */
-	if (new_tool)
+	if (new_tool && ev_budget(t.sandbox_cgid))
 		emit(AMM_EV_TOOL_FORK, child, t.sandbox_cgid, task_cgid(child),
 		     0);
 	return 0;
@@ -340,7 +378,7 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 		if (!nt.sandbox_cgid)
 			return 0;
 		stat_add(nt.sandbox_cgid, ST_EXEC, 0, false);
-		if (!task_insert(p, &nt))
+		if (!task_insert(p, &nt) || !ev_budget(nt.sandbox_cgid))
 			return 0;
 		emit_args(AMM_EV_NEW_TASK, p, nt.sandbox_cgid, task_cgid(p), 0,
 			  true);
@@ -349,8 +387,9 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 	stat_add(t->sandbox_cgid, ST_EXEC, 0, false);
 	if (t->role == AMM_ROLE_TOOL && t->tool_tgid == tgid) {
 		stat_add(t->sandbox_cgid, ST_TOOL_START, 0, false);
-		emit_args(AMM_EV_TOOL_START, p, t->sandbox_cgid, task_cgid(p),
-			  0, true);
+		if (ev_budget(t->sandbox_cgid))
+			emit_args(AMM_EV_TOOL_START, p, t->sandbox_cgid,
+				  task_cgid(p), 0, true);
 	}
 	return 0;
 }

@@ -17,6 +17,16 @@
  * agentmmd's bpf_tasks_per_sandbox.
  */
 #define AMM_TASKS_PER_SANDBOX	4096
+/*
+ * Events that start a tool call's record (AMM_EV_TOOL_FORK, TOOL_START,
+ * NEW_TASK) one sandbox may send: a burst of AMM_EV_BURST, then
+ * AMM_EV_PER_S a second. One that forks without end spends its own budget,
+ * not the ring buffer every sandbox shares; the rest are counted
+ * (ev_limited) and agentmmd sweeps that sandbox's processes instead. Ends
+ * (TOOL_END, RUNTIME_EXIT) and OOM events are never held back.
+ */
+#define AMM_EV_BURST		256
+#define AMM_EV_PER_S		128
 /* Sandbox cgroups are found by walking at most this many ancestors. */
 #define AMM_MAX_CGROUP_DEPTH	12
 
@@ -41,6 +51,9 @@ struct amm_sb_stats {
 	__u64 last_event_ns;	/* rate limit for AMM_EV_HIGH */
 	__u64 tasks;		/* its entries in tasks storage */
 	__u64 task_drops;	/* processes not recorded: over its share */
+	__u64 ev_tokens;	/* its budget of tool-call events... */
+	__u64 ev_refill_ns;	/* ...refilled up to this time */
+	__u64 ev_limited;	/* tool-call events not sent: over budget */
 };
 
 enum amm_role {
