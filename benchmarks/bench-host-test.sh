@@ -34,13 +34,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 THP=/sys/kernel/mm/transparent_hugepage
-pass=0 fail=0
-check() {
-	local what=$1; shift
-	if "$@"; then pass=$((pass + 1)); echo "ok   $what"
-	else fail=$((fail + 1)); echo "FAIL $what"; fi
-}
-done_() { echo "bench-host-$mode: $pass passed, $fail failed"; [ $fail = 0 ]; }
+. "$top/tests/lib/check.sh"
 snapshot() {
 	local f
 	for f in $THP/enabled $THP/defrag $THP/khugepaged/* $THP/hugepages-*kB/enabled \
@@ -52,6 +46,7 @@ snapshot() {
 }
 
 mode=${1:-}
+CHECK_NAME=bench-host-$mode
 [ "$(id -u)" = 0 ] || { echo "bench-host-test: needs root"; echo "0 passed, 1 failed"; exit 1; }
 if [ ! -d $THP ] || ! ls $THP/hugepages-*kB/enabled >/dev/null 2>&1; then
 	echo "bench-host-test: SKIP: this kernel has no mTHP knobs"
@@ -284,4 +279,5 @@ density)
 	;;
 *) echo "usage: bench-host-test.sh smoke|refuse|governor|density" >&2; exit 2 ;;
 esac
-done_
+result
+[ "$fail" = 0 ]

@@ -11,17 +11,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentmm-runtime-smoke.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok()  { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-done_() { echo "$pass passed, $fail failed"; [ $fail -eq 0 ]; exit; }
+. "$here/../../tests/lib/check.sh"
 
-command -v node >/dev/null || { bad "node installed (make deps)"; done_; }
+command -v node >/dev/null || { bad "node installed (make deps)"; finish; }
 
 if sh "$here/prepare.sh" "$tmp/wd" 1 1 >"$tmp/prepare.out" 2>&1; then
 	ok "prepare.sh: workspace in $tmp/wd/run/sb-0"
 else
-	bad "prepare.sh"; sed 's/^/     /' "$tmp/prepare.out" | tail -20; done_
+	bad "prepare.sh"; sed 's/^/     /' "$tmp/prepare.out" | tail -20; finish
 fi
 ws=$tmp/wd/run/sb-0
 
@@ -53,4 +50,4 @@ elif grep -q 'make deps' "$tmp/out2" && [ ! -s "$tmp/results2" ]; then
 else
 	bad "runtime.js names make deps when its npm package is missing"; sed 's/^/     /' "$tmp/out2"
 fi
-done_
+finish

@@ -23,7 +23,7 @@ knobs() {
 	local f
 	for f in $THP/hugepages-*kB/enabled; do echo "$f $(cat "$f")"; done
 }
-sel() { sed 's/.*\[\(.*\)\].*/\1/' "$THP/hugepages-$1kB/enabled"; }
+sel() { bracketed "$THP/hugepages-$1kB/enabled"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (it writes $THP/hugepages-<N>kB/enabled)"
 ls $THP/hugepages-*kB/enabled >/dev/null 2>&1 ||
@@ -66,7 +66,7 @@ restore() {
 	fi
 	[ $fail -eq 0 ] || sed 's/^/    log: /' $LOG 2>/dev/null
 	rm -rf "$tmp"
-	echo "$pass passed, $fail failed"
+	result
 	[ $fail -eq 0 ] && [ $failed -eq 0 ]
 	exit $?
 }

@@ -136,5 +136,5 @@ off2=$(mb "$ROOT/off/runtime")
 echo "     off: ${off1} -> ${off2} MB with reclaim = 0"
 check "reclaim = 0 takes nothing" [ $((off1 - off2)) -le 2 ]
 [ $fail = 0 ] || sed 's/^/    log: /' "$TMP/log"
-echo "$pass passed, $fail failed"
+result
 [ $fail = 0 ]

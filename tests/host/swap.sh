@@ -38,7 +38,7 @@ zrams() {
 
 [ "$(id -u)" = 0 ] || skip "needs root (it writes $ZP/* and runs swapon)"
 [ -f "$ZP/enabled" ] || skip "no zswap in this kernel ($ZP)"
-[ -x "$TOOL" ] || { echo "FAIL $TOOL is not executable"; echo "0 passed, 1 failed"; exit 1; }
+[ -x "$TOOL" ] || { bad "$TOOL is not executable"; finish; }
 [ -z "$(swaps)" ] || skip "swap is active on this host ($(swaps | awk '{ print $1 }' | tr '\n' ' ')): the test needs a host without swap"
 # a no-op write proves writability (read-only sysfs, lockdown, container)
 echo "$(param max_pool_percent)" >"$ZP/max_pool_percent" 2>/dev/null ||
@@ -99,7 +99,7 @@ restore() {
 	if [ -z "$(swaps)" ]; then ok "no swap active at the end"; else bad "no swap active at the end"; swaps >&2; failed=1; fi
 	if [ "$(zrams)" = "$zram_found" ]; then ok "zram devices as found"; else bad "zram devices as found"; failed=1; fi
 	rm -rf "$tmp"
-	echo "$pass passed, $fail failed"
+	result
 	[ $fail -eq 0 ] && [ $failed -eq 0 ]
 	exit $?
 }

@@ -28,7 +28,7 @@ gsize() {
 		if (kv[1] == k) { print kv[2]; exit } } }' $ST/status 2>/dev/null
 }
 
-sel() { sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-$1kB/enabled; }
+sel() { bracketed $THP_SYS/hugepages-$1kB/enabled; }
 
 # start_gov [MODE [EXTRA]]: agentmmd with governor = MODE (daemon), no BPF,
 # plus the config lines in file EXTRA.

@@ -5,58 +5,13 @@
 AGENTMM_KO=/lib/modules/agentmm.ko
 AGENTMM_SYS=/sys/kernel/agentmm
 THP_SYS=/sys/kernel/mm/transparent_hugepage
-_checks=0
-_fails=0
+# The shared checks (tests/lib/check.sh, staged next to this file): ok,
+# bad, check, check_fails, expect_eq, expect_cmp, wait_for, bracketed,
+# finish. The runner filters the console on "  FAIL" and "  SKIP".
+CHECK_PREFIX="  "
+. /tests/check.sh
 
 log() { echo "  $*"; }
-
-# check DESC CMD...: CMD must succeed.
-check() {
-	_d=$1
-	shift
-	_checks=$((_checks + 1))
-	if "$@"; then
-		echo "  ok: $_d"
-	else
-		_fails=$((_fails + 1))
-		echo "  FAIL: $_d"
-	fi
-}
-
-# check_fails DESC CMD...: CMD must fail.
-check_fails() {
-	_d=$1
-	shift
-	_checks=$((_checks + 1))
-	if "$@" 2>/dev/null; then
-		_fails=$((_fails + 1))
-		echo "  FAIL: $_d (succeeded)"
-	else
-		echo "  ok: $_d"
-	fi
-}
-
-# expect_eq ACTUAL EXPECTED DESC
-expect_eq() {
-	_checks=$((_checks + 1))
-	if [ "$1" = "$2" ]; then
-		echo "  ok: $3"
-	else
-		_fails=$((_fails + 1))
-		echo "  FAIL: $3 (got '$1', want '$2')"
-	fi
-}
-
-# expect_cmp A OP B DESC, OP one of -lt -le -gt -ge -eq -ne (integers)
-expect_cmp() {
-	_checks=$((_checks + 1))
-	if [ "$1" "$2" "$3" ] 2>/dev/null; then
-		echo "  ok: $4 ($1 $2 $3)"
-	else
-		_fails=$((_fails + 1))
-		echo "  FAIL: $4 (want $1 $2 $3)"
-	fi
-}
 
 skip() {
 	echo "  SKIP: $*"
@@ -64,14 +19,8 @@ skip() {
 }
 
 die() {
-	echo "  FAIL: $*"
+	bad "$*"
 	exit 1
-}
-
-finish() {
-	echo "  $_checks checks, $_fails failed"
-	[ "$_fails" -eq 0 ]
-	exit $?
 }
 
 load_agentmm() {
@@ -84,18 +33,6 @@ unload_agentmm() {
 
 agentmm_loaded() {
 	grep -q '^agentmm ' /proc/modules
-}
-
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-wait_for() {
-	_n=$(($1 * 10))
-	shift
-	while [ $_n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		_n=$((_n - 1))
-	done
-	return 1
 }
 
 # Value of key K on the summary line starting with WORD (e.g. sensor seq).
