@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "parse.h"
 #include "usergov.h"
 
 #define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
@@ -168,7 +169,7 @@ static int read_selected(int fd, char *out, size_t len)
 
 	if (read_small(fd, buf, sizeof(buf)))
 		return -1;
-	return ugov_parse_selected(buf, out, len);
+	return amm_parse_selected(buf, sizeof(buf), out, len) ? -1 : 0;
 }
 
 static int write_word(int fd, const char *w)
@@ -255,7 +256,7 @@ static void knobs_open(struct ugov *g)
 		unsigned int kb, j;
 		int order;
 
-		if (sscanf(de->d_name, "hugepages-%ukB", &kb) != 1)
+		if (amm_parse_hugepages_dir(de->d_name, strlen(de->d_name), &kb))
 			continue;
 		order = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
 		if (order < 0)

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "parse.h"
 #include "usergov.h"
 
 /* Copy the line at @p (without '\n') into @buf; return the next line. */
@@ -41,22 +42,11 @@ static unsigned int tokens(char *s, char **tok, unsigned int max)
 	return n;
 }
 
-/* A whole decimal number, no sign; saturates at AMM_U64_MAX. */
+/* A whole decimal number (a token: no blanks), as policy/parse.c reads a
+ * counter; out of range is an error, not a saturated value. */
 static int parse_num(const char *s, u64 *out)
 {
-	u64 v = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned int dgt = (unsigned int)(*s - '0');
-
-		v = v > (AMM_U64_MAX - dgt) / 10 ? AMM_U64_MAX : v * 10 + dgt;
-	}
-	if (*s)
-		return -1;
-	*out = v;
-	return 0;
+	return amm_parse_stat(s, strlen(s), out) ? -1 : 0;
 }
 
 int ugov_parse_counter(const char *text, u64 *out)
@@ -265,20 +255,6 @@ void ugov_fill_input(const struct ugov_zones *zs, u32 orders,
 					amm_add_sat(z->low, reserve)));
 		}
 	}
-}
-
-int ugov_parse_selected(const char *text, char *out, size_t len)
-{
-	const char *open = strchr(text, '['), *close;
-
-	if (!open || !len)
-		return -1;
-	close = strchr(open, ']');
-	if (!close || close - open - 1 <= 0 || (size_t)(close - open - 1) >= len)
-		return -1;
-	memcpy(out, open + 1, (size_t)(close - open - 1));
-	out[close - open - 1] = '\0';
-	return 0;
 }
 
 const char *ugov_mode_name(enum ugov_mode m)

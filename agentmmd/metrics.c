@@ -23,6 +23,7 @@
 
 #include "daemon.h"
 #include "escape.h"
+#include "parse.h"
 #ifndef AMM_NO_BPF
 #include "agentmm.skel.h"
 #endif
@@ -74,25 +75,25 @@ static uint64_t event_drops(struct daemon *d)
 /* One number from a sysfs file; false if absent or not a number. */
 static bool sys_u64(const char *path, uint64_t *v)
 {
-	char buf[64], *end;
+	char buf[64];
 	FILE *f = fopen(path, "re");
+	u64 n;
 	bool ok;
 
 	if (!f)
 		return false;
 	ok = fgets(buf, sizeof(buf), f) != NULL;
 	fclose(f);
-	if (!ok || buf[0] < '0' || buf[0] > '9')
+	if (!ok || amm_parse_stat(buf, sizeof(buf), &n))
 		return false;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return !errno && (*end == '\n' || *end == 0);
+	*v = n;
+	return true;
 }
 
 /* The bracketed word of "always [inherit] madvise never". */
 static bool sys_choice(const char *path, char *out, size_t len)
 {
-	char buf[256], *a, *b;
+	char buf[256];
 	FILE *f = fopen(path, "re");
 	bool ok;
 
@@ -100,12 +101,7 @@ static bool sys_choice(const char *path, char *out, size_t len)
 		return false;
 	ok = fgets(buf, sizeof(buf), f) != NULL;
 	fclose(f);
-	a = ok ? strchr(buf, '[') : NULL;
-	b = a ? strchr(a, ']') : NULL;
-	if (!b || (size_t)(b - a) > len)
-		return false;
-	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
-	return true;
+	return ok && !amm_parse_selected(buf, sizeof(buf), out, len);
 }
 
 static int size_cmp(const void *a, const void *b)

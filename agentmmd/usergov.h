@@ -79,7 +79,6 @@ void ugov_fill_input(const struct ugov_zones *zs, u32 orders,
  * The selected word of "always [never] madvise" text into @out. Returns 0,
  * or -1 if there is no "[word]" that fits.
  */
-int ugov_parse_selected(const char *text, char *out, size_t len);
 /* A decimal counter with optional surrounding white space; 0 or -1. */
 int ugov_parse_counter(const char *text, u64 *out);
 

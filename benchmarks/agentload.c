@@ -48,6 +48,7 @@
 #include <linux/sched.h>
 #include "cgv1.h"
 #include "memacct.h"
+#include "parse.h"
 #include "util.h"
 
 #define MB		(1024.0 * 1024.0)
@@ -713,14 +714,9 @@ static void mthp_read(int after)
 		mthp[i].fallback0 = f;
 		strcpy(mthp[i].enabled, "n/a");	/* shmem-only sizes have no anon switch */
 		xsnprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled", mthp[i].kb);
-		if (!read_file(path, buf, sizeof(buf))) {
-			char *l = strchr(buf, '['), *rb = l ? strchr(l, ']') : NULL;
-
-			if (l && rb && rb - l - 1 < (long)sizeof(mthp[i].enabled)) {
-				memcpy(mthp[i].enabled, l + 1, rb - l - 1);
-				mthp[i].enabled[rb - l - 1] = 0;
-			}
-		}
+		if (!read_file(path, buf, sizeof(buf)))
+			amm_parse_selected(buf, sizeof(buf), mthp[i].enabled,
+					   sizeof(mthp[i].enabled));
 	}
 }
 
@@ -732,11 +728,9 @@ static void mthp_discover(void)
 	if (!d)
 		return;
 	while ((e = readdir(d)) && nmthp < MAX_MTHP) {
-		unsigned long kb;
-		char tail[8];
+		unsigned int kb;
 
-		if (sscanf(e->d_name, "hugepages-%lu%7s", &kb, tail) == 2 &&
-		    !strcmp(tail, "kB"))
+		if (!amm_parse_hugepages_dir(e->d_name, strlen(e->d_name), &kb))
 			mthp[nmthp++].kb = kb;
 	}
 	closedir(d);
@@ -746,14 +740,11 @@ static void mthp_discover(void)
 static const char *thp_setting(const char *file, char *buf, size_t len)
 {
 	char path[256], raw[256];
-	char *l, *r;
 
 	xsnprintf(path, sizeof(path), THP_DIR "/%s", file);
-	if (read_file(path, raw, sizeof(raw)) || !(l = strchr(raw, '[')) ||
-	    !(r = strchr(l, ']')) || (size_t)(r - l) > len)
+	if (read_file(path, raw, sizeof(raw)) ||
+	    amm_parse_selected(raw, sizeof(raw), buf, len))
 		return "";
-	memcpy(buf, l + 1, r - l - 1);
-	buf[r - l - 1] = 0;
 	return buf;
 }
 

@@ -9,16 +9,19 @@ BENCH_UTIL := $(BENCH_DIR)/util.c
 BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_DIR)/util.h
 # agentload's memory accounting (memacct) and cgroup v1 helpers (cgv1).
 BENCH_LOAD_SRC := $(BENCH_DIR)/agentload.c $(BENCH_DIR)/memacct.c $(BENCH_DIR)/cgv1.c \
-		  $(BENCH_UTIL)
+		  $(BENCH_POLICY)/parse.c $(BENCH_POLICY)/contig.c $(BENCH_UTIL)
 BENCH_LOAD_DEPS := $(BENCH_LOAD_SRC) $(BENCH_DIR)/memacct.h $(BENCH_DIR)/cgv1.h \
+		   $(BENCH_POLICY)/parse.h $(BENCH_POLICY)/contig.h \
 		   $(BENCH_UTIL_DEPS)
-BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_POLICY)/contig.c $(BENCH_UTIL)
-BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/amm_types.h \
+BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_POLICY)/contig.c \
+		  $(BENCH_POLICY)/parse.c $(BENCH_UTIL)
+BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/parse.h \
+		   $(BENCH_POLICY)/amm_types.h \
 		   $(BENCH_UTIL_DEPS)
 
 # Static for the guest.
 $(BUILD)/guest/bin/agentload: $(BENCH_LOAD_DEPS) | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
+	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/guest/bin/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_FRAG_SRC)
@@ -30,7 +33,7 @@ $(BUILD)/guest/bin/bench-guest: $(BENCH_DIR)/bench-guest.sh | $(BUILD)/guest/bin
 # Dynamic host builds, for runs on a real host (with an explicit decision
 # to do so: they create cgroups and fragment memory).
 $(BUILD)/tools/agentload: $(BENCH_LOAD_DEPS) | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
+	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/tools/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/tools
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_FRAG_SRC)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "contig.h"
+#include "parse.h"
 #include "util.h"
 
 #define PAGE		4096UL
@@ -386,7 +387,8 @@ static int knob_changed;
 /* First word of a sysfs/procfs file, or the bracketed one ("a [b] c"). */
 static int read_word(const char *path, char *out, size_t outlen)
 {
-	char buf[256], *b, *e;
+	char buf[256];
+	size_t n;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
@@ -396,18 +398,13 @@ static int read_word(const char *path, char *out, size_t outlen)
 		return -1;
 	}
 	fclose(f);
-	b = strchr(buf, '[');
-	if (b) {
-		b++;
-		e = strchr(b, ']');
-	} else {
-		b = buf;
-		e = b + strcspn(b, " \n");
-	}
-	if (!e || (size_t)(e - b) >= outlen)
+	if (strchr(buf, '['))
+		return amm_parse_selected(buf, sizeof(buf), out, outlen) ? -1 : 0;
+	n = strcspn(buf, " \n");
+	if (n >= outlen)
 		return -1;
-	memcpy(out, b, (size_t)(e - b));
-	out[e - b] = 0;
+	memcpy(out, buf, n);
+	out[n] = 0;
 	return 0;
 }
 

@@ -36,7 +36,7 @@ soak: test-module guest-bins
 # rest is what the journal's unit test links (agentmmd/build.mk).
 FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,log.c cgroup.c escape.c \
 	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
-	$(TOP)/policy/contig.c
+	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
 		$(FUZZ_AMMD)/journal.c $(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
 	@mkdir -p $(@D)

@@ -5,9 +5,11 @@
 # Included from tests/unit/build.mk.
 
 USERGOV_TEST_SRCS := $(TOP)/tests/unit/test_usergov.c \
-		     $(TOP)/agentmmd/govparse.c $(TOP)/policy/contig.c
+		     $(TOP)/agentmmd/govparse.c $(TOP)/policy/contig.c \
+		     $(TOP)/policy/parse.c
 USERGOV_TEST_HDRS := $(TOP)/agentmmd/usergov.h $(TOP)/policy/governor.h \
-		     $(TOP)/policy/contig.h $(TOP)/policy/amm_types.h \
+		     $(TOP)/policy/contig.h $(TOP)/policy/parse.h \
+		     $(TOP)/policy/amm_types.h \
 		     $(TOP)/tests/unit/unit.h
 
 $(BUILD)/unit/test_usergov: $(USERGOV_TEST_SRCS) $(USERGOV_TEST_HDRS) \
