@@ -37,27 +37,27 @@ _check_file() {
 
 # check WHAT CMD...: ok when CMD succeeds.
 check() {
-	local what=$1
+	local _check_what=$1
 	shift
 	if [ "$CHECK_CAPTURE" = 1 ] && _check_file; then
 		if "$@" >"$_check_out" 2>&1; then
-			ok "$what"
+			ok "$_check_what"
 		else
-			bad "$what"
+			bad "$_check_what"
 			tail -n 25 "$_check_out" | sed "s/^/${CHECK_PREFIX}     /"
 		fi
 	elif "$@"; then
-		ok "$what"
+		ok "$_check_what"
 	else
-		bad "$what"
+		bad "$_check_what"
 	fi
 }
 
 # check_fails WHAT CMD...: ok when CMD fails (its stderr is dropped).
 check_fails() {
-	local what=$1
+	local _check_what=$1
 	shift
-	if "$@" 2>/dev/null; then bad "$what (succeeded)"; else ok "$what"; fi
+	if "$@" 2>/dev/null; then bad "$_check_what (succeeded)"; else ok "$_check_what"; fi
 }
 
 # expect_eq ACTUAL EXPECTED WHAT
@@ -77,12 +77,12 @@ expect_cmp() {
 # wait_for SECONDS CMD...: CMD every 0.1 s until it succeeds, for at most
 # SECONDS; its status.
 wait_for() {
-	local n=$(($1 * 10))
+	local _check_n=$(($1 * 10))
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$_check_n" -gt 0 ]; do
 		"$@" && return 0
 		sleep 0.1
-		n=$((n - 1))
+		_check_n=$((_check_n - 1))
 	done
 	return 1
 }
