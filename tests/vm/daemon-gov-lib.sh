@@ -59,7 +59,7 @@ stop_gov() {
 }
 
 gov_cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ "$fail" -eq 0 ] || sed 's/^/    log: /' $LOG
 	[ -f $ST/agentmmd.pid ] && kill "$(dpid)" 2>/dev/null
 	sleep 1
 	rm -rf $ST

@@ -6,7 +6,7 @@
 CG=/sys/fs/cgroup AS=/sys/fs/cgroup/agent.slice LOG=/tmp/agentmmd.log
 
 cleanup() {
-	[ "$_fails" -eq 0 ] || sed 's/^/    log: /' $LOG
+	[ "$fail" -eq 0 ] || sed 's/^/    log: /' $LOG
 	[ -f /run/agentmm/agentmmd.pid ] && kill "$(cat /run/agentmm/agentmmd.pid)" 2>/dev/null
 	sleep 1
 	for p in $(find $AS -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -9 "$p" 2>/dev/null; done

@@ -45,8 +45,7 @@ step=0
 note() { echo "  [$step] $*"; }
 # fail_inv WHAT DETAILS: an invariant broke; keep going to report all.
 fail_inv() {
-	_checks=$((_checks + 1)) _fails=$((_fails + 1))
-	echo "  FAIL: invariant '$1' broken at step $step (seed $SOAK_SEED): $2"
+	bad "invariant '$1' broken at step $step (seed $SOAK_SEED): $2"
 }
 
 # ---- the admin's state, snapshotted ----
