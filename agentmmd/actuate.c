@@ -537,8 +537,8 @@ int own_memory_bounded(pid_t pid, uint64_t *bytes)
 int kill_step(struct daemon *d, const int *map, int n,
 	      const struct amm_thresholds *th)
 {
-	static struct amm_tool tl[MAX_CANDS];
-	static struct cand cd[MAX_CANDS];
+	struct amm_tool *tl = d->cand_tool;
+	struct cand *cd = d->cand;
 	static pid_t pids[8192];
 	uint64_t min = amm_kill_min(d->host_limit, d->host_used, th,
 				    d->cfg.kill_min_mb * MB);
@@ -546,7 +546,7 @@ int kill_step(struct daemon *d, const int *map, int n,
 	int i, k, p, np;
 
 	for (i = 0; i < n; i++) {
-		struct sandbox *s = &d->sbs[map[i]];
+		struct sandbox *s = d->sbs[map[i]];
 
 		if (!s->runtime)
 			continue;	/* cannot tell tools from the runtime */
@@ -598,10 +598,10 @@ int kill_step(struct daemon *d, const int *map, int n,
 		return -1;
 	}
 	if (cd[k].tcg >= 0 ?
-	    kill_tool_cgroup(d, &d->sbs[cd[k].sb],
-			     d->sbs[cd[k].sb].tcg[cd[k].tcg].name,
+	    kill_tool_cgroup(d, d->sbs[cd[k].sb],
+			     d->sbs[cd[k].sb]->tcg[cd[k].tcg].name,
 			     tl[k].current) :
-	    kill_tool_pid(d, &d->sbs[cd[k].sb], cd[k].pid, tl[k].current))
+	    kill_tool_pid(d, d->sbs[cd[k].sb], cd[k].pid, tl[k].current))
 		return cd[k].sb;
 	return -1;
 }

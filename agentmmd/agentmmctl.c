@@ -28,9 +28,11 @@
 #include "cgroup.h"
 #include "config.h"
 #include "escape.h"
+#include "statusfile.h"
 
+/* from the top-level VERSION file, through the Makefile */
 #ifndef AMM_VERSION
-#define AMM_VERSION "0.1.0"
+#error "AMM_VERSION comes from the VERSION file: build through the Makefile"
 #endif
 
 #ifndef PR_SET_MEMORY_MERGE
@@ -85,164 +87,7 @@ static void usage(FILE *f)
 		cfg.tool_prefix, AMM_DEFAULT_CONFIG);
 }
 
-/* ---- status file parsing -------------------------------------------- */
-
-#define MAX_KV 32
-
-struct rec {
-	char type[16];
-	int n;
-	char *k[MAX_KV], *v[MAX_KV];
-};
-
-/*
- * Split "type k=v k=v ... cmd=rest of line" in place. Values are escaped
- * by the daemon (no spaces in words, no newlines anywhere) and unescaped
- * here; output escapes them again for the terminal or JSON.
- */
-static void parse_line(char *line, struct rec *r)
-{
-	char *p = line, *sp;
-	int i;
-
-	r->n = 0;
-	line[strcspn(line, "\n")] = 0;
-	sp = strchr(p, ' ');
-	snprintf(r->type, sizeof(r->type), "%.*s",
-		 (int)(sp ? sp - p : (long)strlen(p)), p);
-	if (!sp)
-		return;
-	p = sp + 1;
-	while (*p && r->n < MAX_KV) {
-		char *eq = strchr(p, '=');
-
-		if (!eq)
-			break;
-		*eq = 0;
-		r->k[r->n] = p;
-		r->v[r->n] = eq + 1;
-		if (!strcmp(p, "cmd")) {	/* the rest, spaces included */
-			r->n++;
-			break;
-		}
-		sp = strchr(eq + 1, ' ');
-		r->n++;
-		if (!sp)
-			break;
-		*sp = 0;
-		p = sp + 1;
-	}
-	for (i = 0; i < r->n; i++)
-		amm_unescape(r->v[i]);
-}
-
-static const char *get(const struct rec *r, const char *k)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		if (!strcmp(r->k[i], k))
-			return r->v[i];
-	return "";
-}
-
-/* A sandbox name or command for the terminal: escaped, never raw. */
-static const char *shown(const char *s)
-{
-	static char buf[4][8192];
-	static int i;
-
-	i = (i + 1) % 4;
-	amm_escape(buf[i], sizeof(buf[i]), s, AMM_ESC_TEXT);
-	return buf[i];
-}
-
-/* A sandbox record that the listing shows (all, or the one named @only). */
-static bool shown_sandbox(const struct rec *r, const char *only)
-{
-	return !strcmp(r->type, "sandbox") &&
-	       (!only || !strcmp(get(r, "name"), only));
-}
-
-/* A JSON number as the daemon writes them: -?(0|[1-9][0-9]*)(.[0-9]+)?
- * ("01" is not one: a JSON parser refuses it). */
-static bool is_number(const char *s)
-{
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return false;
-	if (*s == '.') {
-		s++;
-		if (*s < '0' || *s > '9')
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return !*s;
-}
-
-static bool in_list(const char *k, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(k, *list))
-			return true;
-	return false;
-}
-
-/* Typed JSON: these keys are numbers (null if not one), these booleans. */
-static const char *const num_keys[] = {
-	"pid", "interval_ms", "uptime_s", "limit_mb", "used_mb",
-	"psi_some_avg10", "priority", "runtime", "current_mb", "peak_mb",
-	"max_mb", "high_mb", "psi", "tools_running", "tool_calls", "retries",
-	"tools_killed", "oom_kills", "forks", "execs", "reclaim_stall_ms",
-	"high_events", "duration_ms", "ringbuf_drops", "task_drops",
-	"events_limited", NULL,
-};
-static const char *const bool_keys[] = { "exempt", "dry_run", "retry", NULL };
-
-static void json_value(const char *k, const char *v)
-{
-	if (in_list(k, num_keys))
-		fputs(is_number(v) ? v : "null", stdout);
-	else if (in_list(k, bool_keys))
-		fputs(strcmp(v, "0") && *v ? "true" : "false", stdout);
-	else
-		amm_json_str(stdout, v);
-}
-
-/* Members of @r without the closing brace, so callers can add more. */
-static void json_open(const struct rec *r)
-{
-	int i;
-
-	putchar('{');
-	for (i = 0; i < r->n; i++) {
-		if (i)
-			putchar(',');
-		amm_json_str(stdout, r->k[i]);
-		putchar(':');
-		json_value(r->k[i], r->v[i]);
-	}
-}
-
-static void json_obj(const struct rec *r)
-{
-	json_open(r);
-	putchar('}');
-}
-
-struct status {
-	char *buf;
-	struct rec *recs;
-	int n;
-	bool stale;
-};
+/* ---- the status file (parsed and printed by statusfile.c) --------- */
 
 /* Read a whole file into a NUL-terminated buffer; NULL with errno. */
 static char *slurp(const char *path, size_t *lenp, struct stat *sb)
@@ -291,34 +136,6 @@ static bool daemon_running(void)
 	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
 }
 
-/*
- * Split st->buf (NUL-terminated, the status file's text; changed in place)
- * into st->recs and find the daemon's pid (0 if none). Much of the text
- * comes from sandboxes (cgroup names, command lines): tests/fuzz calls
- * this with any bytes. -1 when out of memory.
- */
-static int parse_status(struct status *st, int *pid)
-{
-	char *line, *save = NULL;
-	int i;
-
-	st->n = 0;
-	for (i = 0; st->buf[i]; i++)
-		st->n += st->buf[i] == '\n';
-	st->recs = calloc((size_t)st->n + 1, sizeof(*st->recs));
-	if (!st->recs)
-		return -1;
-	st->n = 0;
-	for (line = strtok_r(st->buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		parse_line(line, &st->recs[st->n++]);
-	*pid = 0;
-	for (i = 0; i < st->n; i++)
-		if (!strcmp(st->recs[i].type, "daemon"))
-			*pid = atoi(get(&st->recs[i], "pid"));
-	return 0;
-}
-
 static int load_status(struct status *st)
 {
 	char path[AMM_PATH_MAX + 16];
@@ -344,152 +161,6 @@ static int load_status(struct status *st)
 			"agentmmctl: warning: agentmmd (pid %d) is not running; showing its last status from %s",
 			pid, ctime(&sb.st_mtime));
 	return 0;
-}
-
-static void json_status(struct status *st, const char *only)
-{
-	const struct rec *r;
-	bool first = true, tf;
-	int i, j;
-
-	printf("{");
-	for (i = 0; i < st->n; i++) {
-		r = &st->recs[i];
-		if (!strcmp(r->type, "daemon") || !strcmp(r->type, "host") ||
-		    !strcmp(r->type, "governor")) {
-			printf("\"%s\":", r->type);
-			json_obj(r);
-			putchar(',');
-		}
-	}
-	printf("\"governor_sizes\":[");
-	for (i = 0, j = 0; i < st->n; i++) {
-		if (strcmp(st->recs[i].type, "gov_size"))
-			continue;
-		if (j++)
-			putchar(',');
-		json_obj(&st->recs[i]);
-	}
-	printf("],");
-	printf("\"running\":%s,\"sandboxes\":[", st->stale ? "false" : "true");
-	for (i = 0; i < st->n; i++) {
-		r = &st->recs[i];
-		if (!shown_sandbox(r, only))
-			continue;
-		if (!first)
-			putchar(',');
-		first = false;
-		json_open(r);
-		/* tools nest under their sandbox */
-		printf("%s\"tools\":[", r->n ? "," : "");	/* r may be empty */
-		tf = true;
-		for (j = 0; j < st->n; j++) {
-			if (strcmp(st->recs[j].type, "tool") ||
-			    strcmp(get(&st->recs[j], "sandbox"), get(r, "name")))
-				continue;
-			if (!tf)
-				putchar(',');
-			tf = false;
-			json_obj(&st->recs[j]);
-		}
-		printf("]}");
-	}
-	printf("]}\n");
-}
-
-static int cmd_status(struct status *st, const char *only, bool json)
-{
-	const struct rec *r;
-	bool found = !only;
-	int i, j, w = 7;
-
-	for (i = 0; i < st->n; i++)
-		if (shown_sandbox(&st->recs[i], only)) {
-			int l = (int)strlen(shown(get(&st->recs[i], "name")));
-
-			found = true;
-			w = l > w ? l : w;
-		}
-	if (!found) {
-		fprintf(stderr,
-			"agentmmctl: no sandbox '%s' (agentmmctl status lists them; names are relative to %s)\n",
-			shown(only), cfg.cgroup_root);
-		return 1;
-	}
-	if (json) {
-		json_status(st, only);
-		return st->stale ? 3 : 0;
-	}
-	for (i = 0; i < st->n; i++) {
-		r = &st->recs[i];
-		if (!strcmp(r->type, "host"))
-			printf("host: %s of %s MB used, memory pressure (some avg10) %s%%, level %s%s\n",
-			       get(r, "used_mb"), get(r, "limit_mb"),
-			       get(r, "psi_some_avg10"), get(r, "level"),
-			       strcmp(get(r, "dry_run"), "1") ? "" :
-			       " (DRY RUN: nothing is changed)");
-		else if (!strcmp(r->type, "daemon"))
-			printf("agentmmd %s pid %s%s, up %s s, BPF programs %s, memcg struct_ops %s, dropped: %s events, %s processes\n",
-			       get(r, "version"), get(r, "pid"),
-			       st->stale ? " (NOT RUNNING)" : "",
-			       get(r, "uptime_s"), get(r, "bpf_programs"),
-			       get(r, "struct_ops"), get(r, "ringbuf_drops"),
-			       get(r, "task_drops"));
-		else if (!strcmp(r->type, "governor"))
-			printf("mTHP governor: %s (governor = %s, agentmm.ko %s), enabled sizes (kB): %s\n",
-			       get(r, "driver"), get(r, "mode"), get(r, "module"),
-			       get(r, "enabled_kb"));
-		else if (!strcmp(r->type, "gov_size"))
-			printf("  %7skB %-8s reason %-14s managed %-12s knob %-8s admin %-8s %s\n",
-			       get(r, "kb"),
-			       strcmp(get(r, "enabled"), "1") ? "disabled" : "enabled",
-			       get(r, "reason"), get(r, "managed"), get(r, "knob"),
-			       get(r, "admin"),
-			       strcmp(get(r, "note"), "-") ? get(r, "note") : "");
-	}
-	/* the first column is as wide as the longest name: nothing is cut */
-	printf("\n%-*s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n", w,
-	       "SANDBOX", "STATE", "PRIO", "RUNTIME", "CUR_MB", "PEAK_MB",
-	       "HIGH_MB", "TOOLS", "CALLS", "RETRY", "KILLED", "OOM");
-	for (i = 0; i < st->n; i++) {
-		char state[24];
-
-		r = &st->recs[i];
-		if (!shown_sandbox(r, only))
-			continue;
-		snprintf(state, sizeof(state), "%s%s", get(r, "state"),
-			 strcmp(get(r, "exempt"), "1") ? "" : ",exempt");
-		printf("%-*s %-9s %5s %8s %7s %7s %7s %5s %5s %5s %6s %4s\n", w,
-		       shown(get(r, "name")), state, get(r, "priority"),
-		       get(r, "runtime"), get(r, "current_mb"),
-		       get(r, "peak_mb"),
-		       strcmp(get(r, "high_mb"), "0") ? get(r, "high_mb") : "-",
-		       get(r, "tools_running"), get(r, "tool_calls"),
-		       get(r, "retries"), get(r, "tools_killed"),
-		       get(r, "oom_kills"));
-		if (!only)
-			continue;
-		printf("\n  memory.max %s MB, memory pressure %s%%, forks %s, execs %s, reclaim stall %s ms, over-high events %s, processes not tracked %s, tool-call events over budget %s\n",
-		       get(r, "max_mb"), get(r, "psi"), get(r, "forks"),
-		       get(r, "execs"), get(r, "reclaim_stall_ms"),
-		       get(r, "high_events"), get(r, "task_drops"),
-		       get(r, "events_limited"));
-		printf("\n  %-8s %-10s %9s %7s %5s  %s\n", "PID", "STATE",
-		       "TIME_MS", "PEAK_MB", "RETRY", "COMMAND");
-		for (j = 0; j < st->n; j++) {
-			const struct rec *t = &st->recs[j];
-
-			if (strcmp(t->type, "tool") ||
-			    strcmp(get(t, "sandbox"), only))
-				continue;
-			printf("  %-8s %-10s %9s %7s %5s  %s\n", get(t, "pid"),
-			       get(t, "state"), get(t, "duration_ms"),
-			       get(t, "peak_mb"),
-			       strcmp(get(t, "retry"), "1") ? "" : "yes",
-			       shown(get(t, "cmd")));
-		}
-	}
-	return st->stale ? 3 : 0;
 }
 
 /* ---- metrics, events ------------------------------------------------ */
@@ -614,14 +285,14 @@ static void print_event(const struct ev *e, bool json, bool *first)
 		printf(",\"tool\":");
 		amm_json_str(stdout, e->f[3]);
 		printf(",\"pid\":%s,\"dry_run\":%s,\"message\":",
-		       is_number(e->f[4]) ? e->f[4] : "null",
+		       json_is_number(e->f[4]) ? e->f[4] : "null",
 		       strcmp(e->f[5], "1") ? "false" : "true");
 		amm_json_str(stdout, e->f[6]);
 		printf("}\n");
 	} else {
 		printf("%s  %-13s %s%s\n", when, e->f[1],
 		       strcmp(e->f[5], "1") ? "" : "[dry-run] ",
-		       shown(e->f[6]));
+		       ctl_shown(e->f[6]));
 	}
 	*first = false;
 }
@@ -743,11 +414,11 @@ static int cmd_control(const char *verb, const char *sandbox, bool absent_ok)
 	if (absent_ok && !strncmp(rep, "error agentmmd watches no sandbox", 33))
 		return 0;
 	if (!strncmp(rep, "ok ", 3)) {
-		printf("%s\n", shown(rep + 3));
+		printf("%s\n", ctl_shown(rep + 3));
 		return 0;
 	}
 	fprintf(stderr, "agentmmctl: %s: %s\n", verb,
-		shown(!strncmp(rep, "error ", 6) ? rep + 6 : rep));
+		ctl_shown(!strncmp(rep, "error ", 6) ? rep + 6 : rep));
 	return !strncmp(rep, "error only root", 15) ? 4 : 1;
 }
 
@@ -1043,7 +714,8 @@ int main(int argc, char **argv)
 			return 2;
 		if (load_status(&st))
 			return 1;
-		r = cmd_status(&st, show ? args[0] : NULL, o.json);
+		r = status_print(&st, show ? args[0] : NULL, o.json,
+				 cfg.cgroup_root);
 		free(st.recs);
 		free(st.buf);
 		return r;

@@ -6,22 +6,19 @@ AMMD_DIR := $(TOP)/agentmmd
 # bpf/build.mk (included after this file) builds the skeleton here.
 BPF_OUT := $(BUILD)/bpf
 AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c log.c journal.c loader.c \
-	sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
+	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
 	config.c cgroup.c governor.c govparse.c escape.c history.c metrics.c \
 	control.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
-AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/config.c \
+AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/statusfile.c $(AMMD_DIR)/config.c \
 	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c
-# One version for everything: the top-level VERSION file when there is one.
-AMM_VERSION ?= $(shell cat $(TOP)/VERSION 2>/dev/null || echo 0.1.0)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
 	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h
 # Paths are bounded when sandboxes are found (longer ones are skipped), so
 # gcc's worst-case snprintf truncation analysis only produces noise here.
 AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \
-	-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy \
-	-DAMM_VERSION='"$(AMM_VERSION)"'
+	-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy
 
 $(BUILD)/tools/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
 		| $(BUILD)/tools
@@ -64,7 +61,7 @@ $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 # The operator surface on the host: escaping, journal records, history,
 # metrics checked with the Prometheus client's parser (check_metrics.py).
 AMM_OPS_SRCS := $(addprefix $(AMMD_DIR)/,log.c escape.c history.c metrics.c \
-	cgroup.c) $(TOP)/policy/parse.c $(TOP)/policy/contig.c
+	cgroup.c sbtable.c) $(TOP)/policy/parse.c $(TOP)/policy/contig.c
 $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 		$(AMM_OPS_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \
 		$(TOP)/tests/unit/check_metrics.py | $(BUILD)/unit
@@ -75,7 +72,7 @@ $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 
 
 # The restore journal, on plain directories standing in for cgroups.
-AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c log.c cgroup.c escape.c \
+AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c journalfmt.c log.c cgroup.c escape.c \
 	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 $(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \

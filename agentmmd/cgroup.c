@@ -70,14 +70,12 @@ int cg_write(const char *dir, const char *file, const char *s)
 	return cg_write_at(AT_FDCWD, path, s);
 }
 
-int cg_read_key(const char *dir, const char *file, const char *key,
-		uint64_t *v)
+/* The value of @key in the "key value" lines of @buf. */
+static int find_key(char *buf, const char *key, uint64_t *v)
 {
-	char buf[4096], *line, *save = NULL;
+	char *line, *save = NULL;
 	size_t kl = strlen(key);
 
-	if (cg_read_str(dir, file, buf, sizeof(buf)))
-		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, key, kl) && line[kl] == ' ') {
@@ -87,6 +85,25 @@ int cg_read_key(const char *dir, const char *file, const char *key,
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+int cg_read_key(const char *dir, const char *file, const char *key,
+		uint64_t *v)
+{
+	char buf[4096];
+
+	if (cg_read_str(dir, file, buf, sizeof(buf)))
+		return -1;
+	return find_key(buf, key, v);
+}
+
+int cg_read_key_at(int dirfd, const char *file, const char *key, uint64_t *v)
+{
+	char buf[4096];
+
+	if (cg_read_str_at(dirfd, file, buf, sizeof(buf)))
+		return -1;
+	return find_key(buf, key, v);
 }
 
 /* @kind "some" or "full": that line's avg10, x100 */

@@ -77,6 +77,8 @@ int pidfd_uids(int pidfd, pid_t pid, uid_t *ruid, uid_t *euid);
 /* cgroupfs access relative to a cgroup directory fd kept open */
 int cg_write_at(int dirfd, const char *file, const char *s);
 int cg_read_str_at(int dirfd, const char *file, char *buf, size_t len);
+/* cg_read_key() relative to a cgroup directory held open: no path walk */
+int cg_read_key_at(int dirfd, const char *file, const char *key, uint64_t *v);
 uint64_t fd_cg_id(int dirfd);
 
 /*

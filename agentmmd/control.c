@@ -23,7 +23,8 @@
 #include "daemon.h"
 #include "escape.h"
 
-#define MAX_EXEMPT AMM_MAX_SANDBOXES
+/* exemptions kept across restarts (more hold until agentmmd restarts) */
+#define MAX_EXEMPT 512
 static char exempt_list[MAX_EXEMPT][512];
 static int n_exempt;
 static bool exempt_loaded;
@@ -83,15 +84,15 @@ bool control_is_exempt(struct daemon *d, const char *rel)
 struct sandbox *sb_by_name(struct daemon *d, const char *name)
 {
 	size_t rl = strlen(d->cfg.cgroup_root);
-	int i;
+	struct sandbox *s;
 
 	/* an absolute cgroupfs path names it too */
 	if (name[0] == '/' && !strncmp(name, d->cfg.cgroup_root, rl) &&
 	    name[rl] == '/')
 		name += rl + 1;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used && !strcmp(d->sbs[i].rel, name))
-			return &d->sbs[i];
+	for_each_sandbox(d, s)
+		if (!strcmp(s->rel, name))
+			return s;
 	return NULL;
 }
 

@@ -9,6 +9,7 @@
  *   log.c      logging
  *   journal.c  the restore journal and the guardian
  *   loader.c   BPF skeleton load/attach and the maps
+ *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
  *   runtime.c  which process is the agent runtime
  *   tools.c    tool calls and tool cgroups
@@ -41,15 +42,16 @@
 #include "cgroup.h"
 #include "config.h"
 #include "pressure.h"
+#include "sbtable.h"
 #include "usergov.h"
 
+/* from the top-level VERSION file, through the Makefile */
 #ifndef AMM_VERSION
-#define AMM_VERSION	"0.1.0"
+#error "AMM_VERSION comes from the VERSION file: build through the Makefile"
 #endif
 #define AMMD_VERSION	AMM_VERSION
 #define MB		((uint64_t)1 << 20)
 
-#define AMM_MAX_SANDBOXES	512
 #define AMM_HIST		32
 /* a cgroup's name, any the kernel allows (NAME_MAX) and its NUL */
 #define AMM_NAME_MAX		256
@@ -97,9 +99,9 @@ struct tool_cg {
 };
 
 struct sandbox {
-	bool used, seen;
-	char rel[512];
-	char path[AMM_PATH_MAX];
+	unsigned int slot;	/* its index in d->sbs (sbtable.c) */
+	bool indexed;		/* sb_by_cgid() finds it */
+	bool seen;		/* by the last rescan */
 	uint64_t cgid;
 	pid_t runtime;
 	int runtime_pidfd;	/* -1 if no runtime */
@@ -111,13 +113,14 @@ struct sandbox {
 	uint64_t current, prev, peak, max;
 	unsigned int psi;
 	bool frozen;		/* frozen by us */
-	char high_dir[AMM_PATH_MAX];	/* where we set memory.high, "" if not */
 	int high_fd;		/* high_dir, opened when we set it */
 	uint64_t high_cgid;	/* and its cgroup id */
 	uint64_t high;
 	uint64_t adopted_ms, last_tool_end_ms;
 	uint64_t tool_calls, retries, tools_killed, oom_victims;
-	struct tool_call hist[AMM_HIST];
+	/* its last AMM_HIST tool calls, a ring; NULL until its first (most
+	 * of a host's sandboxes are idle: they do not pay for it) */
+	struct tool_call *hist;
 	unsigned int hist_next;
 	int dir_fd, cur_fd;	/* the cgroup dir, its memory.current; -1 */
 	/* kept open for the slow tick (pread, no path walk); -1 if not */
@@ -125,8 +128,9 @@ struct sandbox {
 	struct amm_sb_stats bst;	/* BPF counters at the last slow tick */
 	bool tools_scanned;	/* its directory scanned for tool cgroups */
 	bool limits_read;	/* memory.peak and memory.max read once */
-	struct tool_cg tcg[AMM_TOOL_CGS];
-	unsigned int n_tcg;
+	/* its tool cgroups: n_tcg of tcg_cap, at most AMM_TOOL_CGS */
+	struct tool_cg *tcg;
+	unsigned int n_tcg, tcg_cap;
 	bool tcg_untracked_said;	/* said once: a tool cgroup past the cap */
 	/* its budget of records about its tool calls (tool_may_record()) */
 	uint64_t rec_refill_ms;
@@ -152,10 +156,27 @@ struct sandbox {
 	uint64_t pageout_addr;		/* step stopped */
 	uint32_t pageout_density_pm;	/* resident share of what it named */
 	bool exempt;		/* agentmmctl exempt: never acted on */
+	/*
+	 * The names last: the scalars above share a page or two, and of
+	 * high_dir's 4 KB a sandbox never throttled touches none (sb_new()
+	 * hands out zeroed memory and writes only the fds).
+	 */
+	char rel[512];
+	char path[AMM_PATH_MAX];
+	char high_dir[AMM_PATH_MAX];	/* where we set memory.high, "" if not */
 };
 
 struct agentmm_bpf;
 struct ring_buffer;
+
+/* A kill or throttle candidate: tool cgroup tcg of the sandbox at index sb
+ * of d->sbs, or process pid (tcg -1). */
+struct cand {
+	int sb, tcg;
+	pid_t pid;
+};
+
+#define MAX_CANDS 4096
 
 struct daemon {
 	struct amm_config cfg;
@@ -163,13 +184,26 @@ struct daemon {
 	bool cfg_path_given;
 	bool dry_run_arg;	/* --dry-run */
 	char applied_path[AMM_PATH_MAX + 16];	/* the restore journal */
-	struct sandbox sbs[AMM_MAX_SANDBOXES];
+	/* the sandbox table (sbtable.h): live ones in sbs[0 .. n_sbs - 1] */
+	struct sandbox **sbs;
+	unsigned int n_sbs, sbs_cap;
+	void *sb_tree;		/* tsearch(3) root, by cgroup id */
+	/* the policy tick's view of each sandbox (tick.c), grown with the
+	 * table so that a tick never allocates */
+	struct amm_sb *tick_sb;
+	int *tick_map;		/* tick_sb[i] is sandbox sbs[tick_map[i]] */
+	bool *tick_nofreeze;
+	/* tool cgroups and processes considered by a tick (tick.c, actuate.c) */
+	struct amm_tool cand_tool[MAX_CANDS];
+	struct cand cand[MAX_CANDS];
 
 	/* BPF (loader.c); skel is NULL when running from cgroupfs only */
 	struct agentmm_bpf *skel;
 	struct ring_buffer *rb;
 	int n_attached, n_progs;
 	const char *struct_ops_state;
+	bool bpf_full_said;	/* the sandbox map filled up: said once */
+	bool fd_limit_said;	/* adoption hit the fd limit: said once */
 
 	/* the last policy tick */
 	uint64_t host_limit, host_used;
@@ -199,7 +233,7 @@ struct daemon {
 	bool status_force;	/* something changed that status must show */
 	bool slow_due;		/* rescan + full sample on the next tick */
 	bool rescan_asked;	/* a new task: rescan, rate-limited */
-	uint64_t rescans;	/* slow ticks (rescans) so far */
+	uint64_t ticks;		/* policy ticks so far, slow ones too */
 
 	/* pacing */
 	uint64_t start_ms, last_slow_ms, busy_until_ms;
@@ -226,8 +260,9 @@ struct daemon {
 	socklen_t notify_len;
 	uint64_t watchdog_ms;
 
-	/* the status file as last written, without its uptime (status.c) */
-	char status_last[1 << 20];
+	/* the status file as last written, without its uptime (status.c);
+	 * NULL before the first */
+	char *status_last;
 	size_t status_last_len;
 };
 
@@ -296,14 +331,6 @@ static inline int pidfd_getfd_(int pidfd, int fd)
 	return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 }
 
-/* A kill candidate: tool cgroup tcg of sandbox sb, or process pid. */
-struct cand {
-	int sb, tcg;
-	pid_t pid;
-};
-
-#define MAX_CANDS 4096
-
 
 /* journal.c */
 int applied_save(struct daemon *d);
@@ -326,10 +353,8 @@ void bpf_resync(struct daemon *d);
 void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks);
 
 /* sandbox.c */
-struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid);
 bool matches(struct daemon *d, const char *rel);
 void rescan(struct daemon *d);
-void sb_reset(struct sandbox *s);
 unsigned int sb_priority(struct daemon *d, const struct sandbox *s);
 void sb_check_ext_frozen(struct sandbox *s);
 

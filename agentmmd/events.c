@@ -28,11 +28,9 @@ static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
 	unsigned int tools = 0, low = 0;
 	int i, k, np, adj;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
+	for (i = 0; i < (int)d->n_sbs; i++) {
+		struct sandbox *s = d->sbs[i];
 
-		if (!s->used)
-			continue;
 		np = cg_pids(s->path, pids, 8192);
 		for (k = 0; k < np; k++) {
 			if (pids[k] == s->runtime)

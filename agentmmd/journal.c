@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journalfmt.h"
 
 /*
  * The journal is the in-memory state of what we changed, one line each:
@@ -35,144 +36,68 @@
  * can only leave a record of a change that did not happen, which restoring
  * handles harmlessly.
  */
-/* In place; false on a malformed escape. */
-static bool unesc_path(char *s)
-{
-	char *o = s;
-	unsigned int c;
 
-	while (*s) {
-		if (*s != '\\') {
-			*o++ = *s++;
-			continue;
-		}
-		if (s[1] != 'x' || sscanf(s + 2, "%2x", &c) != 1 ||
-		    !isxdigit((unsigned char)s[2]) ||
-		    !isxdigit((unsigned char)s[3]) || !c)
-			return false;
-		*o++ = (char)c;
-		s += 4;
-	}
-	*o = 0;
-	return true;
-}
-
-static char journal_buf[AMM_MAX_SANDBOXES * 3 * (AMM_PATH_MAX + 96)];
-
-#define JOUT(...) do {							\
-	if (off < sizeof(journal_buf))					\
-		off += snprintf(journal_buf + off,			\
-				sizeof(journal_buf) - off, __VA_ARGS__); \
-} while (0)
-
+/*
+ * The journal is rewritten whole on each change, in a buffer sized to what
+ * it records (open_memstream(3)): it grows with the sandboxes changed, not
+ * up to a compiled-in cap.
+ */
 int applied_save(struct daemon *d)
 {
 	static char esc[AMM_PATH_MAX * 4 + 8];
-	size_t off = 0;
-	int i;
+	char gov[4096];
+	struct sandbox *s;
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *o;
+	int r;
 
 	if (amm_dry_run)	/* nothing was changed: nothing to undo */
 		return 0;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
-
-		if (!s->used)
-			continue;
+	o = open_memstream(&buf, &len);
+	if (!o) {
+		err("%s: cannot build the journal: %s; not applying the change",
+		    d->applied_path, strerror(errno));
+		return -1;
+	}
+	for_each_sandbox(d, s) {
 		if (s->frozen) {
 			amm_token_escape(esc, sizeof(esc), s->path);
-			JOUT("freeze %" PRIu64 " %s\n", s->cgid, esc);
+			fprintf(o, "freeze %" PRIu64 " %s\n", s->cgid, esc);
 		}
 		if (s->high_dir[0]) {
 			amm_token_escape(esc, sizeof(esc), s->high_dir);
-			JOUT("high %" PRIu64 " %s %s\n", s->high_cgid,
-			     s->high_orig, esc);
+			fprintf(o, "high %" PRIu64 " %s %s\n", s->high_cgid,
+				s->high_orig, esc);
 		}
 		if (s->oom_group_orig >= 0) {
 			amm_token_escape(esc, sizeof(esc), s->path);
-			JOUT("oomgroup %" PRIu64 " %d %s\n", s->cgid,
-			     s->oom_group_orig, esc);
+			fprintf(o, "oomgroup %" PRIu64 " %d %s\n", s->cgid,
+				s->oom_group_orig, esc);
 		}
 	}
 	if (d->pool_high) {
 		amm_token_escape(esc, sizeof(esc), d->pool_dir);
-		JOUT("high 0 %s %s\n", d->pool_high_orig, esc);
+		fprintf(o, "high 0 %s %s\n", d->pool_high_orig, esc);
 	}
-	if (off < sizeof(journal_buf))
-		off += gov_journal(d, journal_buf + off,
-				   sizeof(journal_buf) - off);
-	if (off >= sizeof(journal_buf)) {
-		err("%s: too many entries to record; not applying more changes",
-		    d->applied_path);
+	/* the governor's knobs: a few lines, one per mTHP size */
+	n = gov_journal(d, gov, sizeof(gov));
+	fwrite(gov, 1, n, o);
+	if (ferror(o) | fclose(o) || n >= sizeof(gov)) {
+		err("%s: cannot build the journal (%s); not applying the change",
+		    d->applied_path, n >= sizeof(gov) ?
+		    "the governor's entries do not fit" : strerror(errno));
+		free(buf);
 		return -1;
 	}
-	if (write_atomic(d->applied_path, journal_buf, off)) {
+	r = write_atomic(d->applied_path, buf, len);
+	free(buf);
+	if (r) {
 		err("cannot write %s: %s; not applying the change (check that %s is writable)",
 		    d->applied_path, strerror(errno), d->cfg.state_dir);
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * One cgroup entry of the journal as journal_parse() reads it: the kind of
- * change, the cgroup id it was made on (0: none recorded), the value to
- * write back (high, oomgroup) and the unescaped absolute path, which points
- * into the parsed line.
- */
-struct journal_entry {
-	char kind[16];
-	unsigned long long id;
-	char val[32];
-	char *path;
-};
-
-/*
- * Parse one freeze/high/oomgroup line in place. 1: @e holds it; 0: not
- * such a line (unknown kind, malformed escape, relative path). No file
- * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
- */
-static int journal_parse(char *line, struct journal_entry *e)
-{
-	char *p, *path;
-	int n = 0;
-	bool legacy;
-
-	line[strcspn(line, "\n")] = 0;
-	e->id = 0;
-	e->val[0] = 0;
-	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
-		return 0;
-	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
-	    strcmp(e->kind, "oomgroup"))
-		return 0;
-	p = line + n;
-	/* entries written before cgroup ids were recorded: no id */
-	legacy = !isdigit((unsigned char)*p);
-	if (!legacy) {
-		e->id = strtoull(p, &p, 10);
-		p += strspn(p, " ");
-	}
-	if (strcmp(e->kind, "freeze")) {
-		n = 0;
-		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)
-			return 0;
-		p += n;
-	}
-	path = p;
-	if (legacy && !strcmp(e->kind, "high")) {
-		/* "high PATH ORIG" */
-		char *sp = strrchr(line, ' ');
-
-		if (!sp)
-			return 0;
-		path = line + strlen(e->kind) + 1;
-		snprintf(e->val, sizeof(e->val), "%s", sp + 1);
-		*sp = 0;
-	}
-	if (!*path || !unesc_path(path) || path[0] != '/')
-		return 0;
-	e->path = path;
-	return 1;
 }
 
 /*
@@ -224,12 +149,16 @@ static int restore_line(char *line)
 int restore_file(const char *path)
 {
 	static char line[AMM_PATH_MAX * 4 + 128];
-	size_t off = 0;
+	char *keep = NULL;
+	size_t keep_len = 0;
 	int n = 0, kept = 0, r;
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen(path, "re"), *o;
 
 	if (!f)
 		return 0;
+	/* what could not be undone, to write back; without it the file is
+	 * left as it was */
+	o = open_memstream(&keep, &keep_len);
 	while (fgets(line, sizeof(line), f)) {
 		char copy[sizeof(line)];
 
@@ -240,20 +169,26 @@ int restore_file(const char *path)
 		} else if (r < 0) {
 			kept++;
 			copy[strcspn(copy, "\n")] = 0;
-			JOUT("%s\n", copy);
+			if (o)
+				fprintf(o, "%s\n", copy);
 		}
 	}
 	fclose(f);
+	if (o && (ferror(o) | fclose(o))) {
+		free(keep);
+		keep = NULL;
+		o = NULL;
+	}
 	if (kept) {
 		err("%d recorded change(s) could not be undone; kept in %s for 'agentmmd --restore'",
 		    kept, path);
-		if (off >= sizeof(journal_buf) ||
-		    write_atomic(path, journal_buf, off))
+		if (!o || write_atomic(path, keep, keep_len))
 			err("cannot rewrite %s: %s; left as it was", path,
-			    strerror(errno));
+			    o ? strerror(errno) : "out of memory");
 	} else if (unlink(path) && errno != ENOENT) {
 		err("cannot remove %s: %s", path, strerror(errno));
 	}
+	free(keep);
 	return n;
 }
 
@@ -313,11 +248,10 @@ void sb_restore(struct sandbox *s)
 
 void restore_all_live(struct daemon *d)
 {
-	int i;
+	struct sandbox *s;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used)
-			sb_restore(&d->sbs[i]);
+	for_each_sandbox(d, s)
+		sb_restore(s);
 	if (d->pool_high) {
 		if (cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0 ||
 		    gone()) {

@@ -150,9 +150,14 @@ void bpf_sandbox_set(struct daemon *d, struct sandbox *s)
 
 	if (d->skel &&
 	    bpf_map__update_elem(d->skel->maps.sandboxes, &s->cgid,
-				 sizeof(s->cgid), &v, sizeof(v), BPF_ANY))
-		warn("bpf: cannot register sandbox %s: %s", s->rel,
-		     strerror(errno));
+				 sizeof(s->cgid), &v, sizeof(v), BPF_ANY)) {
+		/* a full map (E2BIG) is said once, not once per sandbox */
+		if (errno != E2BIG || !d->bpf_full_said)
+			warn("bpf: cannot register sandbox %s: %s%s", s->rel,
+			     strerror(errno), errno == E2BIG ?
+			     " (the BPF sandbox map is full: this and later sandboxes are watched from cgroupfs only, without per-tool-call events)" : "");
+		d->bpf_full_said |= errno == E2BIG;
+	}
 }
 
 void bpf_sandbox_del(struct daemon *d, struct sandbox *s)
@@ -215,13 +220,9 @@ bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st)
  */
 void bpf_resync(struct daemon *d)
 {
-	int i;
+	struct sandbox *s;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
-
-		if (!s->used)
-			continue;
+	for_each_sandbox(d, s) {
 		bpf_sandbox_set(d, s);
 		if (s->runtime)
 			bpf_task_set(d, s->runtime_pidfd, s, AMM_ROLE_RUNTIME,

@@ -394,13 +394,12 @@ static void check_gov_only(struct daemon *d)
 	     ", the mTHP governor runs");
 }
 
-/* Everything the daemon knows; large (the sandbox table): not on a stack. */
+/* Everything the daemon knows; the sandboxes themselves are on the heap
+ * (sbtable.c), the candidate arrays of a tick here: not on a stack. */
 static struct daemon daemon_state;
 
 static void daemon_init(struct daemon *d)
 {
-	int i;
-
 	memset(d, 0, sizeof(*d));
 	d->cfg_path = AMM_DEFAULT_CONFIG;
 	d->struct_ops_state = "not checked";
@@ -409,8 +408,6 @@ static void daemon_init(struct daemon *d)
 	d->psi_fd = -1;
 	d->ctl_fd = -1;
 	d->notify_fd = -1;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		sb_reset(&d->sbs[i]);
 }
 
 /*
@@ -420,6 +417,36 @@ static void daemon_init(struct daemon *d)
  * stuck anywhere stops sending and systemd restarts it; its guardian then
  * undoes what it froze), STOPPING=1 on the way out. Never blocks.
  */
+/*
+ * Each sandbox holds about six fds (its directory and the files a tick
+ * reads) and each tool call up to two: with thousands of sandboxes the
+ * usual 1024 or 65536 runs out. Raise the limit to the kernel's per-process
+ * maximum (fs.nr_open), or at least the soft limit to the hard one.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	unsigned long nr_open = 1UL << 20;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 1UL << 20;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= nr_open)
+		return;
+	rl.rlim_cur = rl.rlim_max = nr_open;	/* as root (CAP_SYS_RESOURCE) */
+	if (!setrlimit(RLIMIT_NOFILE, &rl) || getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			warn("cannot raise the fd limit to %lu: %s; sandboxes past it are not adopted",
+			     (unsigned long)rl.rlim_max, strerror(errno));
+	}
+}
+
 static void sd_notify_init(struct daemon *d)
 {
 	const char *p = getenv("NOTIFY_SOCKET"), *w = getenv("WATCHDOG_USEC");
@@ -568,11 +595,7 @@ int main(int argc, char **argv)
 	/* before BPF: the guardian must not hold BPF links open */
 	start_guardian(d, lock_fd);
 
-	{
-		struct rlimit rl = { 65536, 65536 };
-
-		setrlimit(RLIMIT_NOFILE, &rl);	/* cached tool stderr fds */
-	}
+	raise_fd_limit();
 	check_gov_only(d);
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
@@ -647,6 +670,7 @@ int main(int argc, char **argv)
 			}
 			if (!d->gov_only)
 				policy(d, now, slow);
+			d->ticks++;
 			if (slow || d->status_force)
 				write_status(d, now);
 			metrics_tick(d, now, false);
@@ -713,6 +737,8 @@ int main(int argc, char **argv)
 					metrics_tick(d, now_ms(), true);
 					control_stop(d);
 					bpf_stop(d);
+					sb_table_free(d);
+					free(d->status_last);
 					return 0;
 				}
 			} else if (evs[i].data.fd == d->ctl_fd) {

@@ -311,12 +311,10 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 
 	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		head(o, m[k].name, m[k].type, m[k].help);
-		for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-			struct sandbox *s = &d->sbs[i];
+		for (i = 0; i < (int)d->n_sbs; i++) {
+			struct sandbox *s = d->sbs[i];
 			uint64_t t;
 
-			if (!s->used)
-				continue;
 			amm_escape(label, sizeof(label), s->rel, AMM_ESC_LABEL);
 #define S(v) put(o, "%s{sandbox=\"%s\"} %" PRIu64 "\n", m[k].name, label, (uint64_t)(v))
 			switch (k) {
@@ -356,19 +354,20 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 	}
 }
 
-size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
+/* As metrics_render(); *cut is set when the text did not fit in @len. */
+static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
+		     bool *cut)
 {
 	struct out o = { buf, len, 0 };
 	struct rusage ru;
 	struct timespec ts;
 	uint64_t cpu_us = 0, start_s;
-	int i, n = 0;
+	int n;
 
 	if (!len)
 		return 0;
 	buf[0] = 0;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		n += d->sbs[i].used;
+	n = (int)d->n_sbs;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
 			 (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
@@ -399,6 +398,10 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 	put(&o, "agentmm_daemon_dry_run %d\n", d->cfg.dry_run);
 	head(&o, "agentmm_daemon_sandboxes", "gauge", "Sandboxes agentmmd watches.");
 	put(&o, "agentmm_daemon_sandboxes %d\n", n);
+	head(&o, "agentmm_daemon_ticks_total", "counter",
+	     "Policy ticks (every sandbox sampled), of which slow ones also rescan cgroupfs and read what changes slowly.");
+	put(&o, "agentmm_daemon_ticks_total{kind=\"all\"} %" PRIu64 "\n", d->ticks);
+	put(&o, "agentmm_daemon_ticks_total{kind=\"slow\"} %u\n", d->slow_count);
 	head(&o, "agentmm_memory_limit_bytes", "gauge",
 	     "Memory agentmmd acts against: MemTotal, or memory_limit_mb for a pool.");
 	put(&o, "agentmm_memory_limit_bytes %" PRIu64 "\n", d->host_limit);
@@ -414,7 +417,8 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 	sandbox_metrics(d, &o, now);
 	mthp_metrics(&o);
 	governor_metrics(&o);
-	if (o.off >= len) {
+	*cut = o.off >= len;
+	if (*cut) {
 		/* cut at the last complete line rather than emit half a one */
 		char *nl = memrchr(buf, '\n', len - 1);
 
@@ -422,6 +426,13 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 		buf[o.off] = 0;
 	}
 	return o.off;
+}
+
+size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
+{
+	bool cut;
+
+	return render(d, now, buf, len, &cut);
 }
 
 static void write_one(const char *path, const char *buf, size_t len)
@@ -433,17 +444,31 @@ static void write_one(const char *path, const char *buf, size_t len)
 /* Every metrics_interval_s (or when @force): render and write. */
 void metrics_tick(struct daemon *d, uint64_t now, bool force)
 {
-	static char buf[4 << 20];
-	char path[AMM_PATH_MAX + 16];
-	size_t n;
+	/* about 1.5 KB per sandbox; grown until the whole text fits */
+	size_t len = 65536 + (size_t)d->n_sbs * 2048, n;
+	char path[AMM_PATH_MAX + 16], *buf = NULL, *more;
+	bool cut = true;
 
 	if (!force && d->last_metrics_ms &&
 	    now - d->last_metrics_ms < (uint64_t)d->cfg.metrics_interval_s * 1000)
 		return;
 	d->last_metrics_ms = now;
-	n = metrics_render(d, now, buf, sizeof(buf));
-	snprintf(path, sizeof(path), "%s/metrics", d->cfg.state_dir);
-	write_one(path, buf, n);
-	if (d->cfg.metrics_textfile[0])
-		write_one(d->cfg.metrics_textfile, buf, n);
+	for (n = 0; cut; len *= 2) {
+		more = realloc(buf, len);
+		if (!more) {
+			/* what fits, whole lines: better than none */
+			warn("metrics: out of memory for %zu bytes; writing %zu",
+			     len, n);
+			break;
+		}
+		buf = more;
+		n = render(d, now, buf, len, &cut);
+	}
+	if (buf) {
+		snprintf(path, sizeof(path), "%s/metrics", d->cfg.state_dir);
+		write_one(path, buf, n);
+		if (d->cfg.metrics_textfile[0])
+			write_one(d->cfg.metrics_textfile, buf, n);
+	}
+	free(buf);
 }

@@ -16,16 +16,6 @@
 
 #include "daemon.h"
 
-struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid)
-{
-	int i;
-
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used && d->sbs[i].cgid == cgid)
-			return &d->sbs[i];
-	return NULL;
-}
-
 static const char *path_of(struct daemon *d, const char *rel)
 {
 	static char path[AMM_PATH_MAX + 600];
@@ -39,20 +29,6 @@ static int sb_open(const struct sandbox *s, const char *file)
 {
 	return s->dir_fd < 0 ? -1 :
 		openat(s->dir_fd, file, O_RDONLY | O_CLOEXEC);
-}
-
-/* An empty slot: every fd -1, nothing recorded. */
-void sb_reset(struct sandbox *s)
-{
-	int i;
-
-	memset(s, 0, sizeof(*s));
-	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
-	s->freeze_fd = -1;
-	s->high_fd = s->runtime_pidfd = -1;
-	s->oom_group_orig = -1;
-	for (i = 0; i < AMM_HIST; i++)
-		s->hist[i].err_fd = s->hist[i].pidfd = -1;
 }
 
 static void sb_close_fds(struct sandbox *s)
@@ -73,13 +49,13 @@ static void sb_forget(struct daemon *d, struct sandbox *s)
 {
 	int i;
 
-	for (i = 0; i < AMM_HIST; i++)
+	for (i = 0; s->hist && i < AMM_HIST; i++)
 		tool_close(&s->hist[i]);
 	sb_close_fds(s);
 	while (s->n_tcg)
 		tcg_drop(s, 0);
 	bpf_sandbox_del(d, s);
-	sb_reset(s);
+	sb_remove(d, s);
 }
 
 /* Kubernetes pods: freezing one stalls its probes and the kubelet restarts
@@ -158,30 +134,42 @@ void sb_check_ext_frozen(struct sandbox *s)
 static void adopt(struct daemon *d, const char *rel)
 {
 	char path[AMM_PATH_MAX];
-	struct sandbox *s = NULL;
-	int i;
+	struct sandbox *s;
+	int fd;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (!d->sbs[i].used) {
-			s = &d->sbs[i];
-			break;
-		}
-	if (!s) {
-		warn("more than %d sandboxes; ignoring %s", AMM_MAX_SANDBOXES,
-		     rel);
-		return;
-	}
-	sb_reset(s);
 	/* via a copy: gcc cannot tell that s->path is not the config's root */
 	snprintf(path, sizeof(path), "%s/%s", d->cfg.cgroup_root, rel);
-	s->dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->dir_fd < 0)
-		return;	/* gone already */
-	s->used = s->seen = true;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		/* gone already, or the daemon's fd limit (each sandbox
+		 * holds about six): that one is said, once */
+		if ((errno == EMFILE || errno == ENFILE) && !d->fd_limit_said) {
+			warn("cannot adopt sandbox %s: %s (with %u sandboxes); raise LimitNOFILE= of agentmmd.service; retried on each scan",
+			     rel, strerror(errno), d->n_sbs);
+			d->fd_limit_said = true;
+		}
+		return;
+	}
+	s = sb_new(d);
+	if (!s) {
+		warn("cannot adopt sandbox %s: out of memory for %u sandboxes (%s); it is retried on the next scan",
+		     rel, d->n_sbs + 1, strerror(errno));
+		close(fd);
+		return;
+	}
+	s->dir_fd = fd;
+	s->seen = true;
 	snprintf(s->rel, sizeof(s->rel), "%s", rel);
 	memcpy(s->path, path, sizeof(s->path));
 	/* the identity: the id of the directory we hold, not of the name */
 	s->cgid = fd_cg_id(s->dir_fd);
+	if (!s->cgid || !sb_index(d, s)) {
+		/* no id, or one a sandbox has already (a race with a rename):
+		 * the next scan sees it again */
+		close(s->dir_fd);
+		sb_remove(d, s);
+		return;
+	}
 	s->kube = is_kube(rel);
 	s->adopted_ms = now_ms();
 	/* cgroup v1 names the same figures differently */
@@ -282,23 +270,26 @@ static void scan_dir(struct daemon *d, const char *rel, int depth)
 
 void rescan(struct daemon *d)
 {
-	int i;
+	struct sandbox *s;
+	unsigned int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		d->sbs[i].seen = false;
+	for_each_sandbox(d, s)
+		s->seen = false;
 	scan_dir(d, "", 0);
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		if (!d->sbs[i].used || d->sbs[i].seen)
+	/* backwards: sb_forget() moves the last sandbox into the hole */
+	for (i = d->n_sbs; i-- > 0;) {
+		s = d->sbs[i];
+		if (s->seen)
 			continue;
 		/*
 		 * Removed, recreated, or no longer matching after a reload:
 		 * undo our changes through the fds we hold (they fail on a
 		 * removed cgroup and never reach a new one of that name).
 		 */
-		sb_restore(&d->sbs[i]);
+		sb_restore(s);
 		info("sandbox %s (cgroup id %" PRIu64 ") is gone or no longer matches; forgetting it",
-		     d->sbs[i].rel, d->sbs[i].cgid);
-		sb_forget(d, &d->sbs[i]);
+		     s->rel, s->cgid);
+		sb_forget(d, s);
 		applied_save(d);
 	}
 }

@@ -41,17 +41,23 @@ static const char *tool_state_name(enum tool_state s)
  */
 void write_status(struct daemon *d, uint64_t now)
 {
-	static char buf[1 << 20];
 	/* names and commands come from sandboxes: one word, no newline */
 	static char name[AMM_PATH_MAX], cg[4 * AMM_NAME_MAX], cmd[1200];
-	size_t off = 0, up0, up1;
+	static char gov[16384];
+	char path[AMM_PATH_MAX + 16], *buf = NULL, *last;
+	size_t off = 0, up0, up1, n;
 	uint64_t rb_drops, task_drops;
-	int i, j;
+	struct sandbox *s;
+	FILE *o;
+	int j;
 
-#define OUT(...) do {							\
-	if (off < sizeof(buf))						\
-		off += snprintf(buf + off, sizeof(buf) - off, __VA_ARGS__); \
-} while (0)
+	/* sized to the sandboxes there are (open_memstream(3)) */
+	o = open_memstream(&buf, &off);
+	if (!o) {
+		warn("cannot build the status: %s", strerror(errno));
+		return;
+	}
+#define OUT(...) fprintf(o, __VA_ARGS__)
 	bpf_drops(d, &rb_drops, &task_drops);
 	OUT("daemon pid=%d version=%s config=%s interval_ms=%u"
 	    " bpf_programs=%d/%d struct_ops=%s ringbuf_drops=%" PRIu64
@@ -60,26 +66,23 @@ void write_status(struct daemon *d, uint64_t now)
 	    d->n_attached, d->n_progs,
 	    strncmp(d->struct_ops_state, "not", 3) ? "present" : "unavailable",
 	    rb_drops, task_drops);
-	up0 = off;
+	up0 = (size_t)ftello(o);
 	OUT(" uptime_s=%" PRIu64 "\n", (now - d->start_ms) / 1000);
-	up1 = off;
+	up1 = (size_t)ftello(o);
 	OUT("host limit_mb=%" PRIu64 " used_mb=%" PRIu64
 	    " psi_some_avg10=%u.%02u level=%s dry_run=%d\n", d->host_limit / MB,
 	    d->host_used / MB, d->host_psi / 100, d->host_psi % 100, level_name(d->level),
 	    d->cfg.dry_run);
-	if (off < sizeof(buf))
-		off += gov_status(d, buf + off, sizeof(buf) - off);
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
+	n = gov_status(d, gov, sizeof(gov));
+	fwrite(gov, 1, n, o);
+	for_each_sandbox(d, s) {
 		/* as of the last slow tick: not one map lookup per write */
 		const struct amm_sb_stats st = s->bst;
 		const char *state = s->frozen ? "frozen" :
 				    s->high_dir[0] ? "throttled" : "ok";
 		unsigned int running = 0;
 
-		if (!s->used)
-			continue;
-		for (j = 0; j < AMM_HIST; j++)
+		for (j = 0; s->hist && j < AMM_HIST; j++)
 			running += s->hist[j].state == TOOL_RUNNING;
 		char maxs[24];
 
@@ -105,7 +108,7 @@ void write_status(struct daemon *d, uint64_t now)
 		    (unsigned long long)st.high_events,
 		    (unsigned long long)st.task_drops,
 		    (unsigned long long)st.ev_limited);
-		for (j = 0; j < AMM_HIST; j++) {
+		for (j = 0; s->hist && j < AMM_HIST; j++) {
 			const struct tool_call *t =
 				&s->hist[(s->hist_next + j) % AMM_HIST];
 
@@ -123,24 +126,32 @@ void write_status(struct daemon *d, uint64_t now)
 		}
 	}
 #undef OUT
-	if (off >= sizeof(buf))
-		off = sizeof(buf) - 1;
+	if (ferror(o) | fclose(o)) {
+		warn("cannot build the status: %s", strerror(errno));
+		free(buf);
+		return;
+	}
 	if (up1 > off)
 		up1 = up0 = off;
 	/* compare without the uptime */
-	if (!d->status_force && d->status_last_len == off - (up1 - up0) &&
+	if (!d->status_force && d->status_last &&
+	    d->status_last_len == off - (up1 - up0) &&
 	    !memcmp(d->status_last, buf, up0) &&
-	    !memcmp(d->status_last + up0, buf + up1, off - up1))
+	    !memcmp(d->status_last + up0, buf + up1, off - up1)) {
+		free(buf);
 		return;
-	memcpy(d->status_last, buf, up0);
-	memcpy(d->status_last + up0, buf + up1, off - up1);
-	d->status_last_len = off - (up1 - up0);
-	d->status_force = false;
-	{
-		char path[AMM_PATH_MAX + 16];
-
-		snprintf(path, sizeof(path), "%s/status", d->cfg.state_dir);
-		if (write_atomic(path, buf, off))
-			warn("cannot write %s: %s", path, strerror(errno));
 	}
+	last = malloc(off - (up1 - up0) + 1);
+	if (last) {
+		memcpy(last, buf, up0);
+		memcpy(last + up0, buf + up1, off - up1);
+		free(d->status_last);
+		d->status_last = last;
+		d->status_last_len = off - (up1 - up0);
+		d->status_force = false;
+	}
+	snprintf(path, sizeof(path), "%s/status", d->cfg.state_dir);
+	if (write_atomic(path, buf, off))
+		warn("cannot write %s: %s", path, strerror(errno));
+	free(buf);
 }

@@ -61,7 +61,11 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 			s->max = UINT64_MAX;
 		s->limits_read = true;
 	}
-	if (s->psi_fd < 0 || fd_psi_some_avg10(s->psi_fd, &s->psi)) {
+	/* by path only on recheck ticks: cgroup v1 and kernels without
+	 * PSI have no file to find, and trying on every tick cost a path
+	 * walk per sandbox */
+	if (s->psi_fd >= 0 ? fd_psi_some_avg10(s->psi_fd, &s->psi) != 0 :
+	    d->recheck) {
 		snprintf(psi, sizeof(psi), "%s/memory.pressure", s->path);
 		if (psi_some_avg10(psi, &s->psi))
 			s->psi = 0;
@@ -88,7 +92,14 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	 */
 	if (s->runtime && (!d->skel || d->recheck) && !runtime_alive(s))
 		runtime_drop(d, s);
-	if (!s->runtime)
+	/*
+	 * A runtime starting in the sandbox is reported by BPF (its exec:
+	 * AMM_EV_NEW_TASK); polled for on recheck ticks, after lost or
+	 * over-budget events, and on every slow tick without BPF. With
+	 * thousands of empty sandboxes the walk on every tick was most of
+	 * the daemon's CPU.
+	 */
+	if (!s->runtime && (!d->skel || d->recheck || limited))
 		detect_runtime(d, s);
 	/*
 	 * Tools started before BPF saw them (or without BPF) still get the
@@ -100,8 +111,10 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	 * init shim) ends with at least the tool score: one that inherited
 	 * the runtime's, or set itself anywhere below, is raised.
 	 */
-	n = d->skel && s->swept && !d->recheck && !limited ? 0 :
-		cg_pids(s->path, pids, 8192);
+	/* the sweep raises processes other than the runtime: none known,
+	 * nothing to do */
+	n = !s->runtime || (d->skel && s->swept && !d->recheck && !limited) ?
+		0 : cg_pids(s->path, pids, 8192);
 	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
 		char comm[32];
@@ -121,7 +134,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		pidfd_set_oom_adj(fd, pids[i], d->cfg.tool_oom_score_adj);
 		close(fd);
 	}
-	for (i = 0; i < AMM_HIST; i++) {
+	for (i = 0; s->hist && i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
 		uint64_t v = 0;
 
@@ -305,12 +318,11 @@ static void pool_backstop(struct daemon *d)
 /* What all tool cgroups hold, as last sampled (sample_tools()). */
 static uint64_t tools_held(const struct daemon *d)
 {
+	const struct sandbox *s;
 	uint64_t sum = 0;
-	int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used)
-			sum += d->sbs[i].tool_current;
+	for_each_sandbox(d, s)
+		sum += s->tool_current;
 	return sum;
 }
 
@@ -324,36 +336,45 @@ static struct amm_thresholds thresholds(const struct daemon *d)
 	};
 }
 
-void policy(struct daemon *d, uint64_t now, bool slow)
+/*
+ * One policy tick, as every step sees it: the sandboxes that may be acted
+ * on (a[i] is d->sbs[map[i]]), the tool cgroups among them (tl[k] is
+ * cd[k]), the level and the thresholds. A step acts at most once and keeps
+ * a[].frozen true to what it did, for the steps after it.
+ */
+struct tick {
+	struct daemon *d;
+	uint64_t now;
+	bool slow;
+	struct amm_sb *a;
+	int *map;
+	bool *nofreeze;
+	int n;
+	struct amm_tool *tl;
+	struct cand *cd;
+	unsigned int nt;
+	struct amm_thresholds th;
+	enum amm_level static_level, release_level;
+	uint64_t floor;
+	int off;		/* the offender (amm_pick_offender()), -1 none */
+};
+
+/* Sample every sandbox; those that may be acted on go into t->a. */
+static void tick_sample(struct tick *t, uint64_t *sum)
 {
-	static struct amm_sb a[AMM_MAX_SANDBOXES];
-	static struct amm_tool tl[MAX_CANDS];
-	static struct cand cd[MAX_CANDS];
-	static int map[AMM_MAX_SANDBOXES];
-	static bool nofreeze[AMM_MAX_SANDBOXES];
-	struct amm_thresholds th = thresholds(d);
-	struct amm_horizons hz = {
-		.throttle_ms = d->cfg.forecast_throttle_ms,
-		.freeze_ms = d->cfg.forecast_freeze_ms,
-		.kill_ms = d->cfg.forecast_kill_ms,
-	};
-	uint64_t sum = 0, floor = d->cfg.floor_mb * MB;
-	enum amm_level old_level = d->level, static_level, release_level;
-	bool applied = false;
-	unsigned int nt = 0, j;
-	int i, n = 0, off, f, k;
+	struct daemon *d = t->d;
+	int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++) {
-		struct sandbox *s = &d->sbs[i];
+	for (i = 0; i < (int)d->n_sbs; i++) {
+		struct sandbox *s = d->sbs[i];
+		struct amm_sb *e = &t->a[t->n];
 
-		if (!s->used)
-			continue;
 		sample_fast(s);
-		if (slow) {
+		if (t->slow) {
 			sample_slow(d, s);
 			tool_records_dropped_say(s);
 		}
-		sum += s->current;
+		*sum += s->current;
 		if (s->exempt)
 			continue;	/* agentmmctl exempt: counted, never acted on */
 		/* frozen by someone else (docker pause): not ours to freeze,
@@ -362,36 +383,49 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 			continue;
 		/* a freeze has an upper bound; then a pause as long */
 		if (s->frozen &&
-		    now - s->frozen_ms >= d->cfg.freeze_max_s * 1000ULL) {
+		    t->now - s->frozen_ms >= d->cfg.freeze_max_s * 1000ULL) {
 			info("%s was frozen for freeze_max_s = %u s; thawing it",
 			     s->rel, d->cfg.freeze_max_s);
 			set_frozen(d, s, false);
 			if (!s->frozen)
 				s->no_freeze_until_ms =
-					now + d->cfg.freeze_max_s * 1000ULL;
+					t->now + d->cfg.freeze_max_s * 1000ULL;
 		}
-		nofreeze[n] = now < s->no_freeze_until_ms ||
-			      (s->kube && !d->cfg.freeze_kubernetes);
-		applied |= s->frozen || s->high_dir[0];
-		map[n] = i;
-		a[n] = (struct amm_sb){
+		t->nofreeze[t->n] = t->now < s->no_freeze_until_ms ||
+				    (s->kube && !d->cfg.freeze_kubernetes);
+		t->map[t->n] = i;
+		*e = (struct amm_sb){
 			.current = s->current, .prev = s->prev,
-			.floor = floor, .priority = s->prio,
+			.floor = t->floor, .priority = s->prio,
 			.frozen = s->frozen, .tool_running = tool_running(s),
 			.psi_some = s->psi,
 		};
-		a[n].idle_ms = a[n].tool_running ? 0 :
-			now - (s->last_tool_end_ms ? s->last_tool_end_ms :
-			       s->adopted_ms);
-		n++;
+		e->idle_ms = e->tool_running ? 0 :
+			t->now - (s->last_tool_end_ms ? s->last_tool_end_ms :
+				  s->adopted_ms);
+		t->n++;
 	}
+}
+
+/* The pool's (or host's) use and limit, and the level they make, one step
+ * early when the forecast says the limit comes sooner. -1: no reading. */
+static int tick_level(struct tick *t, uint64_t sum)
+{
+	struct daemon *d = t->d;
+	struct amm_horizons hz = {
+		.throttle_ms = d->cfg.forecast_throttle_ms,
+		.freeze_ms = d->cfg.forecast_freeze_ms,
+		.kill_ms = d->cfg.forecast_kill_ms,
+	};
+	enum amm_level old_level = d->level;
+
 	/* with a pool limit the host only matters when it runs short too */
-	if ((slow || !d->cfg.memory_limit_mb || !d->mem_total) &&
+	if ((t->slow || !d->cfg.memory_limit_mb || !d->mem_total) &&
 	    meminfo(&d->mem_total, &d->mem_avail)) {
 		warn("cannot read /proc/meminfo; skipping this interval");
-		return;
+		return -1;
 	}
-	if (slow && psi_some_avg10("/proc/pressure/memory", &d->host_psi))
+	if (t->slow && psi_some_avg10("/proc/pressure/memory", &d->host_psi))
 		d->host_psi = 0;
 	if (d->cfg.memory_limit_mb) {
 		/* a pool limit: the sandboxes' sum counts, capped by the
@@ -407,128 +441,202 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 		d->host_limit = d->mem_total;
 		d->host_used = d->mem_total - d->mem_avail;
 	}
-	static_level = amm_level(d->host_limit, d->host_used, &th);
+	t->static_level = amm_level(d->host_limit, d->host_used, &t->th);
 	/* act on the time left at the pool's growth since the last tick */
 	d->time_left_ms = UINT64_MAX;
-	if (d->fc_ms && now > d->fc_ms)
+	if (d->fc_ms && t->now > d->fc_ms)
 		d->time_left_ms = amm_time_to_limit_ms(d->host_limit,
 			d->host_used, d->host_used > d->fc_used ?
-			d->host_used - d->fc_used : 0, now - d->fc_ms);
+			d->host_used - d->fc_used : 0, t->now - d->fc_ms);
 	d->fc_used = d->host_used;
-	d->fc_ms = now;
-	d->level = amm_level_forecast(static_level, d->time_left_ms, &hz);
+	d->fc_ms = t->now;
+	d->level = amm_level_forecast(t->static_level, d->time_left_ms, &hz);
 	if (d->level != old_level) {
 		d->status_force = true;
-		if (d->level > static_level)
+		if (d->level > t->static_level)
 			info("forecast: the pool reaches its limit in %" PRIu64
 			     " ms at its growth (%" PRIu64 " of %" PRIu64
 			     " MB used): acting one step early",
 			     d->time_left_ms, d->host_used / MB,
 			     d->host_limit / MB);
 	}
-	if (slow)
-		pool_backstop(d);
+	return 0;
+}
 
-	d->tools_at_tick = tools_held(d);
-	for (i = 0; i < n; i++) {
-		struct sandbox *s = &d->sbs[map[i]];
+/* The tool cgroups of the sandboxes in t->a, as candidates. */
+static void tick_tools(struct tick *t)
+{
+	unsigned int j;
+	int i;
 
-		a[i].tool_current = s->tool_current;
-		for (j = 0; j < s->n_tcg && nt < MAX_CANDS; j++, nt++) {
-			tl[nt] = (struct amm_tool){ .current = s->tcg[j].cur,
-				.prev = s->tcg[j].prev, .priority = s->prio,
-				.frozen = s->frozen };
-			cd[nt] = (struct cand){ map[i], (int)j, 0 };
+	for (i = 0; i < t->n; i++) {
+		struct sandbox *s = t->d->sbs[t->map[i]];
+
+		t->a[i].tool_current = s->tool_current;
+		for (j = 0; j < s->n_tcg && t->nt < MAX_CANDS; j++, t->nt++) {
+			t->tl[t->nt] = (struct amm_tool){
+				.current = s->tcg[j].cur, .prev = s->tcg[j].prev,
+				.priority = s->prio, .frozen = s->frozen };
+			t->cd[t->nt] = (struct cand){ t->map[i], (int)j, 0 };
 		}
 	}
+}
 
-	off = d->level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(a, n) : -1;
-	/* with swap absorbing the limit, no step below acts */
+static struct sandbox *tick_sb(const struct tick *t, int i)
+{
+	return t->d->sbs[t->map[i]];
+}
+
+/*
+ * Throttle the fastest-growing tool cgroup. Never a whole sandbox: without
+ * swap a throttled runtime frees nothing and only stalls. No tool cgroup
+ * above the floor: the next steps act. With swap, memory.high would push
+ * that tool's own (hot) pages out where the pool's limit lets the kernel
+ * pick the coldest ones.
+ */
+static void step_throttle(struct tick *t)
+{
+	struct daemon *d = t->d;
+	struct amm_sb one = { .floor = t->floor };
+	struct sandbox *s;
+	int k;
+
+	if (d->level < AMM_LEVEL_THROTTLE || !d->cfg.throttle || d->swap_deferred)
+		return;
+	k = amm_pick_throttle_tool(t->tl, t->nt, t->floor);
+	if (k < 0)
+		return;
+	s = d->sbs[t->cd[k].sb];
+	one.current = t->tl[k].current;
+	set_high(d, s, s->tcg[t->cd[k].tcg].name,
+		 amm_throttle_high(&one, d->host_limit, d->host_used, &t->th));
+}
+
+/*
+ * Freeze one sandbox: lower priority first, else the fastest grower. Not
+ * candidates: Kubernetes pods (a frozen pod fails its probes and the kubelet
+ * restarts it; they are throttled and reclaimed instead, unless
+ * freeze_kubernetes = 1) and sandboxes that just spent freeze_max_s frozen.
+ * The policy is told they are frozen, for this pick only.
+ */
+static void step_freeze(struct tick *t)
+{
+	struct daemon *d = t->d;
+	int i, f;
+
+	if (d->level < AMM_LEVEL_FREEZE || !d->cfg.freeze || d->swap_deferred)
+		return;
+	for (i = 0; i < t->n; i++)
+		if (t->nofreeze[i] && !t->a[i].frozen)
+			t->a[i].frozen = true;
+	f = amm_pick_freeze(t->a, t->n, t->off, MB);
+	for (i = 0; i < t->n; i++)
+		t->a[i].frozen = tick_sb(t, i)->frozen;
+	if (f >= 0) {
+		set_frozen(d, tick_sb(t, f), true);
+		t->a[f].frozen = tick_sb(t, f)->frozen;
+	}
+}
+
+/* Thaw one a tick once the pressure has passed: free memory back, or with
+ * swap, swapping keeping up again. */
+static void step_thaw(struct tick *t)
+{
+	int f = amm_pick_thaw(t->a, t->n, t->release_level, MB);
+
+	if (f >= 0) {
+		set_frozen(t->d, tick_sb(t, f), false);
+		t->a[f].frozen = tick_sb(t, f)->frozen;
+	}
+}
+
+/* The last resort: kill the largest tool (never a runtime), and thaw its
+ * sandbox if it was frozen for the growth the kill just ended. */
+static void step_kill(struct tick *t)
+{
+	struct daemon *d = t->d;
+	int i, k;
+
+	if (d->level != AMM_LEVEL_KILL) {
+		d->kill_since_ms = 0;
+		return;
+	}
+	if (!d->kill_since_ms)
+		d->kill_since_ms = t->now;
+	/* the forecast says the kernel would act before kill_after_ms */
+	if (!d->cfg.kill || d->swap_deferred ||
+	    (t->static_level == AMM_LEVEL_KILL &&
+	     t->now - d->kill_since_ms < d->cfg.kill_after_ms))
+		return;
+	k = kill_step(d, t->map, t->n, &t->th);
+	d->kill_since_ms = t->now;
+	for (i = 0; k >= 0 && i < t->n; i++)
+		if (t->map[i] == k &&
+		    amm_thaw_after_kill(t->a, t->n, (unsigned int)i)) {
+			info("%s: its tool was killed; thawing it",
+			     d->sbs[k]->rel);
+			set_frozen(d, d->sbs[k], false);
+			t->a[i].frozen = d->sbs[k]->frozen;
+		}
+}
+
+/* Relaxed again: every throttle comes off. */
+static void step_release(struct tick *t)
+{
+	int i;
+
+	if (t->release_level != AMM_LEVEL_RELAXED)
+		return;
+	for (i = 0; i < t->n; i++)
+		release_high(t->d, tick_sb(t, i));
+}
+
+/* Paced proactive reclaim, on slow ticks (reclaim.c). */
+static void step_reclaim(struct tick *t)
+{
+	if (t->slow)
+		reclaim_tick(t->d, t->a, t->map, t->n, t->now);
+}
+
+/* The graduated answer, in order; each step decides for itself whether
+ * the level calls for it (oomd's plugins, in one loop). */
+static void (*const tick_steps[])(struct tick *t) = {
+	step_throttle, step_freeze, step_thaw, step_kill, step_release,
+	step_reclaim,
+};
+
+void policy(struct daemon *d, uint64_t now, bool slow)
+{
+	/* sized to the table by sb_new() */
+	struct tick t = {
+		.d = d, .now = now, .slow = slow,
+		.a = d->tick_sb, .map = d->tick_map,
+		.nofreeze = d->tick_nofreeze,
+		.tl = d->cand_tool, .cd = d->cand,
+		.th = thresholds(d), .floor = d->cfg.floor_mb * MB,
+	};
+	uint64_t sum = 0;
+	size_t i;
+
+	tick_sample(&t, &sum);
+	if (tick_level(&t, sum))
+		return;
+	if (slow)
+		pool_backstop(d);
+	d->tools_at_tick = tools_held(d);
+	tick_tools(&t);
+	t.off = d->level >= AMM_LEVEL_THROTTLE ? amm_pick_offender(t.a, t.n) : -1;
+	/* with swap absorbing the limit, no step acts */
 	if (d->level >= AMM_LEVEL_THROTTLE &&
 	    (d->cfg.throttle || d->cfg.freeze || d->cfg.kill))
 		update_swap_deferred(d, now);
-	/*
-	 * Step 1: throttle the fastest-growing tool cgroup. Never a whole
-	 * sandbox: without swap a throttled runtime frees nothing and only
-	 * stalls. No tool cgroup above the floor: the next steps act. With
-	 * swap, memory.high would push that tool's own (hot) pages out
-	 * where the pool's limit lets the kernel pick the coldest ones.
-	 */
-	if (d->level >= AMM_LEVEL_THROTTLE && d->cfg.throttle &&
-	    !d->swap_deferred) {
-		int t = amm_pick_throttle_tool(tl, nt, floor);
-
-		if (t >= 0) {
-			struct sandbox *s = &d->sbs[cd[t].sb];
-			struct amm_sb one = { .current = tl[t].current,
-					      .floor = floor };
-			set_high(d, s, s->tcg[cd[t].tcg].name,
-				 amm_throttle_high(&one, d->host_limit,
-						   d->host_used, &th));
-		}
-	}
-	/* Step 2: freeze (lower priority first, else the fastest grower) */
-	if (d->level >= AMM_LEVEL_FREEZE && d->cfg.freeze && !d->swap_deferred) {
-		/*
-		 * Not candidates: Kubernetes pods (a frozen pod fails its
-		 * probes and the kubelet restarts it; they are throttled and
-		 * reclaimed instead, unless freeze_kubernetes = 1) and
-		 * sandboxes that just spent freeze_max_s frozen. The policy
-		 * is told they are frozen, for this pick only.
-		 */
-		for (i = 0; i < n; i++)
-			if (nofreeze[i] && !a[i].frozen)
-				a[i].frozen = true;
-		f = amm_pick_freeze(a, n, off, MB);
-		for (i = 0; i < n; i++)
-			a[i].frozen = d->sbs[map[i]].frozen;
-		if (f >= 0) {
-			set_frozen(d, &d->sbs[map[f]], true);
-			a[f].frozen = d->sbs[map[f]].frozen;
-		}
-	}
-	/*
-	 * ...and thaw one per interval once the pressure has passed: free
-	 * memory back, or with swap, swapping keeping up again
-	 */
-	release_level = amm_release_level(d->level, d->swap_deferred);
-	f = amm_pick_thaw(a, n, release_level, MB);
-	if (f >= 0) {
-		set_frozen(d, &d->sbs[map[f]], false);
-		a[f].frozen = d->sbs[map[f]].frozen;
-	}
-	if (d->level == AMM_LEVEL_KILL) {
-		if (!d->kill_since_ms)
-			d->kill_since_ms = now;
-		/* the forecast says the kernel would act before kill_after_ms */
-		if (d->cfg.kill && (static_level < AMM_LEVEL_KILL ||
-				    now - d->kill_since_ms >= d->cfg.kill_after_ms) &&
-		    !d->swap_deferred) {
-			k = kill_step(d, map, n, &th);
-			d->kill_since_ms = now;
-			/* frozen for its growth, which the kill just ended */
-			for (i = 0; k >= 0 && i < n; i++)
-				if (map[i] == k &&
-				    amm_thaw_after_kill(a, n, (unsigned int)i)) {
-					info("%s: its tool was killed; thawing it",
-					     d->sbs[k].rel);
-					set_frozen(d, &d->sbs[k], false);
-					a[i].frozen = d->sbs[k].frozen;
-				}
-		}
-	} else {
-		d->kill_since_ms = 0;
-	}
-	if (release_level == AMM_LEVEL_RELAXED)
-		for (i = 0; i < n; i++)
-			release_high(d, &d->sbs[map[i]]);
+	t.release_level = amm_release_level(d->level, d->swap_deferred);
+	for (i = 0; i < sizeof(tick_steps) / sizeof(tick_steps[0]); i++)
+		tick_steps[i](&t);
 	if (d->level < AMM_LEVEL_THROTTLE) {
 		d->swap_deferred = false;
 		d->thrash_since_ms = 0;
 	}
-	if (!slow)
-		return;
-	reclaim_tick(d, a, map, n, now);
 }
 
 unsigned int busy_ms(struct daemon *d)
@@ -559,13 +667,12 @@ unsigned int idle_ms(struct daemon *d)
 unsigned int next_interval(struct daemon *d, uint64_t now)
 {
 	struct amm_thresholds th = thresholds(d);
+	const struct sandbox *s;
 	bool applied = false;
-	int i;
 
 	d->idle_pace = false;
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used)
-			applied |= d->sbs[i].frozen || d->sbs[i].high_dir[0];
+	for_each_sandbox(d, s)
+		applied |= s->frozen || s->high_dir[0];
 	if (d->level >= AMM_LEVEL_THROTTLE || applied || now < d->busy_until_ms)
 		return busy_ms(d);
 	if (d->level == AMM_LEVEL_OK ||

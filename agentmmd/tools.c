@@ -20,7 +20,7 @@ struct tool_call *tool_find(struct sandbox *s, pid_t tgid)
 {
 	int i;
 
-	for (i = 0; i < AMM_HIST; i++)
+	for (i = 0; s->hist && i < AMM_HIST; i++)
 		if (s->hist[i].tgid == tgid && tool_open(&s->hist[i]))
 			return &s->hist[i];
 	return NULL;
@@ -140,7 +140,7 @@ static void tool_classify(struct daemon *d, struct sandbox *s,
 
 	if (t->retry)
 		return;
-	for (i = 0; i < AMM_HIST; i++)
+	for (i = 0; s->hist && i < AMM_HIST; i++)
 		if (&s->hist[i] != t && s->hist[i].hash)
 			recent[nr++] = s->hist[i].hash;
 	t->retry = amm_is_retry(recent, nr, t->hash, d->cfg.retry_repeats);
@@ -167,6 +167,18 @@ void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
 		tool_classify(d, s, t);
 		tool_read_uids(t);	/* runas, su, setpriv: a new owner */
 		return;
+	}
+	if (!s->hist) {
+		int i;
+
+		s->hist = calloc(AMM_HIST, sizeof(*s->hist));
+		if (!s->hist) {
+			warn("sandbox %s: no memory to record tool call %d",
+			     s->rel, (int)tgid);
+			return;
+		}
+		for (i = 0; i < AMM_HIST; i++)
+			s->hist[i].err_fd = s->hist[i].pidfd = -1;
 	}
 	t = &s->hist[s->hist_next];
 	s->hist_next = (s->hist_next + 1) % AMM_HIST;
@@ -261,7 +273,7 @@ void sample_tool_peaks(struct sandbox *s)
 	int i;
 
 	sample_tools(s);
-	for (i = 0; i < AMM_HIST; i++) {
+	for (i = 0; s->hist && i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
 		struct tool_cg *c;
 
@@ -320,6 +332,19 @@ void tcg_add(struct sandbox *s, const char *name)
 	}
 	if (fd < 0)
 		return;	/* no memory controller there */
+	if (s->n_tcg == s->tcg_cap) {
+		unsigned int cap = s->tcg_cap ? s->tcg_cap * 2 : 4;
+
+		t = realloc(s->tcg, cap * sizeof(*t));
+		if (!t) {
+			warn("sandbox %s: no memory to track tool cgroup %.64s",
+			     s->rel, name);
+			close(fd);
+			return;
+		}
+		s->tcg = t;
+		s->tcg_cap = cap;
+	}
 	t = &s->tcg[s->n_tcg++];
 	strcpy(t->name, name);
 	t->fd = fd;
@@ -408,7 +433,7 @@ bool tool_without_cgroup(const struct sandbox *s)
 {
 	int i;
 
-	for (i = 0; i < AMM_HIST; i++)
+	for (i = 0; s->hist && i < AMM_HIST; i++)
 		if (s->hist[i].state == TOOL_RUNNING && !s->hist[i].cgroup[0])
 			return true;
 	return false;
@@ -418,7 +443,7 @@ bool tool_running(const struct sandbox *s)
 {
 	int i;
 
-	for (i = 0; i < AMM_HIST; i++)
+	for (i = 0; s->hist && i < AMM_HIST; i++)
 		if (s->hist[i].state == TOOL_RUNNING)
 			return true;
 	return false;
@@ -430,9 +455,9 @@ bool sample_running_tools(struct daemon *d)
 	bool any = false;
 	int i;
 
-	for (i = 0; i < AMM_MAX_SANDBOXES; i++)
-		if (d->sbs[i].used && tool_running(&d->sbs[i])) {
-			sample_tool_peaks(&d->sbs[i]);
+	for (i = 0; i < (int)d->n_sbs; i++)
+		if (tool_running(d->sbs[i])) {
+			sample_tool_peaks(d->sbs[i]);
 			any = true;
 		}
 	return any;

@@ -32,10 +32,16 @@ char LICENSE[] SEC("license") = "GPL";
 /* Reclaim stalls shorter than this are counted, not sent. */
 #define RECLAIM_REPORT_NS	(10ULL * 1000 * 1000)
 
-/* Sandbox cgroup id -> sandbox; filled by agentmmd. */
+/*
+ * Sandbox cgroup id -> sandbox; filled by agentmmd, only read here. Not
+ * preallocated: a host pays for the sandboxes it has, and up to 65,536
+ * are attributed (agentmmd itself has no cap; past this one it warns and
+ * watches the rest from cgroupfs).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
 	__type(key, __u64);
 	__type(value, struct amm_sandbox);
 } sandboxes SEC(".maps");

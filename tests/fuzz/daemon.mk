@@ -9,14 +9,12 @@ $(BUILD)/fuzz/fuzz_config: $(TOP)/tests/fuzz/fuzz_config.c \
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/config.c
 
-# agentmmctl.c is compiled into the target (its main renamed).
+# agentmmctl's status parser and printers, as agentmmctl links them.
 $(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c \
-		$(FUZZ_AMMD)/agentmmctl.c $(FUZZ_AMMD)/config.c \
-		$(FUZZ_AMMD)/cgroup.c $(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
+		$(FUZZ_AMMD)/statusfile.c $(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -DAMM_VERSION='"fuzz"' \
-		-o $@ $< $(FUZZ_AMMD)/config.c $(FUZZ_AMMD)/cgroup.c \
-		$(FUZZ_AMMD)/escape.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< \
+		$(FUZZ_AMMD)/statusfile.c $(FUZZ_AMMD)/escape.c
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_status
 
@@ -32,16 +30,13 @@ soak: test-module guest-bins
 		--test-timeout $$(($(SOAK_SECONDS) + 600)) \
 		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
 
-# journal.c is compiled into the target (journal_parse() is static); the
-# rest is what the journal's unit test links (agentmmd/build.mk).
-FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,log.c cgroup.c escape.c \
-	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
-	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
+# The journal's parser (journalfmt.c, what restore_file() reads with) and
+# the escaper applied_save() writes paths with (cgroup.c).
+FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,journalfmt.c cgroup.c escape.c)
 $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
-		$(FUZZ_AMMD)/journal.c $(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
+		$(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/bpf -I$(TOP)/policy \
-		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_JOURNAL_SRCS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_JOURNAL_SRCS)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal
 

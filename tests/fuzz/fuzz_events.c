@@ -68,6 +68,10 @@ static struct fpidfd pidfds[MAXFD];
 static uint64_t clock_ns;
 static int devnull = -1;
 static struct daemon *d;
+/* the daemon's sandbox table, fixed here: sb_by_cgid() below is the
+ * fuzzer's own (sbtable.c is not linked) */
+static struct sandbox sandboxes[NSB];
+static struct sandbox *sandbox_ptrs[NSB];
 
 /* the event being handled, for the oracle */
 static const struct amm_event *cur;
@@ -123,9 +127,9 @@ static int sb_of_rel(const char *rel)
 	return -1;
 }
 
-static int sb_index(const struct sandbox *s)
+static int sb_number(const struct sandbox *s)
 {
-	return (int)(s - d->sbs);
+	return (int)(s - sandboxes);
 }
 
 /* ---- the process layer, faked ---- */
@@ -207,8 +211,8 @@ void bpf_task_set(struct daemon *dd, int pidfd, struct sandbox *s, __u32 role,
 	struct fproc *p = acted_on(pidfd, "a BPF record", false);
 
 	(void)dd;
-	CHECK(sb_index(s) == p->sb, "a BPF record names sandbox %d for a process of %d",
-	      sb_index(s), p->sb);
+	CHECK(sb_number(s) == p->sb, "a BPF record names sandbox %d for a process of %d",
+	      sb_number(s), p->sb);
 	CHECK(!start_ns || start_ns == p->start_ns ||
 	      ((!p->has_rec || !p->rec.start_ns || p->rec_tick) &&
 	       p->start_ns / TICK_NS == start_ns / TICK_NS),
@@ -284,7 +288,7 @@ int fd_read_u64(int fd, uint64_t *v)
 
 struct sandbox *sb_by_cgid(struct daemon *dd, uint64_t cgid)
 {
-	return cgid >= 1 && cgid <= NSB ? &dd->sbs[cgid - 1] : NULL;
+	return cgid >= 1 && cgid <= NSB ? dd->sbs[cgid - 1] : NULL;
 }
 
 bool runtime_alive(const struct sandbox *s)
@@ -310,7 +314,7 @@ void detect_runtime(struct daemon *dd, struct sandbox *s)
 
 	(void)dd;
 	for (i = 0; i < NPID; i++)
-		if (procs[i].alive && procs[i].sb == sb_index(s) &&
+		if (procs[i].alive && procs[i].sb == sb_number(s) &&
 		    (best < 0 || procs[i].start_ns < procs[best].start_ns))
 			best = i;
 	if (best < 0)
@@ -404,11 +408,11 @@ static void check_and_reset(void)
 	int i, k;
 
 	for (i = 0; i < NSB; i++) {
-		struct sandbox *s = &d->sbs[i];
+		struct sandbox *s = d->sbs[i];
 
 		if (s->runtime_pidfd >= 0)
 			held[s->runtime_pidfd] = true;
-		for (k = 0; k < AMM_HIST; k++)
+		for (k = 0; s->hist && k < AMM_HIST; k++)
 			if (s->hist[k].pidfd >= 0)
 				held[s->hist[k].pidfd] = true;
 	}
@@ -425,13 +429,16 @@ static void check_and_reset(void)
 		close(i);
 	}
 	for (i = 0; i < NSB; i++) {
-		struct sandbox *s = &d->sbs[i];
+		struct sandbox *s = d->sbs[i];
 
-		for (k = 0; k < AMM_HIST; k++)
+		for (k = 0; s->hist && k < AMM_HIST; k++)
 			if (s->hist[k].err_fd >= 0)
 				close(s->hist[k].err_fd);
+		/* the daemon allocates them at the first tool call */
+		free(s->hist);
+		free(s->tcg);
 		memset(s, 0, sizeof(*s));
-		s->used = true;
+		s->slot = (unsigned int)i;
 		s->cgid = (uint64_t)i + 1;
 		snprintf(s->rel, sizeof(s->rel), "agent.slice/sb%d", i);
 		snprintf(s->path, sizeof(s->path), "/nonexistent/agent.slice/sb%d",
@@ -440,8 +447,6 @@ static void check_and_reset(void)
 		s->psi_fd = s->freeze_fd = s->high_fd = -1;
 		s->runtime_pidfd = -1;
 		s->oom_group_orig = -1;
-		for (k = 0; k < AMM_HIST; k++)
-			s->hist[k].err_fd = s->hist[k].pidfd = -1;
 	}
 	memset(procs, 0, sizeof(procs));
 	clock_ns = 1000 * TICK_NS;
@@ -532,6 +537,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d) {
 		d = calloc(1, sizeof(*d));
 		CHECK(d, "no memory");
+		for (int i = 0; i < NSB; i++)
+			sandbox_ptrs[i] = &sandboxes[i];
+		d->sbs = sandbox_ptrs;
+		d->n_sbs = d->sbs_cap = NSB;
 		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		CHECK(devnull >= 0, "no /dev/null");
 		d->cfg.tool_oom_score_adj = 500;
@@ -556,9 +565,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* the oracle's end-of-input checks; the next input starts clean */
 	for (int i = 0; i < NSB; i++) {
-		struct sandbox *s = &d->sbs[i];
+		struct sandbox *s = d->sbs[i];
 
-		for (int k = 0; k < AMM_HIST; k++) {
+		for (int k = 0; s->hist && k < AMM_HIST; k++) {
 			struct fproc *p = pidfd_proc(s->hist[k].pidfd);
 
 			CHECK(s->hist[k].pidfd < 0 || !p || p->sb == i,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: agentmmd's restore-journal parser (journal_parse() in
- * agentmmd/journal.c, compiled into this file). Two properties:
+ * agentmmd/journalfmt.c, which journal.c restores with). Two properties:
  *   - any bytes, line by line: no crash, leak or undefined behaviour, and a
  *     line taken as an entry names a known kind and an absolute path;
  *   - any cgroup path a sandbox can create (any bytes but NUL) survives the
@@ -10,7 +10,14 @@
  *     different would be restored on another cgroup, or not at all.
  * journal_parse() touches no files, so arbitrary input is safe here.
  */
-#include "journal.c"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "config.h"
+#include "journalfmt.h"
 
 static void die_entry(const char *what, const char *line,
 		      const struct journal_entry *e, const char *want_path)

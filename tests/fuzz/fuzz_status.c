@@ -5,15 +5,16 @@
  * sandbox-controlled (cgroup names, tool command lines), so agentmmctl
  * must survive any bytes and `status --json` must always print valid JSON.
  *
- * agentmmctl.c is compiled into this file (its main() renamed) so the
- * static parser is called as agentmmctl calls it.
+ * It links agentmmd/statusfile.c, the parser and printers agentmmctl
+ * itself calls.
  */
-#define main agentmmctl_main
-#include "agentmmctl.c"
-#undef main
-
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "statusfile.h"
 
 /* ---- a strict RFC 8259 checker (structure, numbers, strings, UTF-8) ---- */
 
@@ -242,7 +243,7 @@ static void run(struct status *st, const char *only, bool json)
 	if (!mem)
 		abort();
 	stdout = mem;
-	cmd_status(st, only, json);
+	status_print(st, only, json, "/sys/fs/cgroup");
 	fclose(mem);
 	stdout = saved;
 	if (json && (why = json_invalid(out, outlen, &at))) {
@@ -251,14 +252,6 @@ static void run(struct status *st, const char *only, bool json)
 		abort();
 	}
 	free(out);
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	amm_config_defaults(&cfg);
-	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -285,7 +278,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    r->v[j] < st.buf || r->v[j] > st.buf + size)
 				abort();
 		if (!only && shown_sandbox(r, NULL))
-			only = get(r, "name");
+			only = status_get(r, "name");
 	}
 	st.stale = size & 1;
 	run(&st, NULL, true);

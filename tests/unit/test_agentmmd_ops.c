@@ -318,9 +318,11 @@ TEST(metrics_parse)
 	dm.host_used = 5ULL << 30;
 	dm.level = AMM_LEVEL_THROTTLE;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		struct sandbox *s = &dm.sbs[i];
+		struct sandbox *s = sb_new(&dm);
 
-		s->used = true;
+		EXPECT_TRUE(s != NULL);
+		if (!s)
+			return;
 		snprintf(s->rel, sizeof(s->rel), "%s", names[i]);
 		s->current = 100 << 20;
 		s->peak = 200 << 20;
@@ -358,6 +360,7 @@ TEST(metrics_parse)
 	/* a cut exposition ends at a whole line */
 	n = metrics_render(&dm, 3000, buf, 1000);
 	EXPECT_TRUE(n > 0 && n < 1000 && buf[n - 1] == '\n' && buf[n] == 0);
+	sb_table_free(&dm);
 }
 
 static int file_is(const char *path, const char *want)

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The restore journal's cgroup lines, read back (journal.c writes them and
+ * restores from them; the format is described there). Pure text: no file
+ * system access, so tests/fuzz/fuzz_journal.c links this file and feeds it
+ * any bytes.
+ */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "journalfmt.h"
+
+/* In place; false on a malformed escape. */
+static bool unesc_path(char *s)
+{
+	char *o = s;
+	unsigned int c;
+
+	while (*s) {
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		if (s[1] != 'x' || sscanf(s + 2, "%2x", &c) != 1 ||
+		    !isxdigit((unsigned char)s[2]) ||
+		    !isxdigit((unsigned char)s[3]) || !c)
+			return false;
+		*o++ = (char)c;
+		s += 4;
+	}
+	*o = 0;
+	return true;
+}
+
+/*
+ * Parse one freeze/high/oomgroup line in place. 1: @e holds it; 0: not
+ * such a line (unknown kind, malformed escape, relative path). No file
+ * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
+ */
+int journal_parse(char *line, struct journal_entry *e)
+{
+	char *p, *path;
+	int n = 0;
+	bool legacy;
+
+	line[strcspn(line, "\n")] = 0;
+	e->id = 0;
+	e->val[0] = 0;
+	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
+		return 0;
+	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
+	    strcmp(e->kind, "oomgroup"))
+		return 0;
+	p = line + n;
+	/* entries written before cgroup ids were recorded: no id */
+	legacy = !isdigit((unsigned char)*p);
+	if (!legacy) {
+		e->id = strtoull(p, &p, 10);
+		p += strspn(p, " ");
+	}
+	if (strcmp(e->kind, "freeze")) {
+		n = 0;
+		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)
+			return 0;
+		p += n;
+	}
+	path = p;
+	if (legacy && !strcmp(e->kind, "high")) {
+		/* "high PATH ORIG" */
+		char *sp = strrchr(line, ' ');
+
+		if (!sp)
+			return 0;
+		path = line + strlen(e->kind) + 1;
+		snprintf(e->val, sizeof(e->val), "%s", sp + 1);
+		*sp = 0;
+	}
+	if (!*path || !unesc_path(path) || path[0] != '/')
+		return 0;
+	e->path = path;
+	return 1;
+}
