@@ -57,7 +57,7 @@ AMM_DOCS = $(wildcard $(TOP)/README.md $(TOP)/docs/install.md \
 	$(TOP)/docs/secure-boot.md $(TOP)/docs/kubernetes.md \
 	$(TOP)/docs/compressed-tier.md)
 # Sources DKMS builds from: what Kbuild names (kmod/, policy/).
-AMM_KMOD_SRC = Kbuild $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
+AMM_KMOD_SRC = Kbuild VERSION $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
 	$(TOP)/policy/*.[ch])))
 
 .PHONY: install install-data install-daemon install-swap install-module-config install-dkms install-kmod

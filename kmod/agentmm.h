@@ -13,7 +13,10 @@
 #include "policy/governor.h"
 #include "policy/parse.h"
 
-#define AGENTMM_VERSION "0.1.0"
+/* from the top-level VERSION file, through Kbuild */
+#ifndef AGENTMM_VERSION
+#error "AGENTMM_VERSION comes from the VERSION file: build through Kbuild"
+#endif
 
 #if NR_PAGE_ORDERS > AMM_MAX_ORDERS
 #error "agentmm: this kernel has more page orders than AMM_MAX_ORDERS"
