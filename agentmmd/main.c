@@ -485,9 +485,15 @@ static void sd_notify(struct daemon *d, const char *msg)
 		dbg("sd_notify %s: %s", msg, strerror(errno));
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for besides the configuration. */
+struct args {
+	bool check, restore, debug, quiet;
+};
+
+/* -1: go on; else the exit status (--help, --version, a bad argument). */
+static int parse_args(struct daemon *d, int argc, char **argv,
+		      struct args *a)
 {
-	struct daemon *d = &daemon_state;
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "debug", no_argument, NULL, 'd' },
@@ -499,17 +505,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	bool check = false, restore = false, debug = false, quiet = false;
-	uint64_t next_wd = 0;
-	struct epoll_event ev, evs[8];
-	uint64_t next = 0, last_tick = 0, next_peak = 0, wake;
-	bool peaks = false;	/* tool calls run: sample their peaks too */
-	char e[1024];
-	int o, ep, sfd, lock_fd, n, i;
-	sigset_t mask;
+	int o;
 
-	daemon_init(d);
-	log_init();
 	while ((o = getopt_long(argc, argv, "c:dhVnq", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
@@ -517,23 +514,23 @@ int main(int argc, char **argv)
 			d->cfg_path_given = true;
 			break;
 		case 'd':
-			debug = true;
+			a->debug = true;
 			break;
 		case 'C':
-			check = true;
+			a->check = true;
 			if (optarg) {
 				d->cfg_path = optarg;
 				d->cfg_path_given = true;
 			}
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		case 'n':
 			d->dry_run_arg = true;
 			break;
 		case 'R':
-			restore = true;
+			a->restore = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -546,7 +543,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (check && optind + 1 == argc) {	/* --check-config FILE */
+	if (a->check && optind + 1 == argc) {	/* --check-config FILE */
 		d->cfg_path = argv[optind++];
 		d->cfg_path_given = true;
 	}
@@ -555,32 +552,35 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 1;
 	}
-	amm_config_defaults(&d->cfg);
-	if (config_untrusted(d->cfg_path, e, sizeof(e)) ||
-	    amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
-			    sizeof(e))) {
-		err("%s", e);
-		return 1;
-	}
-	d->cfg.debug = d->cfg.debug || debug;
-	d->cfg.dry_run = d->cfg.dry_run || d->dry_run_arg;
-	log_set_debug(d->cfg.debug);
-	if (check) {
-		if (!quiet)
-			amm_config_print(&d->cfg, stdout);
-		return 0;
-	}
-	snprintf(d->applied_path, sizeof(d->applied_path), "%s/applied",
-		 d->cfg.state_dir);
-	if (restore) {
-		n = restore_file(d->applied_path);
-		info("restored %d recorded change(s)", n);
-		return 0;
-	}
+	return -1;
+}
+
+/* The event loop's own state: its fds and when each kind of work is due. */
+struct loop {
+	int ep, sfd;
+	uint64_t next;		/* the next policy tick */
+	uint64_t last_tick;
+	uint64_t next_peak;	/* the next sample of running tools' peaks */
+	uint64_t next_wd;	/* the next watchdog ping */
+	bool peaks;		/* tool calls run: sample their peaks too */
+};
+
+/*
+ * Everything between reading the configuration and the first tick: the
+ * state dir's lock, undoing a predecessor's changes, the guardian, BPF,
+ * the governor and the event sources (signals, the ring buffer, PSI, the
+ * control socket). 0, or -1 when the daemon cannot run.
+ */
+static int daemon_setup(struct daemon *d, struct loop *l)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+	int lock_fd, n;
+
 	d->start_ms = now_ms();
 	lock_fd = lock_state(d);
 	if (lock_fd < 0)
-		return 1;
+		return -1;
 	n = restore_file(d->applied_path);
 	if (n)
 		info("undid %d throttle/freeze change(s) left by a previous run", n);
@@ -611,136 +611,212 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* tool stderr pipes may be closed */
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || ep < 0) {
+	l->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (l->sfd < 0 || l->ep < 0) {
 		err("cannot set up the event loop: %s", strerror(errno));
-		return 1;
+		return -1;
 	}
-	ev.events = EPOLLIN;
-	ev.data.fd = sfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	ev.data.fd = l->sfd;
+	epoll_ctl(l->ep, EPOLL_CTL_ADD, l->sfd, &ev);
 	if (d->rb) {
 		ev.data.fd = ring_buffer__epoll_fd(d->rb);
-		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		epoll_ctl(l->ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
 	if (!d->gov_only)
-		psi_start(d, ep);
-	control_start(d, ep);
+		psi_start(d, l->ep);
+	control_start(d, l->ep);
 	sd_notify_init(d);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
 	     busy_ms(d), idle_ms(d));
 	sd_notify(d, "READY=1");
+	return 0;
+}
+
+/* Undo everything and let go: SIGTERM, SIGINT. */
+static void daemon_stop(struct daemon *d, int signo)
+{
+	log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+		   "signal %d: restoring and exiting", signo);
+	gov_stop(d);
+	sd_notify(d, "STOPPING=1");
+	restore_all_live(d);
+	/* the last metrics are the run's totals */
+	metrics_tick(d, now_ms(), true);
+	control_stop(d);
+	bpf_stop(d);
+	sb_table_free(d);
+	free(d->status_last);
+}
+
+/* A policy tick, slow (a rescan and a full sample) when one is due. */
+static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
+{
+	bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
+
+	if (slow) {
+		uint64_t rb_lost, tasks_lost;
+
+		d->slow_count++;
+		/* BPF lost an event: re-read all it reports */
+		bpf_drops(d, &rb_lost, &tasks_lost);
+		d->recheck = d->recheck_due ||
+			!(d->slow_count % AMMD_RECHECK_SLOW) ||
+			rb_lost + tasks_lost != d->drops_seen;
+		d->drops_seen = rb_lost + tasks_lost;
+		d->recheck_due = false;
+		if (!d->gov_only)
+			rescan(d);
+		d->last_slow_ms = now;
+		d->slow_due = false;
+	}
+	if (!d->gov_only)
+		policy(d, now, slow);
+	d->ticks++;
+	if (slow || d->status_force)
+		write_status(d, now);
+	metrics_tick(d, now, false);
+	d->wake_policy = false;
+	l->last_tick = now;
+	l->next = now + next_interval(d, now);
+}
+
+/* Whatever is due now, then when the loop must wake next. */
+static uint64_t loop_due(struct daemon *d, struct loop *l)
+{
+	uint64_t now = now_ms(), wake, gnext;
+
+	/* only a loop that goes round pings the watchdog */
+	if (d->watchdog_ms && now >= l->next_wd) {
+		sd_notify(d, "WATCHDOG=1");
+		l->next_wd = now + d->watchdog_ms / 2;
+	}
+	/* a new task asks for a rescan: at most one a second */
+	if (d->rescan_asked && now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
+		d->rescan_asked = false;
+		d->slow_due = true;
+		l->next = now;
+	}
+	if (now >= l->next)
+		loop_tick(d, l, now);
+	now = now_ms();
+	if (l->peaks && now >= l->next_peak) {
+		l->peaks = sample_running_tools(d);
+		l->next_peak = now + d->cfg.interval_ms;
+		if (d->idle_pace && l->next > now && tool_growth_ends_idle(d))
+			l->next = now;
+	}
+	wake = l->peaks && l->next_peak < l->next ? l->next_peak : l->next;
+	gnext = gov_tick(d, now);
+	if (d->status_force)
+		write_status(d, now);
+	if (gnext < wake)
+		wake = gnext;
+	if (d->watchdog_ms && l->next_wd < wake)
+		wake = l->next_wd;
+	if (d->rescan_asked && d->last_slow_ms + AMMD_RESCAN_MIN_MS < wake)
+		wake = d->last_slow_ms + AMMD_RESCAN_MIN_MS;
+	return wake;
+}
+
+/* A signal: reload on SIGHUP; true when the daemon is to exit. */
+static bool loop_signal(struct daemon *d, struct loop *l)
+{
+	struct signalfd_siginfo si;
+	bool had_rb = d->rb != NULL;
+
+	if (read(l->sfd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo != SIGHUP) {
+		daemon_stop(d, (int)si.ssi_signo);
+		return true;
+	}
+	reload(d);
+	if (d->rb && !had_rb) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.fd = ring_buffer__epoll_fd(d->rb);
+		epoll_ctl(l->ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	d->slow_due = d->status_force = true;
+	l->next = 0;
+	return false;
+}
+
+/* What the event handlers asked for: sooner ticks. */
+static void loop_requests(struct daemon *d, struct loop *l)
+{
+	if (d->tool_started) {
+		l->peaks = true;	/* its peak is sampled while it runs */
+		/* at the idle pace its cgroup's growth decides (loop_due()) */
+		if ((!d->idle_pace || d->tool_started_blind) &&
+		    l->last_tick + d->cfg.interval_ms < l->next)
+			l->next = l->last_tick + d->cfg.interval_ms;
+		d->tool_started = d->tool_started_blind = false;
+	}
+	if (d->wake_policy) {
+		d->busy_until_ms = now_ms() + 2 * (uint64_t)d->cfg.interval_ms;
+		if (l->last_tick + busy_ms(d) < l->next)
+			l->next = l->last_tick + busy_ms(d);
+	}
+}
+
+/*
+ * A small main over the event sources: signals, the BPF ring buffer, the
+ * PSI trigger and the control socket only wake the loop and record what
+ * they saw; the ticks act.
+ */
+int main(int argc, char **argv)
+{
+	struct daemon *d = &daemon_state;
+	struct args a = { 0 };
+	struct loop l = { .ep = -1, .sfd = -1 };
+	struct epoll_event evs[8];
+	char e[1024];
+	int r, n, i;
+
+	daemon_init(d);
+	log_init();
+	r = parse_args(d, argc, argv, &a);
+	if (r >= 0)
+		return r;
+	amm_config_defaults(&d->cfg);
+	if (config_untrusted(d->cfg_path, e, sizeof(e)) ||
+	    amm_config_load(&d->cfg, d->cfg_path, !d->cfg_path_given, e,
+			    sizeof(e))) {
+		err("%s", e);
+		return 1;
+	}
+	d->cfg.debug = d->cfg.debug || a.debug;
+	d->cfg.dry_run = d->cfg.dry_run || d->dry_run_arg;
+	log_set_debug(d->cfg.debug);
+	if (a.check) {
+		if (!a.quiet)
+			amm_config_print(&d->cfg, stdout);
+		return 0;
+	}
+	snprintf(d->applied_path, sizeof(d->applied_path), "%s/applied",
+		 d->cfg.state_dir);
+	if (a.restore) {
+		n = restore_file(d->applied_path);
+		info("restored %d recorded change(s)", n);
+		return 0;
+	}
+	if (daemon_setup(d, &l))
+		return 1;
 	for (;;) {
-		uint64_t now = now_ms();
-		int timeout;
+		uint64_t wake = loop_due(d, &l), now = now_ms();
 
-		/* only a loop that goes round pings the watchdog */
-		if (d->watchdog_ms && now >= next_wd) {
-			sd_notify(d, "WATCHDOG=1");
-			next_wd = now + d->watchdog_ms / 2;
-		}
-		/* a new task asks for a rescan: at most one a second */
-		if (d->rescan_asked &&
-		    now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
-			d->rescan_asked = false;
-			d->slow_due = true;
-			next = now;
-		}
-		if (now >= next) {
-			bool slow = d->slow_due ||
-				    now - d->last_slow_ms >= idle_ms(d);
-
-			if (slow) {
-				uint64_t rb_lost, tasks_lost;
-
-				d->slow_count++;
-				/* BPF lost an event: re-read all it reports */
-				bpf_drops(d, &rb_lost, &tasks_lost);
-				d->recheck = d->recheck_due ||
-					!(d->slow_count % AMMD_RECHECK_SLOW) ||
-					rb_lost + tasks_lost != d->drops_seen;
-				d->drops_seen = rb_lost + tasks_lost;
-				d->recheck_due = false;
-				if (!d->gov_only)
-					rescan(d);
-				d->last_slow_ms = now;
-				d->slow_due = false;
-			}
-			if (!d->gov_only)
-				policy(d, now, slow);
-			d->ticks++;
-			if (slow || d->status_force)
-				write_status(d, now);
-			metrics_tick(d, now, false);
-			d->wake_policy = false;
-			last_tick = now;
-			next = now + next_interval(d, now);
-		}
-		now = now_ms();
-		if (peaks && now >= next_peak) {
-			peaks = sample_running_tools(d);
-			next_peak = now + d->cfg.interval_ms;
-			if (d->idle_pace && next > now &&
-			    tool_growth_ends_idle(d))
-				next = now;
-		}
-		wake = peaks && next_peak < next ? next_peak : next;
-		{
-			uint64_t gnext = gov_tick(d, now);
-
-			if (d->status_force)
-				write_status(d, now);
-			if (gnext < wake)
-				wake = gnext;
-			now = now_ms();
-		}
-		if (d->watchdog_ms && next_wd < wake)
-			wake = next_wd;
-		if (d->rescan_asked &&
-		    d->last_slow_ms + AMMD_RESCAN_MIN_MS < wake)
-			wake = d->last_slow_ms + AMMD_RESCAN_MIN_MS;
-		timeout = wake > now ? (int)(wake - now) : 0;
-		n = epoll_wait(ep, evs, 8, timeout);
+		n = epoll_wait(l.ep, evs, 8, wake > now ? (int)(wake - now) : 0);
 		if (n < 0 && errno != EINTR) {
 			err("epoll_wait: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == sfd) {
-				struct signalfd_siginfo si;
-
-				if (read(sfd, &si, sizeof(si)) != sizeof(si))
-					continue;
-				if (si.ssi_signo == SIGHUP) {
-					bool had_rb = d->rb != NULL;
-
-					reload(d);
-					if (d->rb && !had_rb) {
-						ev.events = EPOLLIN;
-						ev.data.fd =
-							ring_buffer__epoll_fd(d->rb);
-						epoll_ctl(ep, EPOLL_CTL_ADD,
-							  ev.data.fd, &ev);
-					}
-					d->slow_due = d->status_force = true;
-					next = 0;
-				} else {
-					log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
-						   "signal %d: restoring and exiting",
-						   (int)si.ssi_signo);
-					gov_stop(d);
-					sd_notify(d, "STOPPING=1");
-					restore_all_live(d);
-					/* the last metrics are the run's totals */
-					metrics_tick(d, now_ms(), true);
-					control_stop(d);
-					bpf_stop(d);
-					sb_table_free(d);
-					free(d->status_last);
+			if (evs[i].data.fd == l.sfd) {
+				if (loop_signal(d, &l))
 					return 0;
-				}
 			} else if (evs[i].data.fd == d->ctl_fd) {
 				control_handle(d);
 			} else if (evs[i].data.fd == d->psi_fd) {
@@ -750,21 +826,7 @@ int main(int argc, char **argv)
 				ring_buffer__consume(d->rb);
 			}
 		}
-		if (d->tool_started) {
-			peaks = true;	/* its peak is sampled while it runs */
-			/* at the idle pace its cgroup's growth decides (above) */
-			if ((!d->idle_pace || d->tool_started_blind) &&
-			    last_tick + d->cfg.interval_ms < next)
-				next = last_tick + d->cfg.interval_ms;
-			d->tool_started = d->tool_started_blind = false;
-		}
-		if (d->wake_policy) {
-			now = now_ms();
-			d->busy_until_ms =
-				now + 2 * (uint64_t)d->cfg.interval_ms;
-			if (last_tick + busy_ms(d) < next)
-				next = last_tick + busy_ms(d);
-		}
+		loop_requests(d, &l);
 	}
 	gov_stop(d);
 	restore_all_live(d);
