@@ -53,6 +53,7 @@ help:
 	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'
 	@echo '  make bench-host the same natively on the running kernel (root; restores every knob)'
 	@echo '  make density-host  sandboxes that fit a fixed memory budget natively, per arm'
+	@echo '  make daemon-scale-host  agentmmd RSS, fds and CPU per sandbox at 1,000-4,000 (root)'
 	@echo '  make rpm        build the agentmm, kmod-agentmm and agentmm-dkms RPMs'
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'

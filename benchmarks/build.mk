@@ -106,6 +106,15 @@ DENSITY_HOST_OUT ?=
 density-host: tools
 	$(BENCH_DIR)/density-host.sh $(DENSITY_HOST_ARGS) $(DENSITY_HOST_OUT)
 
+# ---- make daemon-scale-host: what agentmmd costs per sandbox ----
+# (benchmarks/daemon-scale-host.sh --help): N empty sandbox cgroups under a
+# temporary parent, agentmmd's RSS, fds and CPU per tick at each N; removes
+# what it made. DAEMON_SCALE_ARGS go to the script (e.g. --sizes "1000 4000").
+DAEMON_SCALE_ARGS ?=
+.PHONY: daemon-scale-host
+daemon-scale-host: $(BUILD)/tools/agentmmd
+	$(BENCH_DIR)/daemon-scale-host.sh $(BUILD)/tools/agentmmd $(DAEMON_SCALE_ARGS)
+
 # Host-side checks (each ends "N passed, N failed"): one tiny native run of
 # the real-tool workload with the knobs left as found, and the refusal where
 # the knobs are read-only or absent (private mount namespace).
