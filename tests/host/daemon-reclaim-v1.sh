@@ -99,6 +99,7 @@ floor_mb = 16
 reclaim_paced_step_permille = 100
 reclaim_settle_ms = 500
 debug = 1
+metrics_interval_s = 1
 CONF
 "$AGENTMMD" -c "$TMP/amm.conf" >"$TMP/log" 2>&1 &
 daemon_pid=$!
