@@ -2243,6 +2243,13 @@ int main(int argc, char **argv)
 		fprintf(jf, "\n  ],\n  \"latencies_ms\": [");
 		for (int i = 0; i < nlat; i++)
 			fprintf(jf, "%s%.3f", i ? ", " : "", lat[i]);
+		/* every planned call in plan order (sandbox, then call), -1 if
+		 * it did not run: runs with the same seed pair call by call */
+		fprintf(jf, "],\n  \"call_latencies_ms\": [");
+		for (size_t i = 0; i < (size_t)o.sandboxes * o.calls; i++)
+			fprintf(jf, "%s%.3f", i ? ", " : "",
+				results[i].status == -1 ? -1.0 :
+				results[i].latency_s * 1000.0);
 		fprintf(jf, "]\n}\n");
 		if (fclose(jf))
 			die("writing %s: %s", o.json, strerror(errno));

@@ -208,7 +208,7 @@ cat >"$out/density.json" <<EOF
 }
 EOF
 tsv=$out/density.tsv
-printf 'n\tarm\truns\truntimes_lost\tcalls_failed\toom_kills\tp95_ms\tfree_p95_ms\tp95_ratio\tcompletion_s_max\thost_used_peak_mb\tbudget_max_usage_mb\tbudget_failcnt\tswap_used_peak_mb\tfits_memory\tfits\twhy\n' >"$tsv"
+printf 'n\tarm\truns\truntimes_lost\tcalls_failed\toom_kills\tp95_ms\tfree_p95_ms\tp95_ratio\tcompletion_s_max\thost_used_peak_mb\tbudget_max_usage_mb\tbudget_failcnt\tswap_used_peak_mb\tfits_memory\tfits\twhy\tpaired_p95_ratio\tpaired_lo\tpaired_hi\tpairs\tpaired_verdict\n' >"$tsv"
 
 say "output $out; budget $budget, sizes [$sizes], arms [$arms], $reps rep(s) per trial, p95 bound ${bound}x, arm order seed $seed"
 alive=$arms
@@ -246,12 +246,22 @@ for n in $sizes; do
 		fits=yes
 		[ -z "$why" ] || fits=no
 		why=${why%; }
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$a" "$runs" \
+		# the same bound call by call (paired-p95.py): the ratio and its
+		# 95% interval, and whether the interval decides the bound
+		paired="- - - 0 -"
+		if [ -f "$sum/n$n-free/agents/call_latencies.tsv" ] &&
+		   [ -f "$d/agents/call_latencies.tsv" ]; then
+			paired=$(python3 "$top/benchmarks/paired-p95.py" "$sum/n$n-free/agents/call_latencies.tsv" \
+				"$d/agents/call_latencies.tsv" "$a" "$bound") || paired="- - - 0 -"
+		fi
+		read -r pr plo phi npairs pverdict <<<"$paired"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$a" "$runs" \
 			"$lost" "$failed" "$ooms" "$p95" "$free_p95" "$ratio" \
 			"$(figure "$d" "$a" completion_s max)" "$(figure "$d" "$a" mem_host_used_peak_mb max)" \
 			"$(figure "$d" "$a" v1_budget_max_usage_mb max)" "$(figure "$d" "$a" v1_budget_failcnt sum)" \
-			"$(figure "$d" "$a" swap_used_peak_mb max)" "$fits_mem" "$fits" "${why:--}" >>"$tsv"
-		say "n=$n $a: fits $fits${why:+ ($why)}; p95 $p95 ms vs uncontended $free_p95 ms"
+			"$(figure "$d" "$a" swap_used_peak_mb max)" "$fits_mem" "$fits" "${why:--}" \
+			"$pr" "$plo" "$phi" "$npairs" "$pverdict" >>"$tsv"
+		say "n=$n $a: fits $fits${why:+ ($why)}; p95 $p95 ms vs uncontended $free_p95 ms; call by call ${pr}x [$plo-$phi] over $npairs pairs: $pverdict"
 		if [ $fits_mem = yes ]; then
 			[ "${missed_mem[$a]}" = 1 ] || dens_mem[$a]=$n
 		else
@@ -312,7 +322,9 @@ ratios() {	# NAME DENSITIES MISSES (array names)
 			"${dens_all[$a]}" "$(describe "${dens_all[$a]}" "${missed_all[$a]}")"
 	done
 	echo "(memory: no runtime lost, no tool call failed; +p95: also the pooled tool-call p95"
-	echo " within ${bound}x of the uncontended stock run at the same size and seeds)"
+	echo " within ${bound}x of the uncontended stock run at the same size and seeds;"
+	echo " paired_*: the same ratio call by call with its 95% bootstrap interval, and"
+	echo " whether that interval decides the bound: fits, exceeds or unresolved)"
 	echo
 	ratios memory dens_mem missed_mem
 	ratios +p95 dens_all missed_all

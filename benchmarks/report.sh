@@ -185,6 +185,7 @@ BEGIN {
 	hdr = FL[1]; for (i = 2; i <= nf; i++) hdr = hdr "\t" FL[i]
 	print hdr > (pd "/figures.tsv")
 	print "rep\tarm\tstate\tlatencies_ms" > (pd "/latencies.tsv")
+	print "rep\tarm\tstate\tseed\tcall_latencies_ms" > (pd "/call_latencies.tsv")
 	nj = split("completion_s latency_p50_ms latency_p95_ms latency_p99_ms tool_calls tool_calls_failed runtimes_killed oom_kills host_peak_mb host_peak_rise_mb memcg_peak_sum_mb sandbox_anon_peak_mb minflt cpu_user_s cpu_sys_s host_cpu_util_pct mthp_alloc_total mthp_fallback_total cgroup_mode budget_mb mem_host_used_peak_mb mem_host_used_start_mb mem_host_reserve_mb mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb v1_budget_failcnt ksm_sharing_peak_mb", JK, " ")
 	nb = split("anon shmem zswap pagetables secpagetables sunreclaim kernelstack percpu", BK, " ")
 	na = 0
@@ -210,6 +211,11 @@ BEGIN {
 		put("mthp", m)
 		for (k = 0; ("latencies_ms." k) in J; k++)
 			lat = lat (k ? "," : "") sprintf("%.1f", J["latencies_ms." k])
+		clat = ""
+		for (k = 0; ("call_latencies_ms." k) in J; k++)
+			clat = clat (k ? "," : "") sprintf("%.1f", J["call_latencies_ms." k])
+		if (clat != "")
+			print $1 "\t" $2 "\t" $3 "\t" $5 "\t" clat > (pd "/call_latencies.tsv")
 	}
 	# the user-space governor: utime+stime over its wall time, % of a core;
 	# the reclaim totals of the daemon at its exit
@@ -685,6 +691,8 @@ analyse "$pd" "$out/manifest.json" | tee "$out/report.txt"
 if [ -n "$save" ]; then
 	mkdir -p "$save" || exit 1
 	cp "$pd/figures.tsv" "$pd/latencies.tsv" "$pd/knobs.tsv" "$out/report.txt" "$save/" || exit 1
+	# per call, in plan order (runs before it lack them)
+	if [ -f "$pd/call_latencies.tsv" ]; then cp "$pd/call_latencies.tsv" "$save/" || exit 1; fi
 	[ -f "$out/stock-settings.txt" ] && cp "$out/stock-settings.txt" "$save/"
 	# the manifest without its list of runs (figures.tsv has them)
 	if [ -f "$out/manifest.json" ]; then
