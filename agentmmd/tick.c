@@ -36,13 +36,12 @@ static void sample_fast(struct sandbox *s)
 	sample_tool_peaks(s);
 }
 
-/* Every idle_interval_ms (and after a reload or a new task): the rest. */
-static void sample_slow(struct daemon *d, struct sandbox *s)
+/* Peak, limit, pressure and priority; the BPF counters. Returns the
+ * sandbox's tool-call events over budget since the last slow tick. */
+static uint64_t sample_figures(struct daemon *d, struct sandbox *s)
 {
-	static pid_t pids[8192];
 	char psi[AMM_PATH_MAX + 32];
 	uint64_t limited;
-	int i, n;
 
 	/*
 	 * Kept-open files: one pread each; the path only as a fallback.
@@ -84,35 +83,25 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		     (unsigned long long)s->bst.ev_limited);
 		s->ev_limited_said_ms = now_ms();
 	}
-	sb_check_ext_frozen(s);
-	/*
-	 * With BPF a runtime's or tool's exit arrives as an event; a lost
-	 * event makes the tick a recheck (main loop), so the liveness checks
-	 * below run on recheck ticks only.
-	 */
-	if (s->runtime && (!d->skel || d->recheck) && !runtime_alive(s))
-		runtime_drop(d, s);
-	/*
-	 * A runtime starting in the sandbox is reported by BPF (its exec:
-	 * AMM_EV_NEW_TASK); polled for on recheck ticks, after lost or
-	 * over-budget events, and on every slow tick without BPF. With
-	 * thousands of empty sandboxes the walk on every tick was most of
-	 * the daemon's CPU.
-	 */
-	if (!s->runtime && (!d->skel || d->recheck || limited))
-		detect_runtime(d, s);
-	/*
-	 * Tools started before BPF saw them (or without BPF) still get the
-	 * tool score; with BPF the score is set when the runtime forks the
-	 * tool's root and everything below inherits it, so the sweep over
-	 * every process runs only after adoption, on recheck ticks, and when
-	 * the sandbox's tool-call events went over its budget (those tools
-	 * kept the runtime's score). Every process but the runtime (and an
-	 * init shim) ends with at least the tool score: one that inherited
-	 * the runtime's, or set itself anywhere below, is raised.
-	 */
-	/* the sweep raises processes other than the runtime: none known,
-	 * nothing to do */
+	return limited;
+}
+
+/*
+ * Tools started before BPF saw them (or without BPF) still get the tool
+ * score; with BPF the score is set when the runtime forks the tool's root
+ * and everything below inherits it, so the sweep over every process runs
+ * only after adoption, on recheck ticks, and when the sandbox's tool-call
+ * events went over its budget (those tools kept the runtime's score).
+ * Every process but the runtime (and an init shim) ends with at least the
+ * tool score: one that inherited the runtime's, or set itself anywhere
+ * below, is raised. Without a known runtime there is nothing to sweep.
+ */
+static void sweep_tool_scores(struct daemon *d, struct sandbox *s,
+			      uint64_t limited)
+{
+	static pid_t pids[8192];
+	int i, n;
+
 	n = !s->runtime || (d->skel && s->swept && !d->recheck && !limited) ?
 		0 : cg_pids(s->path, pids, 8192);
 	s->swept = s->runtime != 0;
@@ -123,7 +112,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		if (pids[i] == s->runtime || proc_get_oom_adj(pids[i], &adj))
 			continue;
 		/* a container's init shim dies with the container: leave it */
-		if (adj >= d->cfg.tool_oom_score_adj || !s->runtime ||
+		if (adj >= d->cfg.tool_oom_score_adj ||
 		    proc_comm(pids[i], comm, sizeof(comm)) ||
 		    is_init_shim(pids[i], comm))
 			continue;
@@ -134,6 +123,14 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		pidfd_set_oom_adj(fd, pids[i], d->cfg.tool_oom_score_adj);
 		close(fd);
 	}
+}
+
+/* Open tool calls: ended ones closed (no BPF, or a lost exit), the
+ * running ones' peaks updated. */
+static void check_open_tools(struct daemon *d, struct sandbox *s)
+{
+	int i;
+
 	for (i = 0; s->hist && i < AMM_HIST; i++) {
 		struct tool_call *t = &s->hist[i];
 		uint64_t v = 0;
@@ -153,6 +150,57 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		    v > t->peak)
 			t->peak = v;
 	}
+}
+
+/* The throttled tool cgroup may be gone with its tool call: then the
+ * throttle is over. */
+static void check_throttle_gone(struct daemon *d, struct sandbox *s)
+{
+	char buf[32], gone_dir[AMM_PATH_MAX];
+
+	if (!s->high_dir[0] ||
+	    cg_read_str_at(s->high_fd, "memory.high", buf, sizeof(buf)) == 0 ||
+	    (errno != ENOENT && errno != ENODEV))
+		return;
+	snprintf(gone_dir, sizeof(gone_dir), "%s", s->high_dir);
+	if (s->throttle_since_ms)
+		s->throttled_ms_total += now_ms() - s->throttle_since_ms;
+	s->throttle_since_ms = 0;
+	s->high_dir[0] = 0;
+	s->high = 0;
+	close(s->high_fd);
+	s->high_fd = -1;
+	/* journal first: the log line says the record is gone */
+	applied_save(d);
+	d->status_force = true;
+	log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
+		   "released throttle on %s (tool cgroup removed)", gone_dir);
+}
+
+/* Every idle_interval_ms (and after a reload or a new task): the rest. */
+static void sample_slow(struct daemon *d, struct sandbox *s)
+{
+	uint64_t limited = sample_figures(d, s);
+
+	sb_check_ext_frozen(s);
+	/*
+	 * With BPF a runtime's or tool's exit arrives as an event; a lost
+	 * event makes the tick a recheck (main loop), so the liveness checks
+	 * below run on recheck ticks only.
+	 */
+	if (s->runtime && (!d->skel || d->recheck) && !runtime_alive(s))
+		runtime_drop(d, s);
+	/*
+	 * A runtime starting in the sandbox is reported by BPF (its exec:
+	 * AMM_EV_NEW_TASK); polled for on recheck ticks, after lost or
+	 * over-budget events, and on every slow tick without BPF. With
+	 * thousands of empty sandboxes the walk on every tick was most of
+	 * the daemon's CPU.
+	 */
+	if (!s->runtime && (!d->skel || d->recheck || limited))
+		detect_runtime(d, s);
+	sweep_tool_scores(d, s, limited);
+	check_open_tools(d, s);
 	/*
 	 * With BPF a tool's cgroup is known from its start event; the
 	 * directory is read after adoption, on recheck ticks, and while a
@@ -161,31 +209,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 	if (!d->skel || !s->tools_scanned || d->recheck ||
 	    tool_without_cgroup(s))
 		scan_tools(d, s);
-	/* the throttled tool cgroup may be gone with its tool call */
-	if (s->high_dir[0]) {
-		char buf[32];
-
-		if (cg_read_str_at(s->high_fd, "memory.high", buf,
-				   sizeof(buf)) == 0 ||
-		    (errno != ENOENT && errno != ENODEV))
-			return;
-		char gone_dir[AMM_PATH_MAX];
-
-		snprintf(gone_dir, sizeof(gone_dir), "%s", s->high_dir);
-		if (s->throttle_since_ms)
-			s->throttled_ms_total += now_ms() - s->throttle_since_ms;
-		s->throttle_since_ms = 0;
-		s->high_dir[0] = 0;
-		s->high = 0;
-		close(s->high_fd);
-		s->high_fd = -1;
-		/* journal first: the log line says the record is gone */
-		applied_save(d);
-		d->status_force = true;
-		log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
-			   "released throttle on %s (tool cgroup removed)",
-			   gone_dir);
-	}
+	check_throttle_gone(d, s);
 }
 
 /*
