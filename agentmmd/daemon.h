@@ -99,10 +99,10 @@ struct tool_cg {
 };
 
 struct sandbox {
+	uint64_t cgid;		/* first: the sandbox table's key (sbtable.c) */
 	unsigned int slot;	/* its index in d->sbs (sbtable.c) */
 	bool indexed;		/* sb_by_cgid() finds it */
 	bool seen;		/* by the last rescan */
-	uint64_t cgid;
 	pid_t runtime;
 	int runtime_pidfd;	/* -1 if no runtime */
 	bool runtime_trusted;	/* found in the host's runtime_cgroup */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <search.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,11 +22,28 @@ static void sb_init(struct sandbox *s)
 	s->oom_group_orig = -1;
 }
 
+/* Tree items are sandboxes, keys their cgroup ids: cgid is the first
+ * member of struct sandbox, so a bare uint64_t is a key (no 9 KB sandbox
+ * on the stack of every lookup, which the event path makes). */
+_Static_assert(offsetof(struct sandbox, cgid) == 0,
+	       "struct sandbox must start with its cgid");
+
 static int cgid_cmp(const void *a, const void *b)
 {
-	const struct sandbox *x = a, *y = b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+	return x < y ? -1 : x > y;
+}
+
+/* *pp resized to n elements of size; the old block stays on failure. */
+static int grow_array(void *pp, size_t n, size_t size)
+{
+	void *p = realloc(*(void **)pp, n * size);
+
+	if (!p)
+		return -1;
+	*(void **)pp = p;
+	return 0;
 }
 
 /* Room for one more: the table and the tick's arrays grow together, so a
@@ -33,10 +51,6 @@ static int cgid_cmp(const void *a, const void *b)
 static int sb_grow(struct daemon *d)
 {
 	unsigned int cap = d->sbs_cap ? d->sbs_cap * 2 : 64;
-	struct sandbox **sbs;
-	struct amm_sb *tsb;
-	int *map;
-	bool *nofreeze;
 
 	if (d->n_sbs < d->sbs_cap)
 		return 0;
@@ -44,23 +58,13 @@ static int sb_grow(struct daemon *d)
 		errno = ENOMEM;
 		return -1;
 	}
-	/* each realloc keeps the old block valid on failure: nothing lost */
-	sbs = realloc(d->sbs, cap * sizeof(*sbs));
-	if (!sbs)
+	/* a failure leaves every array as it was (those grown are only
+	 * larger): the table stays whole at its old capacity */
+	if (grow_array(&d->sbs, cap, sizeof(*d->sbs)) ||
+	    grow_array(&d->tick_sb, cap, sizeof(*d->tick_sb)) ||
+	    grow_array(&d->tick_map, cap, sizeof(*d->tick_map)) ||
+	    grow_array(&d->tick_nofreeze, cap, sizeof(*d->tick_nofreeze)))
 		return -1;
-	d->sbs = sbs;
-	tsb = realloc(d->tick_sb, cap * sizeof(*tsb));
-	if (!tsb)
-		return -1;
-	d->tick_sb = tsb;
-	map = realloc(d->tick_map, cap * sizeof(*map));
-	if (!map)
-		return -1;
-	d->tick_map = map;
-	nofreeze = realloc(d->tick_nofreeze, cap * sizeof(*nofreeze));
-	if (!nofreeze)
-		return -1;
-	d->tick_nofreeze = nofreeze;
 	d->sbs_cap = cap;
 	return 0;
 }
@@ -93,8 +97,7 @@ bool sb_index(struct daemon *d, struct sandbox *s)
 
 struct sandbox *sb_by_cgid(struct daemon *d, uint64_t cgid)
 {
-	struct sandbox key = { .cgid = cgid };
-	struct sandbox **node = tfind(&key, &d->sb_tree, cgid_cmp);
+	struct sandbox **node = tfind(&cgid, &d->sb_tree, cgid_cmp);
 
 	return node ? *node : NULL;
 }
