@@ -1,30 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mTHP governor in user space, for hosts that cannot load agentmm.ko
- * (lockdown, managed node images, a kernel DKMS has not caught up with).
+ * The one writer of the mTHP switches (hugepages-<N>kB/enabled).
  *
- * The decisions come from the same policy/governor.c the module runs. The
- * input is filled from /proc/zoneinfo (free pages, watermarks, managed,
- * protection:), /proc/buddyinfo (free blocks per order) and
- * hugepages-<N>kB/stats/, exactly as the module's sensor fills it; the
- * decision is applied by writing hugepages-<N>kB/enabled.
+ * The decision comes from policy/governor.c either way: from agentmm.ko
+ * when it is loaded in enforce (driver "kernel": its event-driven sensor
+ * decides, and this file feeds it the hugepages-<N>kB/stats/ counters it
+ * cannot read, through /sys/kernel/agentmm/governor/counters, and applies
+ * governor/decision), or from the daemon's own sensor otherwise (driver
+ * "daemon": /proc/zoneinfo for free pages, watermarks, managed and
+ * protection:, /proc/buddyinfo for free blocks per order, the same stats),
+ * for hosts that cannot load the module (lockdown, managed node images, a
+ * kernel DKMS has not caught up with).
  *
- * Every knob is borrowed as the module borrows it: the admin's value is
+ * Every switch is borrowed once, whichever decides: the admin's value is
  * recorded (in the restore journal, before the first write, so the guardian
  * or the next start restores it after a crash or kill -9), a value we did
  * not write means the admin changed it (we stop managing that size and say
- * why), and stopping writes the admin's values back byte-exact.
- *
- * Only one governor drives the knobs at a time. With governor = auto (or
- * daemon) and agentmm.ko entering enforce, the daemon hands the knobs back:
- * it puts the module in observe (which makes the module restore what it
- * found, i.e. our values), restores the admin's values, and puts the
- * module back in enforce, which then records the admin's values as its
- * originals and drives. When the module leaves enforce, the daemon takes
- * over again.
+ * why), and stopping writes the admin's values back byte-exact. Moving
+ * between the two drivers changes where the decision comes from, not who
+ * writes: nothing is handed over or restored in between.
  *
  * Cost: files are kept open and read with pread; a tick every 500 ms (the
- * module's default interval), doubling up to 4 s while nothing changes.
+ * module's default interval), doubling up to 4 s while nothing changes
+ * under the daemon's own sensor.
  * Compaction (per-node compact, else vm.compact_memory) runs in a thread,
  * within the policy's budget and futility back-off and at most 1% of wall
  * time.
@@ -47,7 +45,8 @@
 #include "usergov.h"
 
 #define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
-#define MODULE_MODE	"/sys/kernel/agentmm/mode"
+#define MODULE_DECISION	"/sys/kernel/agentmm/governor/decision"
+#define MODULE_COUNTERS	"/sys/kernel/agentmm/governor/counters"
 #define UGOV_BASE_MS	500	/* agentmm.ko's default interval_ms */
 #define UGOV_MAX_MS	4000	/* back-off while nothing changes */
 #define UGOV_WORD	16
@@ -86,6 +85,9 @@ struct ugov {
 	enum ugov_mode mode;
 	enum ugov_driver driver;
 	char module[UGOV_WORD];		/* absent, off, observe, enforce */
+	uint64_t module_ticks;		/* decisions agentmm.ko has made */
+	u32 module_enabled;		/* its decision: orders enabled... */
+	u32 module_candidates;		/* ...among these */
 	int mode_fd, zi_fd, bi_fd;
 	char *buf;
 	size_t cap;
@@ -101,8 +103,7 @@ struct ugov {
 	unsigned int interval_ms;
 	u64 prev_attempts;
 	unsigned int prev_headroom;
-	uint64_t ticks, writes, write_errors, admin_changes, handovers;
-	bool said_daemon_yield;
+	uint64_t ticks, writes, write_errors, admin_changes, fed;
 	bool unable;			/* cannot drive here: report only */
 	/* compaction */
 	char compact_path[8][64];
@@ -189,34 +190,53 @@ static bool is_thp_word(const char *w)
 	       !strcmp(w, "madvise") || !strcmp(w, "never");
 }
 
-/* Module mode now: absent, off, observe or enforce. */
+/* "16,32,64" (or "-") into a mask of orders; 0 if none or malformed. */
+static u32 kb_list_mask(const char *list)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	u32 mask = 0;
+
+	while (*list && *list != '-') {
+		char *end;
+		unsigned long kb = strtoul(list, &end, 10);
+		int o = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
+
+		if (end == list || o < 2)
+			return 0;
+		mask |= 1u << o;
+		list = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			break;
+	}
+	return mask;
+}
+
+/*
+ * agentmm.ko's mode and decision now, from governor/decision ("mode=enforce
+ * ticks=N enabled_kb=16,32 candidates_kb=16,32,64"): module "absent" if it
+ * is not loaded.
+ */
 static void module_poll(struct ugov *g)
 {
-	char buf[32];
+	char buf[256], mode[UGOV_WORD], en[96], cand[96];
+	unsigned long long ticks;
 
 	if (g->mode_fd < 0)
-		g->mode_fd = open(MODULE_MODE, O_RDONLY | O_CLOEXEC);
-	if (g->mode_fd < 0 || read_small(g->mode_fd, buf, sizeof(buf))) {
+		g->mode_fd = open(MODULE_DECISION, O_RDONLY | O_CLOEXEC);
+	if (g->mode_fd < 0 || read_small(g->mode_fd, buf, sizeof(buf)) ||
+	    sscanf(buf, "mode=%15s ticks=%llu enabled_kb=%95s candidates_kb=%95s",
+		   mode, &ticks, en, cand) != 4) {
 		if (g->mode_fd >= 0)
 			close(g->mode_fd);	/* unloaded: reopen later */
 		g->mode_fd = -1;
 		strcpy(g->module, "absent");
+		g->module_ticks = 0;
 		return;
 	}
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(g->module, sizeof(g->module), "%s", buf);
-}
-
-static int module_set(const char *mode)
-{
-	int fd = open(MODULE_MODE, O_WRONLY | O_CLOEXEC);
-	int r;
-
-	if (fd < 0)
-		return -1;
-	r = write_word(fd, mode);
-	close(fd);
-	return r;
+	snprintf(g->module, sizeof(g->module), "%s", mode);
+	g->module_ticks = ticks;
+	g->module_enabled = kb_list_mask(en);
+	g->module_candidates = kb_list_mask(cand);
 }
 
 static void knob_close(struct ugov_knob *k)
@@ -368,12 +388,39 @@ static const char *enable_word(const struct ugov_knob *k)
 	return strcmp(k->original, "never") ? k->original : "always";
 }
 
+/* The stats of every size in @cand into g->in (fault and footprint). */
+static void read_counters(struct ugov *g, u32 cand)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < g->nk; i++) {
+		struct ugov_knob *k = &g->k[i];
+		struct amm_gov_order_input *o = &g->in.order[k->order];
+		u64 *v[UGOV_NR_STATS] = {
+			&o->fault_alloc, &o->fault_fallback,
+			&o->fault_fallback_charge, &o->nr_anon,
+			&o->nr_anon_partially_mapped, &o->split_deferred,
+		};
+
+		o->present = true;
+		if (!(cand & (1U << k->order)))
+			continue;
+		for (j = 0; j < UGOV_NR_STATS; j++) {
+			char buf[32];
+
+			if (k->st_fd[j] < 0 || read_small(k->st_fd[j], buf,
+							  sizeof(buf)) ||
+			    ugov_parse_counter(buf, v[j]))
+				*v[j] = 0;
+		}
+	}
+}
+
 /* Sample /proc and the stats; 0 if the input is complete. */
 static int sample(struct ugov *g, uint64_t now)
 {
 	struct amm_gov_input *in = &g->in;
 	int tries;
-	unsigned int i;
 
 	for (tries = 0; tries < 2; tries++) {
 		if (read_all(g, g->zi_fd) < 0 ||
@@ -389,28 +436,7 @@ static int sample(struct ugov *g, uint64_t now)
 	memset(in, 0, sizeof(*in));
 	in->now_ms = now;
 	ugov_fill_input(&g->zs, g->cfg.candidates, in);
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-		struct amm_gov_order_input *o = &in->order[k->order];
-		u64 *v[UGOV_NR_STATS] = {
-			&o->fault_alloc, &o->fault_fallback,
-			&o->fault_fallback_charge, &o->nr_anon,
-			&o->nr_anon_partially_mapped, &o->split_deferred,
-		};
-		unsigned int j;
-
-		o->present = true;
-		if (!(g->cfg.candidates & (1U << k->order)))
-			continue;
-		for (j = 0; j < UGOV_NR_STATS; j++) {
-			char buf[32];
-
-			if (k->st_fd[j] < 0 || read_small(k->st_fd[j], buf,
-							  sizeof(buf)) ||
-			    ugov_parse_counter(buf, v[j]))
-				*v[j] = 0;
-		}
-	}
+	read_counters(g, g->cfg.candidates);
 	return 0;
 }
 
@@ -429,10 +455,27 @@ static void note_admin(struct daemon *d, struct ugov_knob *k)
 	d->status_force = true;
 }
 
-static bool module_enforcing(struct ugov *g)
+/* The sizes the decision in force chooses among: the module's or ours. */
+static u32 cand_mask(const struct ugov *g)
 {
-	module_poll(g);
-	return !strcmp(g->module, "enforce");
+	return g->driver == DRV_KERNEL ? g->module_candidates :
+	       g->cfg.candidates;
+}
+
+/* Whether the decision in force enables @order. */
+static bool wants(const struct ugov *g, unsigned int order)
+{
+	u32 en = g->driver == DRV_KERNEL ? g->module_enabled :
+		 g->initialised ? g->dec.enabled : 0;
+
+	return en & (1U << order);
+}
+
+static const char *reason_of(const struct ugov *g, unsigned int order)
+{
+	if (g->driver == DRV_KERNEL)
+		return "by-agentmm.ko";
+	return g->initialised ? amm_gov_reason_name(g->dec.reason[order]) : "-";
 }
 
 /* Make the knobs match the decision. */
@@ -446,7 +489,7 @@ static void apply(struct daemon *d)
 		const char *want;
 
 		if (k->en_fd < 0 || k->external ||
-		    !(g->cfg.candidates & (1U << k->order)))
+		    !(cand_mask(g) & (1U << k->order)))
 			continue;
 		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
 		    !is_thp_word(k->now)) {
@@ -455,12 +498,10 @@ static void apply(struct daemon *d)
 		}
 		if (amm_dry_run) {
 			/* log the step once; the knob keeps its value */
-			want = g->dec.enabled & (1U << k->order) ?
-				enable_word(k) : "never";
+			want = wants(g, k->order) ? enable_word(k) : "never";
 			if (strcmp(k->now, want) && strcmp(k->written, want))
 				info("dry-run (nothing changed): governor: hugepages-%ukB/enabled %s -> %s (%s)",
-				     k->kb, k->now, want,
-				     amm_gov_reason_name(g->dec.reason[k->order]));
+				     k->kb, k->now, want, reason_of(g, k->order));
 			snprintf(k->written, sizeof(k->written), "%s", want);
 			continue;
 		}
@@ -473,13 +514,10 @@ static void apply(struct daemon *d)
 				continue;
 			}
 		} else if (k->written[0] && strcmp(k->now, k->written)) {
-			/* the module may have just started: that is not the admin */
-			if (module_enforcing(g))
-				return;
 			note_admin(d, k);
 			continue;
 		}
-		want = g->dec.enabled & (1U << k->order) ? enable_word(k) : "never";
+		want = wants(g, k->order) ? enable_word(k) : "never";
 		if (!strcmp(k->now, want)) {
 			strcpy(k->written, want);
 			continue;
@@ -500,7 +538,7 @@ static void apply(struct daemon *d)
 		g->writes++;
 		d->status_force = true;
 		dbg("governor: hugepages-%ukB/enabled %s -> %s (%s)", k->kb,
-		    k->prev, want, amm_gov_reason_name(g->dec.reason[k->order]));
+		    k->prev, want, reason_of(g, k->order));
 	}
 }
 
@@ -556,6 +594,7 @@ static void restore_knobs(struct daemon *d)
 	applied_save(d);
 }
 
+/* From no driver to one: the knobs are borrowed afresh on the next write. */
 static void take_over(struct daemon *d)
 {
 	struct ugov *g = d->gov;
@@ -569,38 +608,14 @@ static void take_over(struct daemon *d)
 		if (k->en_fd >= 0)
 			k->note[0] = '\0';
 	}
-	g->initialised = false;
-	g->driver = DRV_DAEMON;
-	g->said_daemon_yield = false;
-	info("governor: the daemon drives the mTHP knobs (governor = %s, agentmm.ko %s)",
-	     ugov_mode_name(g->mode), g->module);
-	d->status_force = true;
-}
-
-/* agentmm.ko entered enforce while we drive: hand the knobs back first. */
-static void hand_over(struct daemon *d)
-{
-	struct ugov *g = d->gov;
-	bool toggled = !module_set("observe");
-
-	/* observe: the module restored what it found, i.e. our values */
-	restore_knobs(d);
-	if (toggled && module_set("enforce"))
-		err("governor: cannot put agentmm.ko back in enforce (%s); set it by hand: echo enforce > %s",
-		    strerror(errno), MODULE_MODE);
-	compact_join(g);
-	g->handovers++;
-	g->driver = DRV_KERNEL;
-	info("governor: agentmm.ko is in enforce: the daemon handed the mTHP knobs back (the admin's values) and the module drives them");
-	d->status_force = true;
 }
 
 static enum ugov_driver wanted_driver(struct ugov *g)
 {
-	bool enf = !strcmp(g->module, "enforce");
+	bool enf = !strcmp(g->module, "enforce") && g->module_ticks;
 
 	if (g->unable)
-		return enf ? DRV_KERNEL : DRV_NONE;
+		return DRV_NONE;
 	switch (g->mode) {
 	case UGOV_OFF:
 	case UGOV_OBSERVE:
@@ -608,15 +623,71 @@ static enum ugov_driver wanted_driver(struct ugov *g)
 	case UGOV_KERNEL:
 		return enf ? DRV_KERNEL : DRV_NONE;
 	case UGOV_DAEMON:
-		if (enf && !g->said_daemon_yield) {
-			warn("governor = daemon, but agentmm.ko is in enforce: the two never drive the knobs together, so the daemon waits; set the module to observe (echo observe > %s) or use governor = auto",
-			     MODULE_MODE);
-			g->said_daemon_yield = true;
-		}
-		return enf ? DRV_KERNEL : DRV_DAEMON;
+		return DRV_DAEMON;
 	default:
 		return enf ? DRV_KERNEL : DRV_DAEMON;
 	}
+}
+
+/* Switch drivers: only a move to none gives the knobs back. */
+static void switch_driver(struct daemon *d, enum ugov_driver want)
+{
+	struct ugov *g = d->gov;
+
+	if (want == DRV_NONE) {
+		restore_knobs(d);
+	} else if (g->driver == DRV_NONE) {
+		take_over(d);
+	}
+	if (g->driver == DRV_DAEMON)
+		compact_join(g);
+	if (want == DRV_DAEMON)
+		g->initialised = false;
+	g->driver = want;
+	info("governor: %s (governor = %s, agentmm.ko %s)",
+	     want == DRV_KERNEL ? "agentmmd applies agentmm.ko's decisions to the mTHP knobs" :
+	     want == DRV_DAEMON ? "agentmmd decides and applies with its own sensor" :
+	     "agentmmd leaves the mTHP knobs alone (the admin's values)",
+	     ugov_mode_name(g->mode), g->module);
+	d->status_force = true;
+}
+
+/*
+ * Pass the stats agentmm.ko cannot read (per-CPU mthp_stats, not exported
+ * to modules) to its governor, one line per size.
+ */
+static void feed_module(struct ugov *g)
+{
+	char buf[1024];
+	size_t off = 0;
+	unsigned int i;
+	int fd;
+
+	memset(&g->in, 0, sizeof(g->in));
+	read_counters(g, ~0u);
+	for (i = 0; i < g->nk && off < sizeof(buf); i++) {
+		const struct amm_gov_order_input *o = &g->in.order[g->k[i].order];
+
+		if (g->k[i].st_fd[ST_ALLOC] < 0)
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+			"%ukB %llu %llu %llu %llu %llu %llu\n", g->k[i].kb,
+			(unsigned long long)o->fault_alloc,
+			(unsigned long long)o->fault_fallback,
+			(unsigned long long)o->fault_fallback_charge,
+			(unsigned long long)o->nr_anon,
+			(unsigned long long)o->nr_anon_partially_mapped,
+			(unsigned long long)o->split_deferred);
+	}
+	if (!off || off >= sizeof(buf))
+		return;
+	fd = open(MODULE_COUNTERS, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, off) != (ssize_t)off)
+		g->write_errors++;
+	else
+		g->fed++;
+	if (fd >= 0)
+		close(fd);
 }
 
 uint64_t gov_tick(struct daemon *d, uint64_t now)
@@ -633,22 +704,16 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		return g->next_ms;
 	module_poll(g);
 	want = wanted_driver(g);
-	if (g->driver == DRV_DAEMON && want != DRV_DAEMON) {
-		if (want == DRV_KERNEL) {
-			hand_over(d);
-		} else {
-			restore_knobs(d);
-			compact_join(g);
-			g->driver = want;
-		}
-	} else if (g->driver != DRV_DAEMON && want == DRV_DAEMON) {
-		take_over(d);
-	} else if (g->driver != want) {
-		g->driver = want;
-		d->status_force = true;
+	if (want != g->driver)
+		switch_driver(d, want);
+	if (g->driver == DRV_KERNEL) {
+		feed_module(g);
+		apply(d);
+		g->ticks++;
+		g->next_ms = now + UGOV_BASE_MS;
+		return g->next_ms;
 	}
-	if (g->driver != DRV_DAEMON && !(g->mode == UGOV_OBSERVE &&
-					 g->driver == DRV_NONE)) {
+	if (g->driver == DRV_NONE && g->mode != UGOV_OBSERVE) {
 		g->next_ms = now + UGOV_BASE_MS;
 		return g->next_ms;
 	}
@@ -924,42 +989,13 @@ static void module_read(const char *rel, char *out, size_t len)
 	close(fd);
 }
 
-/* driver=kernel: the module's sizes and reasons, in the same lines. */
-static size_t module_status(struct ugov *g, char *buf, size_t len)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	for (i = 0; i < g->nk && off < len; i++) {
-		const struct ugov_knob *k = &g->k[i];
-		char rel[96], dec[16], why[32], knob[16], orig[16], now[16];
-
-		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/decision", k->kb);
-		module_read(rel, dec, sizeof(dec));
-		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/reason", k->kb);
-		module_read(rel, why, sizeof(why));
-		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/knob", k->kb);
-		module_read(rel, knob, sizeof(knob));
-		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/original", k->kb);
-		module_read(rel, orig, sizeof(orig));
-		if (k->en_fd < 0 || read_selected(k->en_fd, now, sizeof(now)))
-			strcpy(now, "-");
-		off += (size_t)snprintf(buf + off, len - off,
-			"gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=by-agentmm.ko\n",
-			k->kb, !strcmp(dec, "enabled"), why[0] ? why : "-",
-			!strcmp(knob, "managed") ? "yes" :
-			!strcmp(knob, "external") ? "admin" : "no",
-			now, orig[0] && is_thp_word(orig) ? orig : "-");
-	}
-	return off < len ? off : len;
-}
-
 size_t gov_status(struct daemon *d, char *buf, size_t len)
 {
 	struct ugov *g = d->gov;
 	char sizes[128] = "";
 	size_t off = 0, so = 0;
 	unsigned int i;
+	bool decided;
 
 #define GOUT(...) do {							\
 	if (off < len)							\
@@ -970,21 +1006,13 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 		     ugov_mode_name((enum ugov_mode)d->cfg.governor));
 		return off < len ? off : len;
 	}
-	if (g->driver == DRV_KERNEL) {
-		char sz[128], *t, *save = NULL;
-
-		module_read("governor/enabled_sizes", sz, sizeof(sz));
-		for (t = strtok_r(sz, " ", &save); t; t = strtok_r(NULL, " ", &save))
-			if (strcmp(t, "none") && so < sizeof(sizes))
-				so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
-						       "%s%u", so ? "," : "",
-						       (unsigned int)strtoul(t, NULL, 10));
-	}
-	for (i = 0; i < g->nk; i++) {
+	/* whose decision the lines show: the one applied, or ours observed */
+	decided = g->driver != DRV_NONE ||
+		  (g->mode == UGOV_OBSERVE && g->initialised);
+	for (i = 0; i < g->nk && decided; i++) {
 		const struct ugov_knob *k = &g->k[i];
 
-		if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
-		    g->initialised && (g->dec.enabled & (1U << k->order)) &&
+		if (wants(g, k->order) && (cand_mask(g) & (1U << k->order)) &&
 		    !k->external && so < sizeof(sizes))
 			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
 					       "%s%u", so ? "," : "", k->kb);
@@ -994,34 +1022,41 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     sizes[0] ? sizes : "-");
 	if (g->unable)
 		GOUT(" note=cannot-drive-here");
-	if ((g->driver == DRV_DAEMON || g->mode == UGOV_OBSERVE) &&
-	    g->initialised)
+	if (g->driver != DRV_KERNEL && decided && g->initialised)
 		GOUT(" headroom_permille=%d", g->dec.headroom_permille ==
 		     AMM_GOV_UNRATED ? -1 : (int)g->dec.headroom_permille);
 	GOUT(" ticks=%" PRIu64 " writes=%" PRIu64 " admin_changes=%" PRIu64
-	     " write_errors=%" PRIu64 " handovers=%" PRIu64
+	     " write_errors=%" PRIu64 " counters_fed=%" PRIu64
 	     " compactions=%" PRIu64 " compact_ms=%" PRIu64
 	     " compact_skipped=%" PRIu64 "\n",
 	     g->ticks, g->writes, g->admin_changes, g->write_errors,
-	     g->handovers, g->compact_runs,
+	     g->fed, g->compact_runs,
 	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
-	if (g->driver == DRV_KERNEL && off < len)
-		off += module_status(g, buf + off, len - off);
-	if (g->driver != DRV_DAEMON && g->mode != UGOV_OBSERVE)
+	if (!decided)
 		return off < len ? off : len;
 	for (i = 0; i < g->nk; i++) {
 		const struct ugov_knob *k = &g->k[i];
-		bool cand = g->cfg.candidates & (1U << k->order);
+		bool cand = cand_mask(g) & (1U << k->order);
 		const char *managed = !cand ? "no" : k->external ? "admin" :
-				      k->en_fd < 0 ? "not-writable" : "yes";
+				      k->en_fd < 0 ? "not-writable" :
+				      g->driver == DRV_NONE ? "no" : "yes";
+		char why[32];
 
+		snprintf(why, sizeof(why), "%s", reason_of(g, k->order));
+		if (g->driver == DRV_KERNEL) {
+			char rel[64];
+
+			snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/reason", k->kb);
+			module_read(rel, why, sizeof(why));
+			if (!why[0])
+				strcpy(why, "-");
+		}
 		GOUT("gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=%s\n",
-		     k->kb, g->initialised &&
-		     !!(g->dec.enabled & (1U << k->order)),
-		     g->initialised ? amm_gov_reason_name(g->dec.reason[k->order]) : "-",
-		     managed, k->now[0] ? k->now : "-",
+		     k->kb, wants(g, k->order), why, managed,
+		     k->now[0] ? k->now : "-",
 		     k->borrowed || k->external ? k->original : "-",
-		     k->note[0] ? k->note : "-");
+		     k->note[0] ? k->note : g->driver == DRV_KERNEL ?
+		     "by-agentmm.ko" : "-");
 	}
 #undef GOUT
 	return off < len ? off : len;

@@ -247,12 +247,8 @@ static void governor_metrics(struct out *o)
 		  "Compaction runs." },
 		{ "compact_us", "agentmm_governor_compact_microseconds_total", "counter",
 		  "Time spent compacting, microseconds." },
-		{ "knob_writes", "agentmm_governor_knob_writes_total", "counter",
-		  "Writes to mTHP enabled knobs." },
-		{ "knob_write_errors", "agentmm_governor_knob_write_errors_total", "counter",
-		  "Failed writes to mTHP enabled knobs." },
-		{ "external_changes", "agentmm_governor_external_changes_total", "counter",
-		  "mTHP knob changes made by someone else." },
+		{ "counters_fed", "agentmm_governor_counters_fed_total", "counter",
+		  "mTHP fault and footprint counter sets agentmmd passed to the module." },
 	};
 	char path[512];
 	uint64_t v;

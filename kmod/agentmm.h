@@ -25,8 +25,10 @@
 /**
  * enum agentmm_mode - what agentmm does
  * @AGENTMM_MODE_OFF: nothing; the sensor is stopped
- * @AGENTMM_MODE_OBSERVE: sense and report, change no kernel setting
- * @AGENTMM_MODE_ENFORCE: also apply the governor's decisions
+ * @AGENTMM_MODE_OBSERVE: sense, decide and publish; change nothing
+ * @AGENTMM_MODE_ENFORCE: also compact for the enabled sizes and mark the
+ *	decision as one to apply (agentmmd, the one writer of the mTHP
+ *	switches, applies it)
  */
 enum agentmm_mode {
 	AGENTMM_MODE_OFF,
@@ -104,75 +106,14 @@ struct agentmm_sensor {
 	struct amm_gov_mem mem;
 };
 
-#define AGENTMM_KNOB_LEN	16
-
-/**
- * enum agentmm_external - why agentmm let go of a knob
- * @AGENTMM_EXT_NONE: it did not; the knob is agentmm's while enforcing
- * @AGENTMM_EXT_BEFORE: found changed before agentmm's next write
- * @AGENTMM_EXT_DURING: changed while agentmm wrote it (seen on the
- *	read-back right after the write)
- * @AGENTMM_EXT_RESTORE: changed when agentmm was about to restore it, or
- *	while it did
- */
-enum agentmm_external {
-	AGENTMM_EXT_NONE,
-	AGENTMM_EXT_BEFORE,
-	AGENTMM_EXT_DURING,
-	AGENTMM_EXT_RESTORE,
-};
-
-enum {
-	AGENTMM_STAT_ALLOC,
-	AGENTMM_STAT_FALLBACK,
-	AGENTMM_STAT_CHARGE,
-	AGENTMM_STAT_NR_ANON,
-	AGENTMM_STAT_PARTIAL,
-	AGENTMM_STAT_DEFERRED,
-	AGENTMM_NR_STATS
-};
-
-/**
- * struct agentmm_knob - one mTHP size's controls, as the governor sees them
- * @file: hugepages-<kb>kB/enabled, opened at load in the initial mount
- *	namespace (for writing where possible); NULL if the size has none
- * @borrowed: enforcing, and @original was recorded: agentmm manages it
- * @stats: its anon fault and footprint counters, opened with @file (NULL
- *	where the kernel lacks the file)
- * @original: the admin's value, recorded when enforce started
- * @on: what agentmm writes to enable the size: @original unless that is
- *	"never", else the enable_mode parameter
- * @written: what agentmm last wrote ("" before the first write)
- * @external: someone else changed it; agentmm no longer touches it
- * @why: when agentmm saw that (AGENTMM_EXT_NONE if not @external)
- * @seen: the value it saw then
- */
-struct agentmm_knob {
-	struct file *file;
-	bool borrowed;
-	struct file *stats[AGENTMM_NR_STATS];
-	char original[AGENTMM_KNOB_LEN];
-	char on[AGENTMM_KNOB_LEN];
-	char written[AGENTMM_KNOB_LEN];
-	bool external;
-	enum agentmm_external why;
-	char seen[AGENTMM_KNOB_LEN];
-};
-
 /**
  * struct agentmm_governor - module-side governor state
  *
- * Published fields are protected by agentmm_sensor.lock, which is never
- * held across file I/O. @io_lock serialises the I/O: reading the
- * counters, writing and restoring knobs, entering and leaving enforce.
- * Knob fields readers never see (@written) change only under @io_lock;
- * @running and @enforcing change under both locks. Lock order: the mode
- * lock, @io_lock, agentmm_sensor.lock.
- * @io_lock: see above
- * @plan_valid: @plan_* hold a decision the I/O half has yet to apply
- * @plan_enabled: its enabled mask
- * @plan_candidates: the candidate mask it was made with
- * @plan_compact: its compaction request
+ * Everything here is protected by agentmm_sensor.lock: the module writes
+ * no file and waits on nothing while it holds it.
+ * @counters: each order's mTHP fault and footprint counters as agentmmd
+ *	last fed them (governor/counters); zero until it does
+ * @counters_fed: writes to governor/counters taken
  * @cfg: tunables in force (the module parameters as last committed)
  * @cfg_ready: @cfg holds the defaults or what parameters set
  * @st: decision-logic state
@@ -180,24 +121,17 @@ struct agentmm_knob {
  * @input: scratch for building a tick's input
  * @initialised: @st and @dec are valid
  * @running: ticks run (mode observe or enforce)
- * @enforcing: decisions are applied (mode enforce)
- * @knobs: per sensor size (same index as agentmm_sensor.sizes)
+ * @enforcing: mode enforce: compaction runs and the decision is marked
+ *	for agentmmd to apply
  * @ticks: decisions made
- * @writes: knob writes
- * @write_errors: failed knob reads or writes
- * @external_changes: knobs found changed by someone else
- * @external_races: those of them changed while agentmm wrote them
  * @compact_runs: order-targeted compaction requests carried out
  * @compact_blocks: blocks those requests allocated and freed as headroom
  * @compact_misses: requests that ended on a failed allocation
  * @compact_ns: time spent in them
  */
 struct agentmm_governor {
-	struct mutex io_lock;
-	bool plan_valid;
-	u32 plan_enabled;
-	u32 plan_candidates;
-	u32 plan_compact;
+	struct amm_gov_order_input counters[AMM_MAX_ORDERS];
+	u64 counters_fed;
 	struct amm_gov_config cfg;
 	bool cfg_ready;
 	struct amm_gov_state st;
@@ -206,12 +140,7 @@ struct agentmm_governor {
 	bool initialised;
 	bool running;
 	bool enforcing;
-	struct agentmm_knob knobs[AMM_MAX_ORDERS];
 	u64 ticks;
-	u64 writes;
-	u64 write_errors;
-	u64 external_changes;
-	u64 external_races;
 	u64 compact_runs;
 	u64 compact_blocks;
 	u64 compact_misses;
@@ -227,20 +156,16 @@ void agentmm_sensor_exit(void);
 int agentmm_sensor_start(void);
 void agentmm_sensor_stop(void);
 
-void agentmm_run_in_init_ns(void (*fn)(void *arg), void *arg);
-void agentmm_gov_open_files(void);
-void agentmm_gov_close_files(void);
 void agentmm_gov_start(void);
 void agentmm_gov_stop(void);
 void agentmm_gov_sync(void);
-int agentmm_gov_enforce(bool on);
+void agentmm_gov_enforce(bool on);
 int agentmm_gov_load_params(void);
 int agentmm_gov_show_config(char *buf);
-void agentmm_gov_io_begin(void);
-void agentmm_gov_tick(void);
-void agentmm_gov_io_end(void);
-void agentmm_gov_debugfs_init(void);
-void agentmm_gov_debugfs_exit(void);
+int agentmm_gov_feed(const char *buf, size_t len);
+int agentmm_gov_show_counters(char *buf);
+bool agentmm_gov_tick(void);
+void agentmm_sysfs_notify_decision(void);
 
 enum agentmm_mode agentmm_get_mode(void);
 int agentmm_set_mode_str(const char *buf);

@@ -1,64 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mTHP governor, module side: feeds the sensor's numbers and the mTHP
- * fault counters to the decision logic in policy/governor.c, and in enforce
- * mode applies its decisions.
+ * The mTHP governor, module side: feeds the sensor's numbers, and the mTHP
+ * fault and footprint counters agentmmd passes in, to the decision logic
+ * in policy/governor.c, publishes the decision in sysfs, and in enforce
+ * mode compacts for the sizes it enables.
  *
- * A stock kernel changes mTHP sizes only through
- * /sys/kernel/mm/transparent_hugepage/hugepages-<N>kB/enabled, so that is
- * what agentmm writes. Every such knob is borrowed: the admin's value is
- * recorded before the first write and written back when enforce ends. A
- * size agentmm turns off gets "never"; turned back on, it gets the admin's
- * own mode (always, madvise or inherit), or enable_mode where the admin
- * had it off. If the admin changes a knob behind agentmm's back (seen
- * before a write, on the read-back right after one, or at restore),
- * agentmm stops managing it, records why and says so instead of fighting.
- * No exported interface makes read-compare-write atomic against another
- * writer of a sysfs file: an admin write landing between agentmm's read
- * and its write (microseconds) is overwritten; the read-back narrows what
- * is missed to that window.
- *
- * The knob and counter files are resolved once, at load, from a kernel
- * worker (whose root is init's, in the initial mount namespace), and kept
- * open until unload: a mode write from a container, or a modprobe run in a
- * mount namespace with another /sys, cannot point agentmm at other files,
- * and the sampling work never resolves a path.
+ * The module changes no kernel setting: the mTHP switches
+ * (hugepages-<N>kB/enabled) have no in-kernel interface, only sysfs files,
+ * and agentmmd is their one writer. It applies this decision when the
+ * module is in enforce, borrowing every switch (the admin's value
+ * journaled before the first write and written back on exit). The
+ * counters live in the same sysfs directories (per-CPU mthp_stats, not
+ * exported to modules), so agentmmd reads them and writes them to
+ * governor/counters each tick; without agentmmd the decision rests on
+ * contiguity and free memory alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/atomic.h>
-#include <linux/debugfs.h>
-#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <linux/wait.h>
+#include <linux/string.h>
 #include <linux/workqueue.h>
 #include "agentmm.h"
 #include "agentmm_trace.h"
-
-#define AGENTMM_THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 /* Order-targeted compaction holds at most this much while it works... */
 #define AGENTMM_COMPACT_MAX_PAGES	((16 << 20) >> PAGE_SHIFT)
 /* ...and spends at most this long per request. */
 #define AGENTMM_COMPACT_MAX_NS		(50 * NSEC_PER_MSEC)
 
-struct agentmm_governor agentmm_gov = {
-	.io_lock = __MUTEX_INITIALIZER(agentmm_gov.io_lock),
-};
-
-static const char * const agentmm_stat_names[AGENTMM_NR_STATS] = {
-	[AGENTMM_STAT_ALLOC] = "stats/anon_fault_alloc",
-	[AGENTMM_STAT_FALLBACK] = "stats/anon_fault_fallback",
-	[AGENTMM_STAT_CHARGE] = "stats/anon_fault_fallback_charge",
-	[AGENTMM_STAT_NR_ANON] = "stats/nr_anon",
-	[AGENTMM_STAT_PARTIAL] = "stats/nr_anon_partially_mapped",
-	[AGENTMM_STAT_DEFERRED] = "stats/split_deferred",
-};
+struct agentmm_governor agentmm_gov;
 
 static void agentmm_compact_workfn(struct work_struct *work);
 static DECLARE_WORK(agentmm_compact_work, agentmm_compact_workfn);
@@ -323,248 +298,152 @@ module_param_cb(candidates, &agentmm_candidates_ops, NULL, 0644);
 MODULE_PARM_DESC(candidates,
 		 "mTHP sizes in kB the governor may enable (default 16,32,64)");
 
-/*
- * enable_mode: what agentmm writes to turn on a size the admin had off
- * ("never" when enforce started). A size the admin had on gets the
- * admin's own mode back.
- */
-static const char * const agentmm_on_modes[] = { "always", "madvise",
-						 "inherit" };
-static unsigned int agentmm_enable_mode;	/* index: "always" */
+/* --- counters: fed by agentmmd --- */
 
-static int agentmm_enable_mode_set(const char *val,
-				   const struct kernel_param *kp)
+/* What one line of governor/counters carries, in its order. */
+#define AGENTMM_COUNTER_FIELDS	6
+
+static u64 *agentmm_counter_field(struct amm_gov_order_input *o,
+				  unsigned int i)
 {
-	int i = amm_match_word(agentmm_on_modes, ARRAY_SIZE(agentmm_on_modes),
-			       val, strlen(val));
+	u64 *f[AGENTMM_COUNTER_FIELDS] = {
+		&o->fault_alloc, &o->fault_fallback,
+		&o->fault_fallback_charge, &o->nr_anon,
+		&o->nr_anon_partially_mapped, &o->split_deferred,
+	};
 
-	if (i < 0) {
-		pr_err("enable_mode: '%.*s' is invalid; allowed: always, madvise, inherit\n",
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
+	return f[i];
+}
+
+/*
+ * Parses one "<kb>kB alloc fallback charge nr_anon partial deferred" line
+ * of @len bytes into @all. Return: 0 or -EINVAL.
+ */
+static int agentmm_feed_line(const char *line, size_t len,
+			     struct amm_gov_order_input *all)
+{
+	struct amm_gov_order_input o = { .present = true };
+	const char *end = line + len, *w;
+	unsigned int kb, i;
+	int order;
+	u64 v;
+
+	for (i = 0; i <= AGENTMM_COUNTER_FIELDS; i++) {
+		while (line < end && *line == ' ')
+			line++;
+		w = line;
+		while (line < end && *line != ' ')
+			line++;
+		if (w == line)
+			return -EINVAL;
+		if (i == 0) {
+			if (line - w < 3 || line[-2] != 'k' ||
+			    line[-1] != 'B' ||
+			    amm_parse_u64(w, line - w - 2, &v) || v > U32_MAX)
+				return -EINVAL;
+			kb = v;
+			continue;
+		}
+		if (amm_parse_u64(w, line - w, &v))
+			return -EINVAL;
+		*agentmm_counter_field(&o, i - 1) = v;
 	}
-	WRITE_ONCE(agentmm_enable_mode, i);
+	while (line < end && *line == ' ')
+		line++;
+	order = amm_order_of_kb(kb, PAGE_SIZE / 1024);
+	if (line != end || order < 2 || order > HPAGE_PMD_ORDER)
+		return -EINVAL;
+	all[order] = o;
 	return 0;
 }
 
-static int agentmm_enable_mode_get(char *buffer,
-				   const struct kernel_param *kp)
+/**
+ * agentmm_gov_feed() - take the mTHP counters agentmmd read
+ * @buf: one line per size: "<kb>kB alloc fallback fallback_charge nr_anon
+ *	nr_anon_partially_mapped split_deferred", the values of
+ *	hugepages-<kb>kB/stats/{anon_fault_alloc, anon_fault_fallback,
+ *	anon_fault_fallback_charge, nr_anon, nr_anon_partially_mapped,
+ *	split_deferred}
+ * @len: bytes in @buf
+ *
+ * The whole write is parsed before anything is taken; sizes not named
+ * keep their last values.
+ * Context: process context (a sysfs write).
+ * Return: 0, or -EINVAL if any line is malformed (nothing changed).
+ */
+int agentmm_gov_feed(const char *buf, size_t len)
 {
-	return scnprintf(buffer, PAGE_SIZE, "%s\n",
-			 agentmm_on_modes[READ_ONCE(agentmm_enable_mode)]);
+	struct amm_gov_order_input *all;
+	const char *end = buf + len, *nl;
+	unsigned int order;
+	bool any = false;
+	int err = 0;
+
+	all = kcalloc(AMM_MAX_ORDERS, sizeof(*all), GFP_KERNEL);
+	if (!all)
+		return -ENOMEM;
+	while (buf < end && !err) {
+		nl = memchr(buf, '\n', end - buf);
+		if (!nl)
+			nl = end;
+		if (nl > buf) {
+			err = agentmm_feed_line(buf, nl - buf, all);
+			any = true;
+		}
+		buf = nl + 1;
+	}
+	if (!any)
+		err = -EINVAL;
+	if (!err) {
+		mutex_lock(&agentmm_sensor.lock);
+		for (order = 0; order < AMM_MAX_ORDERS; order++)
+			if (all[order].present)
+				agentmm_gov.counters[order] = all[order];
+		agentmm_gov.counters_fed++;
+		mutex_unlock(&agentmm_sensor.lock);
+	}
+	kfree(all);
+	return err;
 }
 
-static const struct kernel_param_ops agentmm_enable_mode_ops = {
-	.set = agentmm_enable_mode_set,
-	.get = agentmm_enable_mode_get,
-};
-module_param_cb(enable_mode, &agentmm_enable_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(enable_mode,
-		 "always (default) | madvise | inherit: how to turn on a size the admin had at never; a size the admin had on gets its own mode back");
-
-/* --- knob files --- */
-
-
-static ssize_t agentmm_file_read(struct file *f, char *buf, size_t len)
+/**
+ * agentmm_gov_show_counters() - the counters as last fed
+ * @buf: sysfs buffer (PAGE_SIZE)
+ *
+ * Context: process context; agentmm_sensor.lock held.
+ * Return: bytes written, one line per size in the format the file takes.
+ */
+int agentmm_gov_show_counters(char *buf)
 {
-	loff_t pos = 0;
-	ssize_t n = kernel_read(f, buf, len - 1, &pos);
+	struct agentmm_sensor *s = &agentmm_sensor;
+	unsigned int i, j;
+	int at = 0;
 
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
+	for (i = 0; i < s->nr_sizes; i++) {
+		struct amm_gov_order_input *o =
+			&agentmm_gov.counters[s->sizes[i].order];
 
-static int agentmm_read_selected(struct file *f, char *out, size_t len)
-{
-	char buf[128];
-	ssize_t n = agentmm_file_read(f, buf, sizeof(buf));
-
-	if (n < 0)
-		return n;
-	/* The selected word of an "always [never] ..." style file. */
-	return amm_parse_selected(buf, n, out, len) ? -EINVAL : 0;
-}
-
-static int agentmm_write_word(struct file *f, const char *word)
-{
-	loff_t pos = 0;
-	ssize_t n = kernel_write(f, word, strlen(word), &pos);
-
-	if (n < 0)
-		return n;
-	return n == strlen(word) ? 0 : -EIO;
-}
-
-static struct file *agentmm_open_size_file(unsigned int kb, const char *name,
-					   int flags)
-{
-	char *path = kasprintf(GFP_KERNEL, AGENTMM_THP_DIR "/hugepages-%ukB/%s",
-			       kb, name);
-	struct file *f;
-
-	if (!path)
-		return ERR_PTR(-ENOMEM);
-	f = filp_open(path, flags, 0);
-	kfree(path);
-	return f;
-}
-
-static void agentmm_close(struct file **f)
-{
-	if (*f && !IS_ERR(*f))
-		filp_close(*f, NULL);
-	*f = NULL;
-}
-
-/* Caller holds agentmm_sensor.lock. */
-static u64 agentmm_read_stat(struct file *f)
-{
-	char buf[32];
-	u64 v;
-
-	if (!f || agentmm_file_read(f, buf, sizeof(buf)) <= 0)
-		return 0;
-	if (amm_parse_stat(buf, strlen(buf), &v))
-		return 0;
-	return v;
+		at += sysfs_emit_at(buf, at, "%ukB", s->sizes[i].kb);
+		for (j = 0; j < AGENTMM_COUNTER_FIELDS; j++)
+			at += sysfs_emit_at(buf, at, " %llu",
+					    *agentmm_counter_field(o, j));
+		at += sysfs_emit_at(buf, at, "\n");
+	}
+	return at;
 }
 
 /* --- ticks --- */
 
-static void agentmm_gov_apply(void);
-
-/*
- * Test hook (debugfs agentmm/hold_io): while set, the I/O half of a tick
- * waits (at most AGENTMM_HOLD_IO_MAX) before writing knobs, holding only
- * the I/O lock, so a test can prove that readers never wait behind it.
- */
-#define AGENTMM_HOLD_IO_MAX	(30 * HZ)
-static bool agentmm_hold_io;
-static atomic_t agentmm_io_waiting = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(agentmm_hold_wq);
-static struct dentry *agentmm_debugfs;
-
-static void agentmm_gov_hold_point(void)
-{
-	if (!READ_ONCE(agentmm_hold_io))
-		return;
-	atomic_inc(&agentmm_io_waiting);
-	wait_event_timeout(agentmm_hold_wq, !READ_ONCE(agentmm_hold_io),
-			   AGENTMM_HOLD_IO_MAX);
-	atomic_dec(&agentmm_io_waiting);
-}
-
-static ssize_t agentmm_hold_io_read(struct file *file, char __user *ubuf,
-				    size_t count, loff_t *ppos)
-{
-	char buf[48];
-	int n = scnprintf(buf, sizeof(buf), "%d waiting=%d\n",
-			  READ_ONCE(agentmm_hold_io),
-			  atomic_read(&agentmm_io_waiting));
-
-	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
-}
-
-static ssize_t agentmm_hold_io_write(struct file *file,
-				     const char __user *ubuf, size_t count,
-				     loff_t *ppos)
-{
-	bool v;
-	int err = kstrtobool_from_user(ubuf, count, &v);
-
-	if (err)
-		return err;
-	WRITE_ONCE(agentmm_hold_io, v);
-	if (!v)
-		wake_up_all(&agentmm_hold_wq);
-	return count;
-}
-
-static const struct file_operations agentmm_hold_io_fops = {
-	.owner = THIS_MODULE,
-	.read = agentmm_hold_io_read,
-	.write = agentmm_hold_io_write,
-	.llseek = default_llseek,
-};
-
-/**
- * agentmm_gov_debugfs_init() - create the test hook debugfs agentmm/hold_io
- *
- * Writing 1 makes the next ticks' I/O half wait before writing knobs
- * (holding only the I/O lock) until 0 is written or 30 s pass; reading
- * gives the setting and how many ticks wait. Without debugfs, nothing.
- * Context: process context (module init).
- */
-void agentmm_gov_debugfs_init(void)
-{
-	agentmm_debugfs = debugfs_create_dir("agentmm", NULL);
-	debugfs_create_file("hold_io", 0600, agentmm_debugfs, NULL,
-			    &agentmm_hold_io_fops);
-}
-
-/**
- * agentmm_gov_debugfs_exit() - remove the test hook and release any hold
- *
- * Context: process context (module exit or a failed init).
- */
-void agentmm_gov_debugfs_exit(void)
-{
-	debugfs_remove_recursive(agentmm_debugfs);
-	agentmm_debugfs = NULL;
-	WRITE_ONCE(agentmm_hold_io, false);
-	wake_up_all(&agentmm_hold_wq);
-}
-
-/**
- * agentmm_gov_io_begin() - the I/O half of a tick that comes first
- *
- * Takes the I/O lock (held until agentmm_gov_io_end()) and reads every
- * size's counters into the governor's input, without agentmm_sensor.lock,
- * so readers of agentmm's sysfs never wait behind kernfs I/O.
- * Context: process context (the sampling work); agentmm_sensor.lock not
- * held.
- */
-void agentmm_gov_io_begin(void)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	struct amm_gov_input *in = &g->input;
-	unsigned int i;
-
-	mutex_lock(&g->io_lock);
-	if (!g->running)
-		return;
-	memset(in, 0, sizeof(*in));
-	/* s->sizes[].order and the files are fixed from load to unload. */
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-		struct amm_gov_order_input *o = &in->order[s->sizes[i].order];
-
-		if (!k->stats[AGENTMM_STAT_ALLOC])
-			continue;	/* no anon knob for this size (8kB) */
-		o->present = true;
-		o->fault_alloc = agentmm_read_stat(k->stats[AGENTMM_STAT_ALLOC]);
-		o->fault_fallback =
-			agentmm_read_stat(k->stats[AGENTMM_STAT_FALLBACK]);
-		o->fault_fallback_charge =
-			agentmm_read_stat(k->stats[AGENTMM_STAT_CHARGE]);
-		o->nr_anon = agentmm_read_stat(k->stats[AGENTMM_STAT_NR_ANON]);
-		o->nr_anon_partially_mapped =
-			agentmm_read_stat(k->stats[AGENTMM_STAT_PARTIAL]);
-		o->split_deferred =
-			agentmm_read_stat(k->stats[AGENTMM_STAT_DEFERRED]);
-	}
-}
-
 /**
  * agentmm_gov_tick() - one governor step after a sensor sample
  *
- * Completes the input read by agentmm_gov_io_begin() with the sensor's
- * numbers and steps the decision logic. No I/O.
- * Context: process context (the sampling work); the I/O lock and
- * agentmm_sensor.lock held.
+ * Builds the input from the sensor's numbers and the fed counters, steps
+ * the decision logic and, in enforce mode, queues compaction for the
+ * largest size below its headroom.
+ * Context: process context (the sampling work); agentmm_sensor.lock held.
+ * Return: true if the enabled sizes changed (readers are to be woken).
  */
-void agentmm_gov_tick(void)
+bool agentmm_gov_tick(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;
@@ -574,182 +453,39 @@ void agentmm_gov_tick(void)
 	int err;
 
 	lockdep_assert_held(&s->lock);
-	lockdep_assert_held(&g->io_lock);
 	if (!g->running)
-		return;
+		return false;
+	memset(in, 0, sizeof(*in));
 	in->now_ms = div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
 	in->mem = s->mem;
-	for (i = 0; i < s->nr_sizes; i++)
-		in->order[s->sizes[i].order].avail_pages =
-			s->sizes[i].servable_pages;
+	for (i = 0; i < s->nr_sizes; i++) {
+		order = s->sizes[i].order;
+		in->order[order] = g->counters[order];
+		in->order[order].present = true;
+		in->order[order].avail_pages = s->sizes[i].servable_pages;
+	}
 	if (!g->initialised) {
 		err = amm_gov_init(&g->st, &g->cfg, in, &g->dec);
 		g->initialised = !err;
+		if (!err)
+			g->dec.changed = true;
 	} else {
 		err = amm_gov_step(&g->st, &g->cfg, in, &g->dec);
 	}
 	if (err)
-		return;
+		return false;
 	g->ticks++;
 	for (order = 0; order < NR_PAGE_ORDERS; order++)
 		reasons[order] = g->dec.reason[order];
 	trace_agentmm_decision(g->dec.ceiling, g->dec.enabled, g->dec.changed,
 			       g->dec.below_headroom, g->dec.compact_mask,
 			       reasons);
-	/* What the I/O half applies, after agentmm_sensor.lock is dropped. */
-	g->plan_enabled = g->dec.enabled;
-	g->plan_candidates = g->cfg.candidates;
-	g->plan_compact = g->dec.compact_mask;
-	g->plan_valid = true;
-}
-
-/* Snapshot of the last decision for the I/O half; both locks held. */
-static void agentmm_gov_plan(void)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-
-	g->plan_valid = g->initialised;
-	g->plan_enabled = g->dec.enabled;
-	g->plan_candidates = g->cfg.candidates;
-	g->plan_compact = 0;
-}
-
-/**
- * agentmm_gov_io_end() - the I/O half of a tick that comes last
- *
- * In enforce mode, makes the knobs match the decision agentmm_gov_tick()
- * planned and asks for compaction; then drops the I/O lock. Knob writes
- * take khugepaged_mutex and recompute watermarks in the kernel; none of
- * that happens under agentmm_sensor.lock.
- * Context: process context (the sampling work); the I/O lock held (from
- * agentmm_gov_io_begin()), agentmm_sensor.lock not held.
- */
-void agentmm_gov_io_end(void)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-
-	lockdep_assert_held(&g->io_lock);
-	if (g->running && g->enforcing && g->plan_valid) {
-		agentmm_gov_hold_point();
-		agentmm_gov_apply();
-		if (g->plan_compact && !work_pending(&agentmm_compact_work)) {
-			agentmm_compact_order = __fls(g->plan_compact);
-			queue_work(system_unbound_wq, &agentmm_compact_work);
-		}
+	if (g->enforcing && g->dec.compact_mask &&
+	    !work_pending(&agentmm_compact_work)) {
+		WRITE_ONCE(agentmm_compact_order, __fls(g->dec.compact_mask));
+		queue_work(system_unbound_wq, &agentmm_compact_work);
 	}
-	g->plan_valid = false;
-	mutex_unlock(&g->io_lock);
-}
-
-static const char * const agentmm_ext_what[] = {
-	[AGENTMM_EXT_BEFORE] = "by someone else; no longer managing it",
-	[AGENTMM_EXT_DURING] = "by someone else while agentmm wrote it; no longer managing it",
-	[AGENTMM_EXT_RESTORE] = "by someone else; leaving it",
-};
-
-/* Counts one event in @ctr, which sysfs reads under agentmm_sensor.lock. */
-static void agentmm_gov_count(u64 *ctr)
-{
-	mutex_lock(&agentmm_sensor.lock);
-	(*ctr)++;
-	mutex_unlock(&agentmm_sensor.lock);
-}
-
-/*
- * Lets go of knob @i for good: someone else set it to @now.
- * Context: the I/O lock held, agentmm_sensor.lock not held.
- */
-static void agentmm_knob_release(unsigned int i, const char *now,
-				 enum agentmm_external why)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-	struct agentmm_knob *k = &g->knobs[i];
-
-	mutex_lock(&agentmm_sensor.lock);
-	k->external = true;
-	k->why = why;
-	strscpy(k->seen, now, sizeof(k->seen));
-	g->external_changes++;
-	if (why == AGENTMM_EXT_DURING)
-		g->external_races++;
-	mutex_unlock(&agentmm_sensor.lock);
-	pr_warn("hugepages-%ukB/enabled changed to '%s' %s\n",
-		agentmm_sensor.sizes[i].kb, now, agentmm_ext_what[why]);
-}
-
-/*
- * Writes @want to knob @i and reads it back. A value other than @want on
- * the read-back is someone else's write, which landed after agentmm's:
- * theirs stands. Context: the I/O lock held, agentmm_sensor.lock not held.
- * Return: 0 if @want is in force.
- */
-static int agentmm_knob_write(unsigned int i, const char *want,
-			      enum agentmm_external why)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-	struct agentmm_knob *k = &g->knobs[i];
-	char now[AGENTMM_KNOB_LEN];
-
-	if (agentmm_write_word(k->file, want)) {
-		agentmm_gov_count(&g->write_errors);
-		return -EIO;
-	}
-	agentmm_gov_count(&g->writes);
-	if (agentmm_read_selected(k->file, now, sizeof(now))) {
-		agentmm_gov_count(&g->write_errors);
-		return -EIO;
-	}
-	if (strcmp(now, want)) {
-		agentmm_knob_release(i, now, why);
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/**
- * agentmm_gov_apply() - make the managed knobs match the decision
- *
- * A knob whose value is not what agentmm last wrote was changed by someone
- * else: it is released, never written again, and reported. An enabled
- * size gets the admin's own mode (k->on), a disabled one "never". Works
- * from the plan (agentmm_gov_tick() or agentmm_gov_plan()); the knob
- * state it reads changes only under the I/O lock.
- * Context: process context; the I/O lock held, agentmm_sensor.lock not
- * held.
- */
-static void agentmm_gov_apply(void)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i;
-
-	lockdep_assert_held(&g->io_lock);
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-		unsigned int order = s->sizes[i].order;
-		const char *want;
-		char now[AGENTMM_KNOB_LEN];
-
-		if (!k->borrowed || k->external)
-			continue;
-		if (!(g->plan_candidates & (1U << order)))
-			continue;
-		if (agentmm_read_selected(k->file, now, sizeof(now))) {
-			agentmm_gov_count(&g->write_errors);
-			continue;
-		}
-		if (k->written[0] && strcmp(now, k->written)) {
-			agentmm_knob_release(i, now, AGENTMM_EXT_BEFORE);
-			continue;
-		}
-		want = g->plan_enabled & (1U << order) ? k->on : "never";
-		if (!strcmp(now, want)) {
-			strscpy(k->written, want, sizeof(k->written));
-			continue;
-		}
-		if (!agentmm_knob_write(i, want, AGENTMM_EXT_DURING))
-			strscpy(k->written, want, sizeof(k->written));
-	}
+	return g->dec.changed;
 }
 
 /*
@@ -800,73 +536,6 @@ static void agentmm_compact_workfn(struct work_struct *work)
 	trace_agentmm_compact(order, want, got, spent);
 }
 
-/* --- files: resolved once, in the initial mount namespace --- */
-
-/* Runs in a kernel worker: paths resolve against init's root. */
-static void agentmm_gov_open_files_fn(void *arg)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i, j;
-
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-		struct file *f;
-
-		for (j = 0; j < AGENTMM_NR_STATS; j++) {
-			f = agentmm_open_size_file(s->sizes[i].kb,
-						   agentmm_stat_names[j],
-						   O_RDONLY);
-			k->stats[j] = IS_ERR(f) ? NULL : f;
-		}
-		/* Without an anon enabled knob (8kB) the size is not ours. */
-		if (!k->stats[AGENTMM_STAT_ALLOC])
-			continue;
-		f = agentmm_open_size_file(s->sizes[i].kb, "enabled", O_RDWR);
-		if (IS_ERR(f))
-			f = agentmm_open_size_file(s->sizes[i].kb, "enabled",
-						   O_RDONLY);
-		if (IS_ERR(f)) {
-			for (j = 0; j < AGENTMM_NR_STATS; j++)
-				agentmm_close(&k->stats[j]);
-			continue;
-		}
-		k->file = f;
-	}
-}
-
-/**
- * agentmm_gov_open_files() - open every size's switch and counters
- *
- * Opens hugepages-<N>kB/enabled (for writing where possible) and its
- * stats/ counters for each size the sensor found, from a kernel worker so
- * that the paths resolve in the initial mount namespace whatever context
- * loaded the module. They stay open until agentmm_gov_close_files().
- * Context: process context (module init), after agentmm_sensor_init().
- */
-void agentmm_gov_open_files(void)
-{
-	agentmm_run_in_init_ns(agentmm_gov_open_files_fn, NULL);
-}
-
-/**
- * agentmm_gov_close_files() - close what agentmm_gov_open_files() opened
- *
- * Context: process context (module exit or a failed init); the governor
- * is stopped.
- */
-void agentmm_gov_close_files(void)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i, j;
-
-	for (i = 0; i < ARRAY_SIZE(g->knobs); i++) {
-		for (j = 0; j < AGENTMM_NR_STATS; j++)
-			agentmm_close(&g->knobs[i].stats[j]);
-		agentmm_close(&g->knobs[i].file);
-	}
-}
-
 /* --- starting and stopping --- */
 
 /**
@@ -877,142 +546,38 @@ void agentmm_gov_close_files(void)
  */
 void agentmm_gov_start(void)
 {
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-
-	mutex_lock(&g->io_lock);
-	mutex_lock(&s->lock);
+	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	g->initialised = false;
-	g->running = true;
-	mutex_unlock(&s->lock);
-	mutex_unlock(&g->io_lock);
+	agentmm_gov.initialised = false;
+	agentmm_gov.running = true;
+	mutex_unlock(&agentmm_sensor.lock);
 }
 
 /**
  * agentmm_gov_stop() - stop deciding
  *
- * Enforce must have ended (agentmm_gov_enforce(false)).
  * Context: process context; the sampling work is stopped.
  */
 void agentmm_gov_stop(void)
 {
-	mutex_lock(&agentmm_gov.io_lock);
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov.running = false;
 	mutex_unlock(&agentmm_sensor.lock);
-	mutex_unlock(&agentmm_gov.io_lock);
-}
-
-/*
- * Writes back what the admin had. Caller holds the I/O lock, not
- * agentmm_sensor.lock; enforcing is already off.
- */
-static void agentmm_gov_restore(void)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	unsigned int i;
-
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-		char now[AGENTMM_KNOB_LEN];
-
-		if (!k->borrowed)
-			continue;
-		if (k->written[0] && !k->external &&
-		    !agentmm_read_selected(k->file, now, sizeof(now))) {
-			if (strcmp(now, k->written)) {
-				/* Changed at the last moment: still theirs. */
-				agentmm_knob_release(i, now,
-						     AGENTMM_EXT_RESTORE);
-			} else if (strcmp(now, k->original) &&
-				   agentmm_knob_write(i, k->original,
-						      AGENTMM_EXT_RESTORE) ==
-				   -EIO) {
-				pr_err("cannot restore hugepages-%ukB/enabled to '%s'\n",
-				       s->sizes[i].kb, k->original);
-			}
-		}
-		mutex_lock(&s->lock);
-		k->borrowed = false;
-		mutex_unlock(&s->lock);
-		k->written[0] = '\0';
-	}
 }
 
 /**
- * agentmm_gov_enforce() - start or end applying decisions
+ * agentmm_gov_enforce() - start or end compacting for the decision
  * @on: start (true) or end (false)
  *
- * Starting records every governed knob's value (from the file opened at
- * load); the next tick applies the decision. Ending writes every knob agentmm
- * changed back to the recorded value, unless someone else changed it.
+ * Changes no kernel setting: the decision is applied by agentmmd, which
+ * reads the mode (enforce) as the module's request to apply it.
  * Context: process context (load, unload or a mode write).
- * Return: 0, or a negative errno if no knob is writable (nothing changed
- * then).
  */
-int agentmm_gov_enforce(bool on)
+void agentmm_gov_enforce(bool on)
 {
-	struct agentmm_sensor *s = &agentmm_sensor;
-	struct agentmm_governor *g = &agentmm_gov;
-	char original[AMM_MAX_ORDERS][AGENTMM_KNOB_LEN];
-	bool ok[AMM_MAX_ORDERS] = { false };
-	unsigned int i, opened = 0;
-
-	mutex_lock(&g->io_lock);
-	if (!on) {
-		bool was = g->enforcing;
-
-		mutex_lock(&s->lock);
-		g->enforcing = false;
-		mutex_unlock(&s->lock);
-		if (was)
-			agentmm_gov_restore();
-		mutex_unlock(&g->io_lock);
-		return 0;
-	}
-	/* Record the admin's values (I/O) before publishing anything. */
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-
-		if (!k->file || !(k->file->f_mode & FMODE_WRITE))
-			continue;
-		ok[i] = !agentmm_read_selected(k->file, original[i],
-					       sizeof(original[i]));
-		opened += ok[i];
-	}
-	if (!opened) {
-		mutex_unlock(&g->io_lock);
-		pr_err("mode: enforce needs writable %s/hugepages-*kB/enabled; none was writable at load\n",
-		       AGENTMM_THP_DIR);
-		return -ENODEV;
-	}
-	mutex_lock(&s->lock);
-	for (i = 0; i < s->nr_sizes; i++) {
-		struct agentmm_knob *k = &g->knobs[i];
-
-		k->external = false;
-		k->why = AGENTMM_EXT_NONE;
-		k->seen[0] = '\0';
-		k->written[0] = '\0';
-		k->borrowed = ok[i];
-		if (!ok[i])
-			continue;
-		strscpy(k->original, original[i], sizeof(k->original));
-		/* The admin's own mode, or enable_mode where they had it off. */
-		strscpy(k->on, strcmp(k->original, "never") ? k->original :
-			agentmm_on_modes[READ_ONCE(agentmm_enable_mode)],
-			sizeof(k->on));
-	}
-	g->enforcing = true;
-	agentmm_gov_plan();
-	mutex_unlock(&s->lock);
-	if (g->plan_valid)
-		agentmm_gov_apply();
-	g->plan_valid = false;
-	mutex_unlock(&g->io_lock);
-	return 0;
+	mutex_lock(&agentmm_sensor.lock);
+	agentmm_gov.enforcing = on;
+	mutex_unlock(&agentmm_sensor.lock);
 }
 
 /**

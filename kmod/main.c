@@ -11,7 +11,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 #include "agentmm.h"
 
 #define CREATE_TRACE_POINTS
@@ -70,9 +69,9 @@ static int agentmm_parse_mode(const char *buf, enum agentmm_mode *mode)
 }
 
 /*
- * Moves from @old to @new: the sensor runs unless off, decisions are
- * applied only in enforce, and leaving enforce restores every knob.
- * On failure the old mode stays in force.
+ * Moves from @old to @new: the sensor and governor run unless off, and
+ * compaction for the decision runs only in enforce. On failure the old
+ * mode stays in force.
  */
 static int agentmm_transition(enum agentmm_mode old, enum agentmm_mode new)
 {
@@ -90,14 +89,8 @@ static int agentmm_transition(enum agentmm_mode old, enum agentmm_mode new)
 		if (err)
 			return err;
 	}
-	if (!was_enf && enf) {
-		err = agentmm_gov_enforce(true);
-		if (err) {
-			if (!was_on)
-				agentmm_sensor_stop();
-			return err;
-		}
-	}
+	if (!was_enf && enf)
+		agentmm_gov_enforce(true);
 	return 0;
 }
 
@@ -182,41 +175,6 @@ module_param_cb(interval_ms, &agentmm_interval_ops, &agentmm_interval_ms,
 MODULE_PARM_DESC(interval_ms,
 		 "sensor sampling period in ms, 10..60000 (default 500)");
 
-struct agentmm_init_ns_work {
-	struct work_struct work;
-	void (*fn)(void *arg);
-	void *arg;
-};
-
-static void agentmm_init_ns_workfn(struct work_struct *work)
-{
-	struct agentmm_init_ns_work *w =
-		container_of(work, struct agentmm_init_ns_work, work);
-
-	w->fn(w->arg);
-}
-
-/**
- * agentmm_run_in_init_ns() - run @fn in a kernel worker and wait for it
- * @fn: the function; may sleep
- * @arg: its argument
- *
- * Kernel workers share init's fs_struct, so paths @fn opens resolve in
- * the initial mount namespace from init's root, whatever the mount
- * namespace, root or credentials of the caller (a modprobe in a
- * container, a mode write from one).
- * Context: process context; may sleep.
- */
-void agentmm_run_in_init_ns(void (*fn)(void *arg), void *arg)
-{
-	struct agentmm_init_ns_work w = { .fn = fn, .arg = arg };
-
-	INIT_WORK_ONSTACK(&w.work, agentmm_init_ns_workfn);
-	queue_work(system_unbound_wq, &w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
-}
-
 static int __init agentmm_init(void)
 {
 	int err;
@@ -227,8 +185,6 @@ static int __init agentmm_init(void)
 	err = agentmm_sensor_init();
 	if (err)
 		return err;
-	agentmm_gov_open_files();
-	agentmm_gov_debugfs_init();
 	err = agentmm_sysfs_init();
 	if (err)
 		goto out_sensor;
@@ -249,22 +205,18 @@ static int __init agentmm_init(void)
 out_sysfs:
 	agentmm_sysfs_exit();
 out_sensor:
-	agentmm_gov_debugfs_exit();
-	agentmm_gov_close_files();
 	agentmm_sensor_exit();
 	return err;
 }
 
 static void __exit agentmm_exit(void)
 {
-	agentmm_gov_debugfs_exit();	/* releases a test hold first */
 	mutex_lock(&agentmm_mode_lock);
 	agentmm_transition(agentmm_mode, AGENTMM_MODE_OFF);
 	agentmm_live = false;
 	mutex_unlock(&agentmm_mode_lock);
 
 	agentmm_sysfs_exit();
-	agentmm_gov_close_files();
 	agentmm_sensor_exit();
 	pr_info("unloaded\n");
 }

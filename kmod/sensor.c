@@ -10,7 +10,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
@@ -18,14 +17,11 @@
 #include <linux/nodemask.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/tracepoint.h>
 #include <linux/mm.h>
 #include <linux/workqueue.h>
 #include "agentmm.h"
 #include "agentmm_trace.h"
-
-#define AGENTMM_THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 /* Anonymous user memory may come from any zone up to this one. */
 #define AGENTMM_USER_ZONE gfp_zone(GFP_HIGHUSER_MOVABLE)
@@ -67,7 +63,8 @@ static void agentmm_sample(bool from_event)
 	u16 unusable[NR_PAGE_ORDERS];
 	unsigned int i, j, order;
 
-	agentmm_gov_io_begin();		/* counters: I/O, no s->lock */
+	bool changed;
+
 	mutex_lock(&s->lock);
 	s->mem = (struct amm_gov_mem){ 0 };
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
@@ -121,9 +118,10 @@ static void agentmm_sample(bool from_event)
 	WRITE_ONCE(s->last_ns, ktime_get_boottime_ns());
 	trace_agentmm_sample(s->seq, from_event, s->total.nr_free, suitable,
 			     unusable);
-	agentmm_gov_tick();
+	changed = agentmm_gov_tick();
 	mutex_unlock(&s->lock);
-	agentmm_gov_io_end();		/* knob writes: I/O, no s->lock */
+	if (changed)
+		agentmm_sysfs_notify_decision();
 }
 
 static void agentmm_sample_workfn(struct work_struct *work)
@@ -285,74 +283,23 @@ void agentmm_sensor_stop(void)
 	agentmm_gov_stop();
 }
 
-struct agentmm_size_scan {
-	struct dir_context ctx;
-	struct agentmm_sensor *s;
-};
-
-/* Parses "hugepages-<kB>kB" strictly (amm_parse_hugepages_dir()); other
- * entries are skipped.
+/*
+ * The anonymous mTHP sizes: orders 2 (the smallest a folio may be) up to
+ * the PMD order, as the kernel defines THP_ORDERS_ALL_ANON; derived from
+ * the base page and PMD sizes, so 16K and 64K base pages need nothing
+ * else.
  */
-static bool agentmm_size_actor(struct dir_context *ctx, const char *name,
-			       int namelen, loff_t off, u64 ino,
-			       unsigned int type)
+static void agentmm_find_sizes(struct agentmm_sensor *s)
 {
-	struct agentmm_size_scan *scan =
-		container_of(ctx, struct agentmm_size_scan, ctx);
-	struct agentmm_sensor *s = scan->s;
-	unsigned int kb, i;
-	int order;
+	unsigned int order;
 
-	if (namelen <= 0 || amm_parse_hugepages_dir(name, namelen, &kb))
-		return true;
-	order = amm_order_of_kb(kb, PAGE_SIZE / SZ_1K);
-	if (order < 1 || order >= NR_PAGE_ORDERS)
-		return true;
-	for (i = 0; i < s->nr_sizes; i++)
-		if (s->sizes[i].order == order)
-			return true;
-	if (s->nr_sizes < ARRAY_SIZE(s->sizes)) {
-		s->sizes[s->nr_sizes].kb = kb;
+	s->nr_sizes = 0;
+	for (order = 2; order <= HPAGE_PMD_ORDER && order < NR_PAGE_ORDERS &&
+	     s->nr_sizes < ARRAY_SIZE(s->sizes); order++) {
+		s->sizes[s->nr_sizes].kb = (PAGE_SIZE / SZ_1K) << order;
 		s->sizes[s->nr_sizes].order = order;
 		s->nr_sizes++;
 	}
-	return true;
-}
-
-static int agentmm_size_cmp(const void *a, const void *b)
-{
-	const struct agentmm_size *x = a, *y = b;
-
-	return (int)x->order - (int)y->order;
-}
-
-/*
- * The sizes this kernel offers are the hugepages-*kB directories. Runs in a
- * kernel worker, so the directory is the initial mount namespace's.
- */
-static void agentmm_discover_sizes_fn(void *arg)
-{
-	struct agentmm_sensor *s = arg;
-	struct agentmm_size_scan scan = {
-		.ctx.actor = agentmm_size_actor,
-		.s = s,
-	};
-	struct file *dir;
-	int err;
-
-	s->nr_sizes = 0;
-	dir = filp_open(AGENTMM_THP_DIR, O_RDONLY | O_DIRECTORY, 0);
-	if (IS_ERR(dir)) {
-		pr_warn("cannot open %s (%ld): no mTHP sizes to report\n",
-			AGENTMM_THP_DIR, PTR_ERR(dir));
-		return;
-	}
-	err = iterate_dir(dir, &scan.ctx);
-	filp_close(dir, NULL);
-	if (err)
-		pr_warn("cannot list %s (%d)\n", AGENTMM_THP_DIR, err);
-	sort(s->sizes, s->nr_sizes, sizeof(s->sizes[0]), agentmm_size_cmp,
-	     NULL);
 }
 
 /* Counts populated zones; fills @out up to @max entries if @out is given. */
@@ -385,7 +332,8 @@ static unsigned int agentmm_walk_zones(struct agentmm_zone *out,
 /**
  * agentmm_sensor_init() - find the zones and mTHP sizes to watch
  *
- * Zones are those populated at load; mTHP sizes are read from sysfs.
+ * Zones are those populated at load; mTHP sizes follow from the page and
+ * PMD sizes.
  * Context: process context (module init); may sleep.
  * Return: 0 or -ENOMEM.
  */
@@ -408,7 +356,7 @@ int agentmm_sensor_init(void)
 	s->event_samples = 0;
 	s->last_ns = 0;
 	amm_free_area_init(&s->total, NR_PAGE_ORDERS);
-	agentmm_run_in_init_ns(agentmm_discover_sizes_fn, s);
+	agentmm_find_sizes(s);
 	return 0;
 }
 

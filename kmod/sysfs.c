@@ -46,7 +46,6 @@ static int agentmm_emit_orders(char *buf, int at, const struct amm_free_area *fa
 	return at;
 }
 
-static const char *agentmm_knob_state(unsigned int idx);
 static const char *agentmm_decision_of(unsigned int idx);
 static const char *agentmm_reason_of(unsigned int idx);
 
@@ -121,14 +120,14 @@ static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    s->seq ? div_u64(now - s->last_ns, NSEC_PER_MSEC) : 0,
 			    amm_free_pages(&s->total));
 	at += sysfs_emit_at(buf, at,
-			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_futile=%llu compact_us=%llu knob_writes=%llu external_changes=%llu\n",
+			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_futile=%llu compact_us=%llu counters_fed=%llu\n",
 			    agentmm_ceiling_kb(), agentmm_gov.ticks,
 			    agentmm_gov.st.transitions_up,
 			    agentmm_gov.st.transitions_down,
 			    agentmm_gov.compact_runs,
 			    agentmm_gov.st.compact_futile,
 			    div_u64(agentmm_gov.compact_ns, NSEC_PER_USEC),
-			    agentmm_gov.writes, agentmm_gov.external_changes);
+			    agentmm_gov.counters_fed);
 	at += sysfs_emit_at(buf, at,
 			    "memory total_pages=%llu free_pages=%llu wmark_high_pages=%llu headroom_permille=",
 			    s->mem.total_pages, s->mem.free_pages,
@@ -142,12 +141,12 @@ static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    agentmm_gov.st.memory_downs);
 	for (i = 0; i < s->nr_sizes; i++)
 		at += sysfs_emit_at(buf, at,
-				    "size kb=%u order=%u available_pages=%llu servable_pages=%llu unusable_index=%u decision=%s reason=%s knob=%s\n",
+				    "size kb=%u order=%u available_pages=%llu servable_pages=%llu unusable_index=%u decision=%s reason=%s\n",
 				    s->sizes[i].kb, s->sizes[i].order,
 				    s->sizes[i].avail_pages,
 				    s->sizes[i].servable_pages,
 				    s->sizes[i].unusable, agentmm_decision_of(i),
-				    agentmm_reason_of(i), agentmm_knob_state(i));
+				    agentmm_reason_of(i));
 	for (i = 0; i < s->nr_zones; i++) {
 		at += sysfs_emit_at(buf, at,
 				    "zone node=%d name=%s reserved=%llu free_blocks=",
@@ -234,10 +233,7 @@ AGENTMM_SENSOR_U64_ATTR(compact_blocks, agentmm_gov.compact_blocks);
 AGENTMM_SENSOR_U64_ATTR(compact_misses, agentmm_gov.compact_misses);
 AGENTMM_SENSOR_U64_ATTR(compact_us, div_u64(agentmm_gov.compact_ns,
 					    NSEC_PER_USEC));
-AGENTMM_SENSOR_U64_ATTR(knob_writes, agentmm_gov.writes);
-AGENTMM_SENSOR_U64_ATTR(knob_write_errors, agentmm_gov.write_errors);
-AGENTMM_SENSOR_U64_ATTR(external_changes, agentmm_gov.external_changes);
-AGENTMM_SENSOR_U64_ATTR(external_races, agentmm_gov.external_races);
+AGENTMM_SENSOR_U64_ATTR(counters_fed, agentmm_gov.counters_fed);
 AGENTMM_SENSOR_U64_ATTR(memory_downs, agentmm_gov.st.memory_downs);
 
 static ssize_t mem_cap_kb_show(struct kobject *kobj,
@@ -297,6 +293,80 @@ static ssize_t enabled_sizes_show(struct kobject *kobj,
 }
 static struct kobj_attribute enabled_sizes_attr = __ATTR_RO(enabled_sizes);
 
+/* Emits "16,32,64" for the sizes in @mask, "-" if none; lock held. */
+static int agentmm_emit_kb_list(char *buf, int at, u32 mask)
+{
+	struct agentmm_sensor *s = &agentmm_sensor;
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < s->nr_sizes; i++) {
+		if (!(mask & (1U << s->sizes[i].order)))
+			continue;
+		at += sysfs_emit_at(buf, at, "%s%u", any ? "," : "",
+				    s->sizes[i].kb);
+		any = true;
+	}
+	return any ? at : at + sysfs_emit_at(buf, at, "-");
+}
+
+/*
+ * The decision agentmmd applies, in one read: the mode (it applies only
+ * "enforce"), ticks (0: none made yet), the sizes enabled and the
+ * candidates they were chosen from.
+ */
+static ssize_t decision_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	struct agentmm_governor *g = &agentmm_gov;
+	int at;
+
+	mutex_lock(&agentmm_sensor.lock);
+	at = sysfs_emit(buf, "mode=%s ticks=%llu enabled_kb=",
+			agentmm_mode_name(agentmm_get_mode()),
+			g->initialised ? g->ticks : 0);
+	at = agentmm_emit_kb_list(buf, at, g->initialised ? g->dec.enabled : 0);
+	at += sysfs_emit_at(buf, at, " candidates_kb=");
+	at = agentmm_emit_kb_list(buf, at, g->cfg.candidates);
+	mutex_unlock(&agentmm_sensor.lock);
+	return at + sysfs_emit_at(buf, at, "\n");
+}
+static struct kobj_attribute decision_attr = __ATTR_RO(decision);
+
+static ssize_t counters_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	ssize_t ret;
+
+	mutex_lock(&agentmm_sensor.lock);
+	ret = agentmm_gov_show_counters(buf);
+	mutex_unlock(&agentmm_sensor.lock);
+	return ret;
+}
+
+static ssize_t counters_store(struct kobject *kobj,
+			      struct kobj_attribute *attr, const char *buf,
+			      size_t count)
+{
+	int err = agentmm_gov_feed(buf, count);
+
+	if (err == -EINVAL)
+		pr_err("governor/counters: malformed write, nothing taken; one line per size: <kb>kB alloc fallback fallback_charge nr_anon nr_anon_partially_mapped split_deferred\n");
+	return err ? err : count;
+}
+static struct kobj_attribute counters_attr = __ATTR_RW_MODE(counters, 0600);
+
+/**
+ * agentmm_sysfs_notify_decision() - wake pollers of governor/decision
+ *
+ * Context: process context; agentmm_sensor.lock not held.
+ */
+void agentmm_sysfs_notify_decision(void)
+{
+	if (agentmm_kobj)
+		sysfs_notify(agentmm_kobj, "governor", "decision");
+}
+
 static struct attribute *agentmm_governor_attrs[] = {
 	&ceiling_kb_attr.attr,
 	&enabled_sizes_attr.attr,
@@ -310,10 +380,9 @@ static struct attribute *agentmm_governor_attrs[] = {
 	&compact_blocks_attr.attr,
 	&compact_misses_attr.attr,
 	&compact_us_attr.attr,
-	&knob_writes_attr.attr,
-	&knob_write_errors_attr.attr,
-	&external_changes_attr.attr,
-	&external_races_attr.attr,
+	&counters_fed_attr.attr,
+	&counters_attr.attr,
+	&decision_attr.attr,
 	&memory_downs_attr.attr,
 	&mem_cap_kb_attr.attr,
 	&headroom_permille_attr.attr,
@@ -348,21 +417,6 @@ AGENTMM_SIZE_ATTR(order, "%u", order);
 AGENTMM_SIZE_ATTR(available_pages, "%llu", avail_pages);
 AGENTMM_SIZE_ATTR(servable_pages, "%llu", servable_pages);
 AGENTMM_SIZE_ATTR(unusable_index, "%u", unusable);
-
-/* The governor's view of one size; caller holds agentmm_sensor.lock. */
-static const char *agentmm_knob_state(unsigned int idx)
-{
-	const struct agentmm_knob *k = &agentmm_gov.knobs[idx];
-
-	if (!agentmm_gov.running || !k->stats[AGENTMM_STAT_ALLOC])
-		return "absent";
-	if (k->external)
-		return "external";
-	if (k->borrowed && agentmm_gov.cfg.candidates &
-	    (1U << agentmm_sensor.sizes[idx].order))
-		return "managed";
-	return "unmanaged";
-}
 
 static const char *agentmm_decision_of(unsigned int idx)
 {
@@ -399,39 +453,6 @@ static struct kobj_attribute size_##_name##_attr =			\
 
 AGENTMM_SIZE_STR_ATTR(decision, agentmm_decision_of(idx));
 AGENTMM_SIZE_STR_ATTR(reason, agentmm_reason_of(idx));
-AGENTMM_SIZE_STR_ATTR(knob, agentmm_knob_state(idx));
-AGENTMM_SIZE_STR_ATTR(original, agentmm_gov.knobs[idx].borrowed ?
-		      agentmm_gov.knobs[idx].original : "-");
-AGENTMM_SIZE_STR_ATTR(enable_as, agentmm_gov.knobs[idx].borrowed ?
-		      agentmm_gov.knobs[idx].on : "-");
-
-static const char * const agentmm_ext_names[] = {
-	[AGENTMM_EXT_NONE] = "-",
-	[AGENTMM_EXT_BEFORE] = "changed",
-	[AGENTMM_EXT_DURING] = "raced",
-	[AGENTMM_EXT_RESTORE] = "restore",
-};
-
-/* "<when> <value seen>" for a released knob, "-" otherwise. */
-static ssize_t size_external_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	const struct agentmm_knob *k =
-		&agentmm_gov.knobs[agentmm_item_idx(kobj)];
-	ssize_t ret;
-
-	mutex_lock(&agentmm_sensor.lock);
-	if (k->external)
-		ret = sysfs_emit(buf, "%s %s\n", agentmm_ext_names[k->why],
-				 k->seen);
-	else
-		ret = sysfs_emit(buf, "-\n");
-	mutex_unlock(&agentmm_sensor.lock);
-	return ret;
-}
-static struct kobj_attribute size_external_attr =
-	__ATTR(external, 0444, size_external_show, NULL);
-
 static ssize_t size_fallback_permille_show(struct kobject *kobj,
 					   struct kobj_attribute *attr,
 					   char *buf)
@@ -481,10 +502,6 @@ static struct attribute *agentmm_size_attrs[] = {
 	&size_fallback_permille_attr.attr,
 	&size_waste_permille_attr.attr,
 	&size_footprint_permille_attr.attr,
-	&size_knob_attr.attr,
-	&size_original_attr.attr,
-	&size_enable_as_attr.attr,
-	&size_external_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(agentmm_size);
