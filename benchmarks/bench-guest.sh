@@ -40,8 +40,11 @@ Arms:
             borrowed), plus `insmod agentmm.ko mode=enforce` where the
             module loads. With --host every part is required (the arm is
             skipped with a message when one is missing). In the test guest
-            (no --host) the compressed tier and the daemon are used when
-            given and agentmm.ko alone suffices, as before.
+            (no --host) the compressed tier is used when given, and without
+            --governor-cmd the arms with agentmm.ko run `agentmmd` as the
+            one writer of the mTHP switches, applying the module's
+            decision (governor = kernel, no BPF): the module alone changes
+            no knob.
   agentmm-noreclaim, agentmm-nozswap, agentmm-nogov  agentmm with one lever
             off: the daemon's configuration without reclaim (bench-host
             writes it; the arm name reaches the command as @ARM@), no
@@ -397,7 +400,7 @@ arm_levers() {
 	agentmm-nozswap) echo "tuned module daemon" ;;
 	agentmm-nogov) echo "tuned swap daemon" ;;
 	agentmm-ksm) echo "tuned module swap daemon ksm" ;;
-	agentmm-small) echo "tuned small" ;;
+	agentmm-small) echo "tuned small daemon" ;;
 	esac
 }
 
@@ -413,7 +416,8 @@ arm_setup() {
 		fi ;;
 	esac
 	case " $levers " in *" daemon "*)
-		if [ -z "$gov_cmd" ] && { [ $host = 1 ] || [ $1 != agentmm ]; }; then
+		if [ -z "$gov_cmd" ] && { [ $host = 1 ] ||
+			[[ " $levers " != *" module "* && " $levers " != *" small "* ]]; }; then
 			say "  SKIP $1: needs the daemon (--governor-cmd: agentmmd)"
 			return 77
 		fi ;;
@@ -465,8 +469,14 @@ arm_setup() {
 			set_file /sys/kernel/mm/ksm/run 1 || return 1
 			run_args="--merge" ;;
 		daemon)
-			[ -n "$gov_cmd" ] || continue	# the guest's agentmm: the module alone
-			daemon_cmd=$(echo "$gov_cmd" | sed "s/@ARM@/$1/g")
+			if [ -n "$gov_cmd" ]; then
+				daemon_cmd=$(echo "$gov_cmd" | sed "s/@ARM@/$1/g")
+			else
+				# the guest's agentmm: agentmmd applies the module's decision
+				printf 'governor = kernel\nbpf = 0\nstate_dir = /run/agentmm-bench\n' \
+					>"$out/runs/$name.agentmmd.conf"
+				daemon_cmd="agentmmd -c $out/runs/$name.agentmmd.conf"
+			fi
 			say "  daemon: $daemon_cmd"
 			# append mode: the CPU line written at the end must not be
 			# overwritten by the daemon's own last words

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
@@ -284,18 +285,19 @@ void agentmm_sensor_stop(void)
 }
 
 /*
- * The anonymous mTHP sizes: orders 2 (the smallest a folio may be) up to
- * the PMD order, as the kernel defines THP_ORDERS_ALL_ANON; derived from
- * the base page and PMD sizes, so 16K and 64K base pages need nothing
- * else.
+ * The anonymous mTHP sizes are the kernel's THP_ORDERS_ALL_ANON (order 2
+ * up to the PMD order): the same set as its hugepages-<N>kB directories
+ * with an anon switch, whatever the base page size.
  */
 static void agentmm_find_sizes(struct agentmm_sensor *s)
 {
+	unsigned long orders = THP_ORDERS_ALL_ANON;
 	unsigned int order;
 
 	s->nr_sizes = 0;
-	for (order = 2; order <= HPAGE_PMD_ORDER && order < NR_PAGE_ORDERS &&
-	     s->nr_sizes < ARRAY_SIZE(s->sizes); order++) {
+	for_each_set_bit(order, &orders, NR_PAGE_ORDERS) {
+		if (s->nr_sizes == ARRAY_SIZE(s->sizes))
+			break;
 		s->sizes[s->nr_sizes].kb = (PAGE_SIZE / SZ_1K) << order;
 		s->sizes[s->nr_sizes].order = order;
 		s->nr_sizes++;

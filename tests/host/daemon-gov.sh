@@ -5,7 +5,8 @@
 # (no VM): it drives hugepages-<N>kB/enabled, a kill -9 of the daemon and
 # its guardian is undone at the next start, SIGTERM restores, and every
 # knob ends byte for byte as found. Needs root and writable mTHP knobs;
-# skips (exit 77) otherwise, or when agentmm.ko is in enforce here.
+# skips (exit 77) otherwise. (governor = daemon uses the daemon's own
+# sensor even where agentmm.ko is loaded.)
 #
 # Usage: daemon-gov.sh AGENTMMD AGENTMMCTL
 #
@@ -36,8 +37,6 @@ done
 if ! echo "$(sel 16)" >$THP/hugepages-16kB/enabled 2>/dev/null; then
 	skip "cannot write $THP/hugepages-16kB/enabled (read-only sysfs?)"
 fi
-[ "$(cat /sys/kernel/agentmm/mode 2>/dev/null)" = enforce ] &&
-	skip "agentmm.ko is in enforce on this host; the daemon would not drive"
 
 tmp=$(mktemp -d /tmp/agentmm-host-gov.XXXXXX) || skip "cannot make a temp dir"
 ST=$tmp/state LOG=$tmp/agentmmd.log
