@@ -300,13 +300,10 @@ MODULE_PARM_DESC(candidates,
 
 /* --- counters: fed by agentmmd --- */
 
-/* What one line of governor/counters carries, in its order. */
-#define AGENTMM_COUNTER_FIELDS	6
-
 static u64 *agentmm_counter_field(struct amm_gov_order_input *o,
 				  unsigned int i)
 {
-	u64 *f[AGENTMM_COUNTER_FIELDS] = {
+	u64 *f[AMM_NR_COUNTERS] = {
 		&o->fault_alloc, &o->fault_fallback,
 		&o->fault_fallback_charge, &o->nr_anon,
 		&o->nr_anon_partially_mapped, &o->split_deferred,
@@ -316,44 +313,24 @@ static u64 *agentmm_counter_field(struct amm_gov_order_input *o,
 }
 
 /*
- * Parses one "<kb>kB alloc fallback charge nr_anon partial deferred" line
- * of @len bytes into @all. Return: 0 or -EINVAL.
+ * One line of governor/counters (amm_parse_counters()) into @all, for an
+ * anonymous mTHP size of this kernel. Return: 0 or -EINVAL.
  */
 static int agentmm_feed_line(const char *line, size_t len,
 			     struct amm_gov_order_input *all)
 {
-	struct amm_gov_order_input o = { .present = true };
-	const char *end = line + len, *w;
+	u64 vals[AMM_NR_COUNTERS];
 	unsigned int kb, i;
 	int order;
-	u64 v;
 
-	for (i = 0; i <= AGENTMM_COUNTER_FIELDS; i++) {
-		while (line < end && *line == ' ')
-			line++;
-		w = line;
-		while (line < end && *line != ' ')
-			line++;
-		if (w == line)
-			return -EINVAL;
-		if (i == 0) {
-			if (line - w < 3 || line[-2] != 'k' ||
-			    line[-1] != 'B' ||
-			    amm_parse_u64(w, line - w - 2, &v) || v > U32_MAX)
-				return -EINVAL;
-			kb = v;
-			continue;
-		}
-		if (amm_parse_u64(w, line - w, &v))
-			return -EINVAL;
-		*agentmm_counter_field(&o, i - 1) = v;
-	}
-	while (line < end && *line == ' ')
-		line++;
-	order = amm_order_of_kb(kb, PAGE_SIZE / 1024);
-	if (line != end || order < 2 || order > HPAGE_PMD_ORDER)
+	if (amm_parse_counters(line, len, &kb, vals))
 		return -EINVAL;
-	all[order] = o;
+	order = amm_order_of_kb(kb, PAGE_SIZE / 1024);
+	if (order < 0 || !(THP_ORDERS_ALL_ANON & BIT(order)))
+		return -EINVAL;
+	all[order].present = true;
+	for (i = 0; i < AMM_NR_COUNTERS; i++)
+		*agentmm_counter_field(&all[order], i) = vals[i];
 	return 0;
 }
 
@@ -424,7 +401,7 @@ int agentmm_gov_show_counters(char *buf)
 			&agentmm_gov.counters[s->sizes[i].order];
 
 		at += sysfs_emit_at(buf, at, "%ukB", s->sizes[i].kb);
-		for (j = 0; j < AGENTMM_COUNTER_FIELDS; j++)
+		for (j = 0; j < AMM_NR_COUNTERS; j++)
 			at += sysfs_emit_at(buf, at, " %llu",
 					    *agentmm_counter_field(o, j));
 		at += sysfs_emit_at(buf, at, "\n");

@@ -327,3 +327,53 @@ int amm_parse_stat(const char *s, size_t len, u64 *out)
 		len--;
 	return amm_parse_digits(s + start, len - start, 10, out);
 }
+
+/**
+ * amm_parse_counters() - one line of agentmm.ko's governor/counters
+ * @s: "<kb>kB alloc fallback fallback_charge nr_anon partial deferred":
+ *	a size and AMM_NR_COUNTERS decimal counters, separated by blanks
+ * @len: its length (a NUL before it ends the text)
+ * @kb: the size in kB; untouched on failure
+ * @vals: the counters, in that order; untouched on failure
+ *
+ * Strict: decimal digits without a leading zero (but "0"), no sign, no
+ * field missing or extra; blanks around the fields are allowed.
+ *
+ * Return: 0, or -AMM_EINVAL.
+ */
+int amm_parse_counters(const char *s, size_t len, unsigned int *kb,
+		       u64 vals[AMM_NR_COUNTERS])
+{
+	u64 v[AMM_NR_COUNTERS + 1];
+	unsigned int n;
+	size_t i = 0;
+
+	len = amm_strnlen(s, len);
+	for (n = 0; n <= AMM_NR_COUNTERS; n++) {
+		size_t start, end;
+
+		while (i < len && amm_isspace(s[i]))
+			i++;
+		start = i;
+		while (i < len && !amm_isspace(s[i]))
+			i++;
+		end = i;
+		if (!n) {	/* "<kb>kB" */
+			if (end - start < 3 || s[end - 2] != 'k' ||
+			    s[end - 1] != 'B')
+				return -AMM_EINVAL;
+			end -= 2;
+		}
+		if (end == start || (s[start] == '0' && end - start > 1) ||
+		    amm_parse_digits(s + start, end - start, 10, &v[n]))
+			return -AMM_EINVAL;
+	}
+	while (i < len && amm_isspace(s[i]))
+		i++;
+	if (i != len || !v[0] || v[0] > AMM_U32_MAX)
+		return -AMM_EINVAL;
+	*kb = (unsigned int)v[0];
+	for (n = 0; n < AMM_NR_COUNTERS; n++)
+		vals[n] = v[n + 1];
+	return 0;
+}

@@ -104,6 +104,26 @@ static void fuzz_stat(const char *s, size_t n)
 }
 
 /* Arbitrary bytes as a governor config: the check never traps. */
+static void fuzz_counters(const char *s, size_t n)
+{
+	u64 v[AMM_NR_COUNTERS] = { 1, 2, 3, 4, 5, 6 }, w[AMM_NR_COUNTERS];
+	unsigned int kb = 0x5a5a, kb2 = 0, i;
+	char buf[256];
+	int len;
+
+	if (amm_parse_counters(s, n, &kb, v)) {
+		ASSERT(kb == 0x5a5a && v[0] == 1 && v[5] == 6);
+		return;
+	}
+	ASSERT(kb > 0);
+	len = snprintf(buf, sizeof(buf), "%ukB", kb);
+	for (i = 0; i < AMM_NR_COUNTERS; i++)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len, " %llu",
+				(unsigned long long)v[i]);
+	ASSERT(!amm_parse_counters(buf, (size_t)len, &kb2, w));
+	ASSERT(kb2 == kb && !memcmp(v, w, sizeof(v)));
+}
+
 static void fuzz_config(const uint8_t *d, size_t n)
 {
 	struct amm_gov_config cfg;
@@ -128,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, n);
 	s[n] = '\0';
-	switch (data[0] % 8) {
+	switch (data[0] % 9) {
 	case 0: fuzz_u64(s, n); break;
 	case 1: fuzz_sizes(s, n, 4); break;
 	case 2: fuzz_sizes(s, n, 16); break;
@@ -137,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 5: fuzz_dir(s, n); break;
 	case 6: fuzz_stat(s, n); break;
 	case 7: fuzz_config(data + 1, n); break;
+	case 8: fuzz_counters(s, n); break;
 	}
 	free(s);
 	return 0;

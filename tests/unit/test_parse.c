@@ -194,6 +194,43 @@ TEST(stat_counter)
 	EXPECT_EQ(v, 9);
 }
 
+TEST(counters_line)
+{
+	u64 v[AMM_NR_COUNTERS] = { 9, 9, 9, 9, 9, 9 };
+	unsigned int kb = 7;
+	static const char good[] = "16kB 10 2 0 33 1 4";
+
+	EXPECT_EQ(amm_parse_counters(good, sizeof(good) - 1, &kb, v), 0);
+	EXPECT_EQ(kb, 16);
+	EXPECT_EQ(v[0], 10);
+	EXPECT_EQ(v[1], 2);
+	EXPECT_EQ(v[2], 0);
+	EXPECT_EQ(v[3], 33);
+	EXPECT_EQ(v[5], 4);
+	EXPECT_EQ(amm_parse_counters("  2048kB 0 0 0 0 0 18446744073709551615 ",
+				     41, &kb, v), 0);
+	EXPECT_EQ(kb, 2048);
+	EXPECT_EQ(v[5], 18446744073709551615ULL);
+	kb = 7;
+	v[0] = 9;
+	/* missing, extra, signed, hex, leading zero, no kB, overflow, 0kB */
+	EXPECT_EQ(amm_parse_counters("16kB 1 2 3 4 5", 14, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16kB 1 2 3 4 5 6 7", 18, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16kB 1 2 3 4 5 -6", 17, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16kB 0x1 2 3 4 5 6", 18, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16kB 01 2 3 4 5 6", 17, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16 1 2 3 4 5 6", 14, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("016kB 1 2 3 4 5 6", 17, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("0kB 1 2 3 4 5 6", 15, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("16kB 1 2 3 4 5 18446744073709551616", 35,
+				     &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_counters("", 0, &kb, v), -AMM_EINVAL);
+	/* the length bounds the text */
+	EXPECT_EQ(amm_parse_counters(good, 14, &kb, v), -AMM_EINVAL);
+	EXPECT_EQ(kb, 7);
+	EXPECT_EQ(v[0], 9);
+}
+
 int main(void)
 {
 	return unit_main();
