@@ -113,7 +113,8 @@ struct agentmm_sensor {
  * no file and waits on nothing while it holds it.
  * @counters: each order's mTHP fault and footprint counters as agentmmd
  *	last fed them (governor/counters); zero until it does
- * @counters_fed: writes to governor/counters taken
+ * @counters_fed: writes to governor/counters taken (the first one
+ *	restarts the decision logic from the counters as its baseline)
  * @cfg: tunables in force (the module parameters as last committed)
  * @cfg_ready: @cfg holds the defaults or what parameters set
  * @st: decision-logic state

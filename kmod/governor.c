@@ -376,7 +376,13 @@ int agentmm_gov_feed(const char *buf, size_t len)
 		for (order = 0; order < AMM_MAX_ORDERS; order++)
 			if (all[order].present)
 				agentmm_gov.counters[order] = all[order];
-		agentmm_gov.counters_fed++;
+		/*
+		 * The first counters are the kernel's totals since boot, not
+		 * this interval's faults: the decision logic starts over from
+		 * them as its baseline.
+		 */
+		if (!agentmm_gov.counters_fed++)
+			agentmm_gov.initialised = false;
 		mutex_unlock(&agentmm_sensor.lock);
 	}
 	kfree(all);
