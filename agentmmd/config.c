@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,210 +167,235 @@ static int parse_centi(const char *v, unsigned int *out)
 	return 0;
 }
 
-#define U(field, max) do {						\
-	uint64_t x;							\
-	if (parse_u64(val, (max), &x))					\
-		goto bad_value;						\
-	c->field = x;							\
-} while (0)
+/* The keys that take one number or switch: type, where, allowed range. */
+enum num_kind { NUM_UINT, NUM_U64, NUM_INT, NUM_BOOL, NUM_CENTI };
 
-static int set_key(struct amm_config *c, const char *key, char *val,
-		   char *why, size_t whylen)
+struct num_key {
+	const char *name;
+	enum num_kind kind;
+	size_t off;
+	int64_t min;
+	uint64_t max;
+};
+
+#define NK(f, kind, lo, hi) { #f, kind, offsetof(struct amm_config, f), lo, hi }
+#define KUINT(f, lo, hi)	NK(f, NUM_UINT, lo, hi)
+#define KU64(f, lo, hi)		NK(f, NUM_U64, lo, hi)
+#define KINT(f, lo, hi)		NK(f, NUM_INT, lo, hi)
+#define KBOOL(f)		NK(f, NUM_BOOL, 0, 1)
+#define KCENTI(f)		NK(f, NUM_CENTI, 0, 10000)	/* 0.00-100.00 */
+
+static const struct num_key num_keys[] = {
+	KBOOL(protect_guessed_runtime),
+	KUINT(freeze_max_s, 1, 3600),
+	KUINT(bpf_tasks_per_sandbox, 16, 65536),
+	KBOOL(freeze_kubernetes),
+	KUINT(interval_ms, 50, 60000),
+	KUINT(busy_interval_ms, 20, 60000),
+	KUINT(idle_interval_ms, 50, 600000),
+	KU64(memory_limit_mb, 0, 1ULL << 40),
+	KUINT(throttle_free_pct, 0, 100),
+	KUINT(freeze_free_pct, 0, 100),
+	KUINT(kill_free_pct, 0, 100),
+	KUINT(hysteresis_pct, 0, 100),
+	KUINT(kill_after_ms, 0, 600000),
+	KUINT(forecast_throttle_ms, 0, 600000),
+	KUINT(forecast_freeze_ms, 0, 600000),
+	KUINT(forecast_kill_ms, 0, 600000),
+	KUINT(pool_high_free_pct, 0, 50),
+	KU64(floor_mb, 0, 1ULL << 40),
+	KU64(kill_min_mb, 0, 1ULL << 40),
+	KCENTI(swap_thrash_psi_full),
+	KUINT(swap_thrash_s, 0, 3600),
+	KUINT(default_priority, 0, 1000000),
+	KINT(runtime_oom_score_adj, -1000, 1000),
+	KINT(tool_oom_score_adj, -1000, 1000),
+	KBOOL(throttle),
+	KBOOL(freeze),
+	KBOOL(kill),
+	KBOOL(reclaim),
+	KBOOL(bpf),
+	KBOOL(debug),
+	KUINT(reclaim_target_free_pct, 0, 100),
+	KCENTI(reclaim_host_psi_max),
+	KUINT(reclaim_idle_s, 0, 86400),
+	KCENTI(reclaim_sandbox_psi_max),
+	KUINT(reclaim_step_pct, 0, 100),
+	KU64(reclaim_budget_mb_per_s, 0, 1ULL << 30),
+	KBOOL(reclaim_paced),
+	KUINT(reclaim_paced_step_permille, 1, 500),
+	KUINT(reclaim_settle_ms, 0, 3600000),
+	KUINT(reclaim_refault_max_pct, 0, 100),
+	KUINT(retry_repeats, 0, 100),
+	KBOOL(dry_run),
+	KUINT(metrics_interval_s, 1, 3600),
+	KUINT(events_max_kb, 16, 1U << 20),
+};
+
+/* @val into the field @k names; -1 (field untouched) if out of range. */
+static int set_num_key(struct amm_config *c, const struct num_key *k,
+		       const char *val)
 {
-	if (!strcmp(key, "cgroup_root")) {
-		if (val[0] != '/' || strlen(val) >= sizeof(c->cgroup_root))
-			goto bad_value;
-		strcpy(c->cgroup_root, val);
-	} else if (!strcmp(key, "state_dir")) {
-		if (val[0] != '/' || strlen(val) >= sizeof(c->state_dir) - 64)
-			goto bad_value;
-		strcpy(c->state_dir, val);
-	} else if (!strcmp(key, "sandbox_patterns")) {
-		char *save = NULL, *tok;
+	char *p = (char *)c + k->off;
+	uint64_t x;
+	int i;
 
-		c->n_patterns = 0;
-		for (tok = strtok_r(val, " \t", &save); tok;
-		     tok = strtok_r(NULL, " \t", &save)) {
-			if (c->n_patterns == AMM_MAX_PATTERNS ||
-			    strlen(tok) >= sizeof(c->patterns[0]) ||
-			    tok[0] == '/') {
-				snprintf(why, whylen,
-					 "bad pattern '%s' (at most %d patterns, relative to cgroup_root, < 256 chars)",
-					 tok, AMM_MAX_PATTERNS);
-				return -1;
-			}
-			strcpy(c->patterns[c->n_patterns++], tok);
-		}
-	} else if (!strcmp(key, "tool_cgroup_prefix")) {
-		if (!*val || strlen(val) >= sizeof(c->tool_prefix) ||
-		    strchr(val, '/'))
-			goto bad_value;
-		strcpy(c->tool_prefix, val);
-	} else if (!strcmp(key, "priorities")) {
-		char *save = NULL, *tok, *eq;
-		uint64_t x;
+	switch (k->kind) {
+	case NUM_BOOL:
+		return parse_bool(val, (bool *)p);
+	case NUM_CENTI:
+		return parse_centi(val, (unsigned int *)p);
+	case NUM_INT:
+		if (parse_int(val, (int)k->min, (int)k->max, &i))
+			return -1;
+		*(int *)p = i;
+		return 0;
+	case NUM_UINT:
+	case NUM_U64:
+		if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
+			return -1;
+		if (k->kind == NUM_U64)
+			*(uint64_t *)p = x;
+		else
+			*(unsigned int *)p = (unsigned int)x;
+		return 0;
+	}
+	return -1;
+}
 
-		c->n_prio = 0;
-		for (tok = strtok_r(val, " \t", &save); tok;
-		     tok = strtok_r(NULL, " \t", &save)) {
-			eq = strrchr(tok, '=');
-			if (!eq || eq == tok || c->n_prio == AMM_MAX_PATTERNS ||
-			    (size_t)(eq - tok) >= sizeof(c->prio_patterns[0]) ||
-			    tok[0] == '/' || parse_u64(eq + 1, 1000000, &x)) {
-				snprintf(why, whylen,
-					 "bad priority '%s' (GLOB=N, N 0..1000000, at most %d, globs relative to cgroup_root)",
-					 tok, AMM_MAX_PATTERNS);
-				return -1;
-			}
-			*eq = 0;
-			strcpy(c->prio_patterns[c->n_prio], tok);
-			c->prio_values[c->n_prio++] = (unsigned int)x;
-		}
-	} else if (!strcmp(key, "runtime_cgroup")) {
-		if (strlen(val) >= sizeof(c->runtime_cgroup) ||
-		    strchr(val, '/') || !strcmp(val, ".") || !strcmp(val, ".."))
-			goto bad_value;
-		strcpy(c->runtime_cgroup, val);
-	} else if (!strcmp(key, "protect_guessed_runtime")) {
-		if (parse_bool(val, &c->protect_guessed_runtime))
-			goto bad_value;
-	} else if (!strcmp(key, "freeze_max_s")) {
-		U(freeze_max_s, 3600);
-		if (!c->freeze_max_s)
-			goto bad_value;
-	} else if (!strcmp(key, "bpf_tasks_per_sandbox")) {
-		U(bpf_tasks_per_sandbox, 65536);
-		if (c->bpf_tasks_per_sandbox < 16)
-			goto bad_value;
-	} else if (!strcmp(key, "freeze_kubernetes")) {
-		if (parse_bool(val, &c->freeze_kubernetes))
-			goto bad_value;
-	} else if (!strcmp(key, "interval_ms")) {
-		U(interval_ms, 60000);
-		if (c->interval_ms < 50)
-			goto bad_value;
-	} else if (!strcmp(key, "busy_interval_ms")) {
-		U(busy_interval_ms, 60000);
-		if (c->busy_interval_ms < 20)
-			goto bad_value;
-	} else if (!strcmp(key, "idle_interval_ms")) {
-		U(idle_interval_ms, 600000);
-		if (c->idle_interval_ms < 50)
-			goto bad_value;
-	} else if (!strcmp(key, "memory_limit_mb")) {
-		U(memory_limit_mb, 1ULL << 40);
-	} else if (!strcmp(key, "throttle_free_pct")) {
-		U(throttle_free_pct, 100);
-	} else if (!strcmp(key, "freeze_free_pct")) {
-		U(freeze_free_pct, 100);
-	} else if (!strcmp(key, "kill_free_pct")) {
-		U(kill_free_pct, 100);
-	} else if (!strcmp(key, "hysteresis_pct")) {
-		U(hysteresis_pct, 100);
-	} else if (!strcmp(key, "kill_after_ms")) {
-		U(kill_after_ms, 600000);
-	} else if (!strcmp(key, "forecast_throttle_ms")) {
-		U(forecast_throttle_ms, 600000);
-	} else if (!strcmp(key, "forecast_freeze_ms")) {
-		U(forecast_freeze_ms, 600000);
-	} else if (!strcmp(key, "forecast_kill_ms")) {
-		U(forecast_kill_ms, 600000);
-	} else if (!strcmp(key, "pool_cgroup")) {
-		if (strlen(val) >= sizeof(c->pool_cgroup) || val[0] == '/' ||
-		    strstr(val, ".."))
-			goto bad_value;
-		strcpy(c->pool_cgroup, val);
-	} else if (!strcmp(key, "pool_high_free_pct")) {
-		U(pool_high_free_pct, 50);
-	} else if (!strcmp(key, "floor_mb")) {
-		U(floor_mb, 1ULL << 40);
-	} else if (!strcmp(key, "kill_min_mb")) {
-		U(kill_min_mb, 1ULL << 40);
-	} else if (!strcmp(key, "swap_thrash_psi_full")) {
-		if (parse_centi(val, &c->swap_thrash_psi_full))
-			goto bad_value;
-	} else if (!strcmp(key, "swap_thrash_s")) {
-		U(swap_thrash_s, 3600);
-	} else if (!strcmp(key, "default_priority")) {
-		U(default_priority, 1000000);
-	} else if (!strcmp(key, "runtime_oom_score_adj")) {
-		if (parse_int(val, -1000, 1000, &c->runtime_oom_score_adj))
-			goto bad_value;
-	} else if (!strcmp(key, "tool_oom_score_adj")) {
-		if (parse_int(val, -1000, 1000, &c->tool_oom_score_adj))
-			goto bad_value;
-	} else if (!strcmp(key, "throttle")) {
-		if (parse_bool(val, &c->throttle))
-			goto bad_value;
-	} else if (!strcmp(key, "freeze")) {
-		if (parse_bool(val, &c->freeze))
-			goto bad_value;
-	} else if (!strcmp(key, "kill")) {
-		if (parse_bool(val, &c->kill))
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim")) {
-		if (parse_bool(val, &c->reclaim))
-			goto bad_value;
-	} else if (!strcmp(key, "bpf")) {
-		if (parse_bool(val, &c->bpf))
-			goto bad_value;
-	} else if (!strcmp(key, "debug")) {
-		if (parse_bool(val, &c->debug))
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim_target_free_pct")) {
-		U(reclaim_target_free_pct, 100);
-	} else if (!strcmp(key, "reclaim_host_psi_max")) {
-		if (parse_centi(val, &c->reclaim_host_psi_max))
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim_idle_s")) {
-		U(reclaim_idle_s, 86400);
-	} else if (!strcmp(key, "reclaim_sandbox_psi_max")) {
-		if (parse_centi(val, &c->reclaim_sandbox_psi_max))
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim_step_pct")) {
-		U(reclaim_step_pct, 100);
-	} else if (!strcmp(key, "reclaim_budget_mb_per_s")) {
-		U(reclaim_budget_mb_per_s, 1ULL << 30);
-	} else if (!strcmp(key, "reclaim_paced")) {
-		if (parse_bool(val, &c->reclaim_paced))
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim_paced_step_permille")) {
-		U(reclaim_paced_step_permille, 500);
-		if (!c->reclaim_paced_step_permille)
-			goto bad_value;
-	} else if (!strcmp(key, "reclaim_settle_ms")) {
-		U(reclaim_settle_ms, 3600000);
-	} else if (!strcmp(key, "reclaim_refault_max_pct")) {
-		U(reclaim_refault_max_pct, 100);
-	} else if (!strcmp(key, "retry_repeats")) {
-		U(retry_repeats, 100);
-	} else if (!strncmp(key, "governor_", 9)) {
-		unsigned int i;
-		uint64_t x;
+/* An absolute path shorter than @size - @reserve into @dst. */
+static int set_abs_path(char *dst, size_t size, size_t reserve,
+			const char *val)
+{
+	if (val[0] != '/' || strlen(val) + reserve >= size)
+		return -1;
+	strcpy(dst, val);
+	return 0;
+}
 
-		if (!strcmp(key + 9, "candidates")) {
-			size_t n = strlen(val);
+/* sandbox_patterns = GLOB ...: relative to cgroup_root. */
+static int set_patterns(struct amm_config *c, char *val, char *why,
+			size_t whylen)
+{
+	char *save = NULL, *tok;
 
-			if (!n || n >= sizeof(c->gov_candidates) ||
-			    strspn(val, "0123456789,") != n)
-				goto bad_value;
-			strcpy(c->gov_candidates, val);
-			return 0;
-		}
-		for (i = 0; i < AMM_GOV_NPARAMS; i++)
-			if (!strcmp(key + 9, amm_gov_param_names[i]))
-				break;
-		if (i == AMM_GOV_NPARAMS) {
-			snprintf(why, whylen, "unknown key '%s'", key);
+	c->n_patterns = 0;
+	for (tok = strtok_r(val, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		if (c->n_patterns == AMM_MAX_PATTERNS ||
+		    strlen(tok) >= sizeof(c->patterns[0]) || tok[0] == '/') {
+			snprintf(why, whylen,
+				 "bad pattern '%s' (at most %d patterns, relative to cgroup_root, < 256 chars)",
+				 tok, AMM_MAX_PATTERNS);
 			return -1;
 		}
-		if (parse_u64(val, UINT32_MAX, &x))
-			goto bad_value;
-		c->gov_param[i] = x;
-		c->gov_param_set |= 1u << i;
-	} else if (!strcmp(key, "governor")) {
-		int g;
+		strcpy(c->patterns[c->n_patterns++], tok);
+	}
+	return 0;
+}
 
+/* priorities = GLOB=N ...: first match wins. */
+static int set_priorities(struct amm_config *c, char *val, char *why,
+			  size_t whylen)
+{
+	char *save = NULL, *tok, *eq;
+	uint64_t x;
+
+	c->n_prio = 0;
+	for (tok = strtok_r(val, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save)) {
+		eq = strrchr(tok, '=');
+		if (!eq || eq == tok || c->n_prio == AMM_MAX_PATTERNS ||
+		    (size_t)(eq - tok) >= sizeof(c->prio_patterns[0]) ||
+		    tok[0] == '/' || parse_u64(eq + 1, 1000000, &x)) {
+			snprintf(why, whylen,
+				 "bad priority '%s' (GLOB=N, N 0..1000000, at most %d, globs relative to cgroup_root)",
+				 tok, AMM_MAX_PATTERNS);
+			return -1;
+		}
+		*eq = 0;
+		strcpy(c->prio_patterns[c->n_prio], tok);
+		c->prio_values[c->n_prio++] = (unsigned int)x;
+	}
+	return 0;
+}
+
+/* governor_<name> = N (the policy tunables) and governor_candidates. */
+static int set_gov_param(struct amm_config *c, const char *name,
+			 const char *val, char *why, size_t whylen)
+{
+	unsigned int i;
+	uint64_t x;
+
+	if (!strcmp(name, "candidates")) {
+		size_t n = strlen(val);
+
+		if (!n || n >= sizeof(c->gov_candidates) ||
+		    strspn(val, "0123456789,") != n)
+			return 1;
+		strcpy(c->gov_candidates, val);
+		return 0;
+	}
+	for (i = 0; i < AMM_GOV_NPARAMS; i++)
+		if (!strcmp(name, amm_gov_param_names[i]))
+			break;
+	if (i == AMM_GOV_NPARAMS) {
+		snprintf(why, whylen, "unknown key 'governor_%s'", name);
+		return -1;
+	}
+	if (parse_u64(val, UINT32_MAX, &x))
+		return 1;
+	c->gov_param[i] = x;
+	c->gov_param_set |= 1u << i;
+	return 0;
+}
+
+/* The keys whose value is text; 1 = bad value, -1 = @why says it all. */
+static int set_text_key(struct amm_config *c, const char *key, char *val,
+			char *why, size_t whylen)
+{
+	size_t l = strlen(val);
+	int g;
+
+	if (!strcmp(key, "cgroup_root"))
+		return set_abs_path(c->cgroup_root, sizeof(c->cgroup_root), 0,
+				    val) ? 1 : 0;
+	if (!strcmp(key, "state_dir"))
+		return set_abs_path(c->state_dir, sizeof(c->state_dir), 64,
+				    val) ? 1 : 0;
+	if (!strcmp(key, "sandbox_patterns"))
+		return set_patterns(c, val, why, whylen);
+	if (!strcmp(key, "priorities"))
+		return set_priorities(c, val, why, whylen);
+	if (!strcmp(key, "tool_cgroup_prefix")) {
+		if (!l || l >= sizeof(c->tool_prefix) || strchr(val, '/'))
+			return 1;
+		strcpy(c->tool_prefix, val);
+		return 0;
+	}
+	if (!strcmp(key, "runtime_cgroup")) {
+		if (l >= sizeof(c->runtime_cgroup) || strchr(val, '/') ||
+		    !strcmp(val, ".") || !strcmp(val, ".."))
+			return 1;
+		strcpy(c->runtime_cgroup, val);
+		return 0;
+	}
+	if (!strcmp(key, "pool_cgroup")) {
+		if (l >= sizeof(c->pool_cgroup) || val[0] == '/' ||
+		    strstr(val, ".."))
+			return 1;
+		strcpy(c->pool_cgroup, val);
+		return 0;
+	}
+	if (!strcmp(key, "metrics_textfile")) {
+		/* node_exporter reads only *.prom files */
+		if (l && (val[0] != '/' || l >= sizeof(c->metrics_textfile) - 16 ||
+			  l < 6 || strcmp(val + l - 5, ".prom")))
+			return 1;
+		strcpy(c->metrics_textfile, val);
+		return 0;
+	}
+	if (!strcmp(key, "governor")) {
 		for (g = 0; g < 5; g++)
 			if (!strcmp(val, governor_names[g]))
 				break;
@@ -380,34 +406,32 @@ static int set_key(struct amm_config *c, const char *key, char *val,
 			return -1;
 		}
 		c->governor = g;
-	} else if (!strcmp(key, "dry_run")) {
-		if (parse_bool(val, &c->dry_run))
-			goto bad_value;
-	} else if (!strcmp(key, "metrics_textfile")) {
-		size_t l = strlen(val);
-
-		/* node_exporter reads only *.prom files */
-		if (l && (val[0] != '/' || l >= sizeof(c->metrics_textfile) - 16 ||
-			  l < 6 || strcmp(val + l - 5, ".prom")))
-			goto bad_value;
-		strcpy(c->metrics_textfile, val);
-	} else if (!strcmp(key, "metrics_interval_s")) {
-		U(metrics_interval_s, 3600);
-		if (!c->metrics_interval_s)
-			goto bad_value;
-	} else if (!strcmp(key, "events_max_kb")) {
-		U(events_max_kb, 1U << 20);
-		if (c->events_max_kb < 16)
-			goto bad_value;
-	} else {
-		snprintf(why, whylen, "unknown key '%s'", key);
-		return -1;
+		return 0;
 	}
-	return 0;
-bad_value:
-	snprintf(why, whylen, "bad value '%s' for '%s' (see agentmmd --help)",
-		 val, key);
+	if (!strncmp(key, "governor_", 9))
+		return set_gov_param(c, key + 9, val, why, whylen);
+	snprintf(why, whylen, "unknown key '%s'", key);
 	return -1;
+}
+
+static int set_key(struct amm_config *c, const char *key, char *val,
+		   char *why, size_t whylen)
+{
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
+		if (!strcmp(key, num_keys[i].name))
+			break;
+	if (i < sizeof(num_keys) / sizeof(num_keys[0]))
+		r = set_num_key(c, &num_keys[i], val) ? 1 : 0;
+	else
+		r = set_text_key(c, key, val, why, whylen);
+	if (r > 0)
+		snprintf(why, whylen,
+			 "bad value '%s' for '%s' (see agentmmd --help)",
+			 val, key);
+	return r ? -1 : 0;
 }
 
 int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,

@@ -187,6 +187,43 @@ TEST(host_policy_keys)
 	EXPECT_EQ(c.bpf_tasks_per_sandbox, 256);
 }
 
+/* What amm_config_print() writes loads back to the same settings. */
+TEST(print_round_trip)
+{
+	struct amm_config a, b;
+	char err[1024];
+	FILE *f;
+
+	CHECK(load(&a, "interval_ms = 250\nkill = no\nreclaim_host_psi_max = 2.5\n"
+		       "runtime_oom_score_adj = -999\nmemory_limit_mb = 4096\n"
+		       "governor = daemon\ngovernor_dwell_ms = 7\n"
+		       "governor_candidates = 16,64\nreclaim_paced_step_permille = 3\n"
+		       "events_max_kb = 16\nmetrics_interval_s = 9\n"
+		       "priorities = a/*=3\npool_cgroup = pool.slice\n",
+		       err, sizeof(err)) == 0);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	amm_config_print(&a, f);
+	fclose(f);
+	amm_config_defaults(&b);
+	CHECK(amm_config_load(&b, path, false, err, sizeof(err)) == 0);
+	CHECK(b.interval_ms == 250 && !b.kill && b.reclaim_host_psi_max == 250);
+	CHECK(b.runtime_oom_score_adj == -999 && b.memory_limit_mb == 4096);
+	CHECK(b.governor == a.governor && b.gov_param_set == a.gov_param_set);
+	CHECK(!strcmp(b.gov_candidates, "16,64"));
+	CHECK(b.reclaim_paced_step_permille == 3 && b.events_max_kb == 16 &&
+	      b.metrics_interval_s == 9);
+	CHECK(b.n_prio == 1 && b.prio_values[0] == 3);
+	CHECK(!strcmp(b.pool_cgroup, "pool.slice"));
+	/* a value out of range leaves the setting as it was */
+	CHECK(load(&a, "interval_ms = 250\ninterval_ms = 49\n", err,
+		   sizeof(err)));
+	CHECK(a.interval_ms == 250);
+	CHECK(strstr(err, "bad value '49' for 'interval_ms'") != NULL);
+}
+
 TEST(escape)
 {
 	char out[64];
