@@ -7,7 +7,7 @@ AMMD_DIR := $(TOP)/agentmmd
 BPF_OUT := $(BUILD)/bpf
 AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c log.c journal.c loader.c \
 	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
-	config.c cgroup.c governor.c govparse.c escape.c history.c metrics.c \
+	config.c cgroup.c governor.c thpknob.c govparse.c escape.c history.c metrics.c \
 	control.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/statusfile.c $(AMMD_DIR)/config.c \
@@ -73,7 +73,7 @@ $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 
 # The restore journal, on plain directories standing in for cgroups.
 AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c journalfmt.c log.c cgroup.c escape.c \
-	history.c governor.c govparse.c) $(TOP)/policy/governor.c \
+	history.c governor.c thpknob.c govparse.c) $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 $(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
 		$(AMM_JOURNAL_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \

@@ -12,13 +12,14 @@
  * for hosts that cannot load the module (lockdown, managed node images, a
  * kernel DKMS has not caught up with).
  *
- * Every switch is borrowed once, whichever decides: the admin's value is
- * recorded (in the restore journal, before the first write, so the guardian
- * or the next start restores it after a crash or kill -9), a value we did
- * not write means the admin changed it (we stop managing that size and say
- * why), and stopping writes the admin's values back byte-exact. Moving
- * between the two drivers changes where the decision comes from, not who
- * writes: nothing is handed over or restored in between.
+ * Every switch is borrowed once, whichever decides (thpknob.c): the
+ * admin's value is recorded (in the restore journal, before the first
+ * write, so the guardian or the next start restores it after a crash or
+ * kill -9), a value we did not write means the admin changed it (we stop
+ * managing that size and say why), and stopping writes the admin's values
+ * back byte-exact. Moving between the two drivers changes where the
+ * decision comes from, not who writes: nothing is handed over or restored
+ * in between.
  *
  * Cost: files are kept open and read with pread; a tick every 500 ms (the
  * module's default interval), doubling up to 4 s while nothing changes
@@ -42,49 +43,22 @@
 
 #include "daemon.h"
 #include "parse.h"
+#include "thpknob.h"
 #include "usergov.h"
 
-#define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 #define MODULE_DECISION	"/sys/kernel/agentmm/governor/decision"
 #define MODULE_COUNTERS	"/sys/kernel/agentmm/governor/counters"
 #define UGOV_BASE_MS	500	/* agentmm.ko's default interval_ms */
 #define UGOV_MAX_MS	4000	/* back-off while nothing changes */
-#define UGOV_WORD	16
 /* Compaction may use at most 1/UGOV_COMPACT_DUTY of wall time. */
 #define UGOV_COMPACT_DUTY 100
-
-/* --- the daemon side --- */
-
-enum ugov_stat {
-	ST_ALLOC, ST_FALLBACK, ST_CHARGE, ST_NR_ANON, ST_PARTIAL, ST_DEFERRED,
-	UGOV_NR_STATS
-};
-
-static const char *const stat_names[UGOV_NR_STATS] = {
-	"anon_fault_alloc", "anon_fault_fallback",
-	"anon_fault_fallback_charge", "nr_anon", "nr_anon_partially_mapped",
-	"split_deferred",
-};
-
-struct ugov_knob {
-	unsigned int kb, order;
-	int en_fd;			/* enabled, O_RDWR; -1 if not writable */
-	int st_fd[UGOV_NR_STATS];	/* -1 where the kernel lacks it */
-	bool borrowed;			/* @original recorded in the journal */
-	bool external;			/* the admin changed it: theirs now */
-	char original[UGOV_WORD];	/* the admin's value */
-	char written[UGOV_WORD];	/* what we last wrote, "" if nothing */
-	char prev[UGOV_WORD];		/* the value before that write */
-	char now[UGOV_WORD];		/* as last read */
-	char note[64];			/* why it is not managed, "" if it is */
-};
 
 enum ugov_driver { DRV_NONE, DRV_KERNEL, DRV_DAEMON };
 
 struct ugov {
 	enum ugov_mode mode;
 	enum ugov_driver driver;
-	char module[UGOV_WORD];		/* absent, off, observe, enforce */
+	char module[THP_WORD];		/* absent, off, observe, enforce */
 	uint64_t module_ticks;		/* decisions agentmm.ko has made */
 	u32 module_enabled;		/* its decision: orders enabled... */
 	u32 module_candidates;		/* ...among these */
@@ -92,8 +66,7 @@ struct ugov {
 	char *buf;
 	size_t cap;
 	struct ugov_zones zs;
-	struct ugov_knob k[AMM_MAX_ORDERS];
-	unsigned int nk;
+	struct thp_knobs ks;		/* the switches, borrowed and restored */
 	struct amm_gov_config cfg;
 	struct amm_gov_state st;
 	struct amm_gov_decision dec;
@@ -103,7 +76,7 @@ struct ugov {
 	unsigned int interval_ms;
 	u64 prev_attempts;
 	unsigned int prev_headroom;
-	uint64_t ticks, writes, write_errors, admin_changes, fed;
+	uint64_t ticks, write_errors, fed;
 	bool unable;			/* cannot drive here: report only */
 	/* compaction */
 	char compact_path[8][64];
@@ -154,42 +127,6 @@ static ssize_t read_all(struct ugov *g, int fd)
 	return (ssize_t)len;
 }
 
-static int read_small(int fd, char *buf, size_t len)
-{
-	ssize_t n = pread(fd, buf, len - 1, 0);
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int read_selected(int fd, char *out, size_t len)
-{
-	char buf[128];
-
-	if (read_small(fd, buf, sizeof(buf)))
-		return -1;
-	return amm_parse_selected(buf, sizeof(buf), out, len) ? -1 : 0;
-}
-
-static int write_word(int fd, const char *w)
-{
-	ssize_t n;
-
-	if (amm_dry_run)	/* agentmmd --dry-run: no knob writes */
-		return 0;
-	n = pwrite(fd, w, strlen(w), 0);
-
-	return n == (ssize_t)strlen(w) ? 0 : -1;
-}
-
-static bool is_thp_word(const char *w)
-{
-	return !strcmp(w, "always") || !strcmp(w, "inherit") ||
-	       !strcmp(w, "madvise") || !strcmp(w, "never");
-}
-
 /* "16,32,64" (or "-") into a mask of orders; 0 if none or malformed. */
 static u32 kb_list_mask(const char *list)
 {
@@ -218,12 +155,12 @@ static u32 kb_list_mask(const char *list)
  */
 static void module_poll(struct ugov *g)
 {
-	char buf[256], mode[UGOV_WORD], en[96], cand[96];
+	char buf[256], mode[THP_WORD], en[96], cand[96];
 	unsigned long long ticks;
 
 	if (g->mode_fd < 0)
 		g->mode_fd = open(MODULE_DECISION, O_RDONLY | O_CLOEXEC);
-	if (g->mode_fd < 0 || read_small(g->mode_fd, buf, sizeof(buf)) ||
+	if (g->mode_fd < 0 || thp_read_small(g->mode_fd, buf, sizeof(buf)) ||
 	    sscanf(buf, "mode=%15s ticks=%llu enabled_kb=%95s candidates_kb=%95s",
 		   mode, &ticks, en, cand) != 4) {
 		if (g->mode_fd >= 0)
@@ -237,71 +174,6 @@ static void module_poll(struct ugov *g)
 	g->module_ticks = ticks;
 	g->module_enabled = kb_list_mask(en);
 	g->module_candidates = kb_list_mask(cand);
-}
-
-static void knob_close(struct ugov_knob *k)
-{
-	unsigned int j;
-
-	if (k->en_fd >= 0)
-		close(k->en_fd);
-	k->en_fd = -1;
-	for (j = 0; j < UGOV_NR_STATS; j++) {
-		if (k->st_fd[j] >= 0)
-			close(k->st_fd[j]);
-		k->st_fd[j] = -1;
-	}
-}
-
-static int knob_cmp(const void *a, const void *b)
-{
-	const struct ugov_knob *x = a, *y = b;
-
-	return (int)x->order - (int)y->order;
-}
-
-/* Open every hugepages-<N>kB with an anon enabled knob and stats. */
-static void knobs_open(struct ugov *g)
-{
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	DIR *dir = opendir(THP_DIR);
-	struct dirent *de;
-
-	g->nk = 0;
-	if (!dir)
-		return;
-	while ((de = readdir(dir)) && g->nk < AMM_MAX_ORDERS) {
-		struct ugov_knob *k = &g->k[g->nk];
-		char path[256];
-		unsigned int kb, j;
-		int order;
-
-		if (amm_parse_hugepages_dir(de->d_name, strlen(de->d_name), &kb))
-			continue;
-		order = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
-		if (order < 0)
-			continue;
-		memset(k, 0, sizeof(*k));
-		k->kb = kb;
-		k->order = (unsigned int)order;
-		k->en_fd = -1;
-		for (j = 0; j < UGOV_NR_STATS; j++) {
-			snprintf(path, sizeof(path), THP_DIR "/%s/stats/%s",
-				 de->d_name, stat_names[j]);
-			k->st_fd[j] = open(path, O_RDONLY | O_CLOEXEC);
-		}
-		snprintf(path, sizeof(path), THP_DIR "/%s/enabled", de->d_name);
-		if (k->st_fd[ST_ALLOC] < 0 || access(path, F_OK)) {
-			knob_close(k);	/* no anon knob (8kB): not a size of ours */
-			continue;
-		}
-		k->en_fd = open(path, O_RDWR | O_CLOEXEC);
-		if (k->en_fd < 0)
-			snprintf(k->note, sizeof(k->note), "not-writable");
-		g->nk++;
-	}
-	closedir(dir);
-	qsort(g->k, g->nk, sizeof(g->k[0]), knob_cmp);
 }
 
 static void compact_paths(struct ugov *g)
@@ -382,40 +254,6 @@ static void compact(struct ugov *g, uint64_t now)
 	g->compact_runs++;
 }
 
-/* The word that enables a size: the admin's own mode, "always" if never. */
-static const char *enable_word(const struct ugov_knob *k)
-{
-	return strcmp(k->original, "never") ? k->original : "always";
-}
-
-/* The stats of every size in @cand into g->in (fault and footprint). */
-static void read_counters(struct ugov *g, u32 cand)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-		struct amm_gov_order_input *o = &g->in.order[k->order];
-		u64 *v[UGOV_NR_STATS] = {
-			&o->fault_alloc, &o->fault_fallback,
-			&o->fault_fallback_charge, &o->nr_anon,
-			&o->nr_anon_partially_mapped, &o->split_deferred,
-		};
-
-		o->present = true;
-		if (!(cand & (1U << k->order)))
-			continue;
-		for (j = 0; j < UGOV_NR_STATS; j++) {
-			char buf[32];
-
-			if (k->st_fd[j] < 0 || read_small(k->st_fd[j], buf,
-							  sizeof(buf)) ||
-			    ugov_parse_counter(buf, v[j]))
-				*v[j] = 0;
-		}
-	}
-}
-
 /* Sample /proc and the stats; 0 if the input is complete. */
 static int sample(struct ugov *g, uint64_t now)
 {
@@ -436,23 +274,8 @@ static int sample(struct ugov *g, uint64_t now)
 	memset(in, 0, sizeof(*in));
 	in->now_ms = now;
 	ugov_fill_input(&g->zs, g->cfg.candidates, in);
-	read_counters(g, g->cfg.candidates);
+	thp_knobs_counters(&g->ks, g->cfg.candidates, in);
 	return 0;
-}
-
-static void note_admin(struct daemon *d, struct ugov_knob *k)
-{
-	struct ugov *g = d->gov;
-	char now[UGOV_WORD];
-
-	k->external = true;
-	g->admin_changes++;
-	memcpy(now, k->now, sizeof(now));
-	snprintf(k->note, sizeof(k->note), "admin-set-%s", now);
-	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
-	     k->kb, k->now, k->written);
-	applied_save(d);	/* drop its journal entry: it is theirs */
-	d->status_force = true;
 }
 
 /* The sizes the decision in force chooses among: the module's or ours. */
@@ -478,136 +301,19 @@ static const char *reason_of(const struct ugov *g, unsigned int order)
 	return g->initialised ? amm_gov_reason_name(g->dec.reason[order]) : "-";
 }
 
-/* Make the knobs match the decision. */
+static const char *reason_cb(const void *ctx, unsigned int order)
+{
+	return reason_of(ctx, order);
+}
+
+/* Make the switches match the decision in force. */
 static void apply(struct daemon *d)
 {
 	struct ugov *g = d->gov;
-	unsigned int i;
+	u32 en = g->driver == DRV_KERNEL ? g->module_enabled :
+		 g->initialised ? g->dec.enabled : 0;
 
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-		const char *want;
-
-		if (k->en_fd < 0 || k->external ||
-		    !(cand_mask(g) & (1U << k->order)))
-			continue;
-		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
-		    !is_thp_word(k->now)) {
-			g->write_errors++;
-			continue;
-		}
-		if (amm_dry_run) {
-			/* log the step once; the knob keeps its value */
-			want = wants(g, k->order) ? enable_word(k) : "never";
-			if (strcmp(k->now, want) && strcmp(k->written, want))
-				info("dry-run (nothing changed): governor: hugepages-%ukB/enabled %s -> %s (%s)",
-				     k->kb, k->now, want, reason_of(g, k->order));
-			snprintf(k->written, sizeof(k->written), "%s", want);
-			continue;
-		}
-		if (!k->borrowed) {
-			strcpy(k->original, k->now);
-			k->written[0] = k->prev[0] = '\0';
-			k->borrowed = true;
-			if (applied_save(d)) {
-				k->borrowed = false;	/* not recorded: hands off */
-				continue;
-			}
-		} else if (k->written[0] && strcmp(k->now, k->written)) {
-			note_admin(d, k);
-			continue;
-		}
-		want = wants(g, k->order) ? enable_word(k) : "never";
-		if (!strcmp(k->now, want)) {
-			strcpy(k->written, want);
-			continue;
-		}
-		strcpy(k->prev, k->now);
-		strcpy(k->written, want);
-		if (applied_save(d)) {
-			strcpy(k->written, k->prev);
-			continue;
-		}
-		if (write_word(k->en_fd, want)) {
-			g->write_errors++;
-			warn("governor: cannot write '%s' to hugepages-%ukB/enabled: %s",
-			     want, k->kb, strerror(errno));
-			strcpy(k->written, k->prev);
-			continue;
-		}
-		g->writes++;
-		d->status_force = true;
-		dbg("governor: hugepages-%ukB/enabled %s -> %s (%s)", k->kb,
-		    k->prev, want, reason_of(g, k->order));
-	}
-}
-
-/* governor = observe: read the knobs for the status, write nothing. */
-static void observe(struct ugov *g)
-{
-	unsigned int i;
-
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-
-		if (k->en_fd >= 0 && (g->cfg.candidates & (1U << k->order)) &&
-		    read_selected(k->en_fd, k->now, sizeof(k->now)))
-			k->now[0] = '\0';
-	}
-}
-
-/* Write the admin's values back where the knob still holds ours. */
-static void restore_knobs(struct daemon *d)
-{
-	struct ugov *g = d->gov;
-	unsigned int i;
-
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-
-		if (!k->borrowed || k->external || k->en_fd < 0)
-			continue;
-		if (read_selected(k->en_fd, k->now, sizeof(k->now))) {
-			err("governor: cannot read hugepages-%ukB/enabled to restore it to '%s'",
-			    k->kb, k->original);
-			continue;
-		}
-		if (k->written[0] && strcmp(k->now, k->written) &&
-		    strcmp(k->now, k->original)) {
-			warn("governor: hugepages-%ukB/enabled is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
-			     k->kb, k->now, k->written);
-			continue;
-		}
-		if (strcmp(k->now, k->original)) {
-			if (write_word(k->en_fd, k->original))
-				err("governor: cannot restore hugepages-%ukB/enabled to '%s': %s; write it by hand",
-				    k->kb, k->original, strerror(errno));
-			else
-				info("governor: restored hugepages-%ukB/enabled to '%s'",
-				     k->kb, k->original);
-		}
-	}
-	for (i = 0; i < g->nk; i++) {
-		g->k[i].borrowed = false;
-		g->k[i].written[0] = g->k[i].prev[0] = '\0';
-	}
-	applied_save(d);
-}
-
-/* From no driver to one: the knobs are borrowed afresh on the next write. */
-static void take_over(struct daemon *d)
-{
-	struct ugov *g = d->gov;
-	unsigned int i;
-
-	for (i = 0; i < g->nk; i++) {
-		struct ugov_knob *k = &g->k[i];
-
-		k->borrowed = k->external = false;
-		k->written[0] = k->prev[0] = '\0';
-		if (k->en_fd >= 0)
-			k->note[0] = '\0';
-	}
+	thp_knobs_apply(d, &g->ks, cand_mask(g), en, reason_cb, g);
 }
 
 static enum ugov_driver wanted_driver(struct ugov *g)
@@ -635,9 +341,9 @@ static void switch_driver(struct daemon *d, enum ugov_driver want)
 	struct ugov *g = d->gov;
 
 	if (want == DRV_NONE) {
-		restore_knobs(d);
+		thp_knobs_restore(d, &g->ks);
 	} else if (g->driver == DRV_NONE) {
-		take_over(d);
+		thp_knobs_forget(&g->ks);
 	}
 	if (g->driver == DRV_DAEMON)
 		compact_join(g);
@@ -664,14 +370,15 @@ static void feed_module(struct ugov *g)
 	int fd;
 
 	memset(&g->in, 0, sizeof(g->in));
-	read_counters(g, ~0u);
-	for (i = 0; i < g->nk && off < sizeof(buf); i++) {
-		const struct amm_gov_order_input *o = &g->in.order[g->k[i].order];
+	thp_knobs_counters(&g->ks, ~0u, &g->in);
+	for (i = 0; i < g->ks.n && off < sizeof(buf); i++) {
+		const struct thp_knob *k = &g->ks.k[i];
+		const struct amm_gov_order_input *o = &g->in.order[k->order];
 
-		if (g->k[i].st_fd[ST_ALLOC] < 0)
+		if (k->st_fd[THP_ST_ALLOC] < 0)
 			continue;
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-			"%ukB %llu %llu %llu %llu %llu %llu\n", g->k[i].kb,
+			"%ukB %llu %llu %llu %llu %llu %llu\n", k->kb,
 			(unsigned long long)o->fault_alloc,
 			(unsigned long long)o->fault_fallback,
 			(unsigned long long)o->fault_fallback_charge,
@@ -734,7 +441,7 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 	if (g->driver == DRV_DAEMON)
 		apply(d);
 	else
-		observe(g);
+		thp_knobs_read(&g->ks, g->cfg.candidates);
 	if (g->driver == DRV_DAEMON && g->dec.compact_mask)
 		compact(g, now);
 	/* back off while nothing changes */
@@ -840,10 +547,10 @@ void gov_start(struct daemon *d)
 	gov_config(d, &g->cfg);
 	g->zi_fd = open("/proc/zoneinfo", O_RDONLY | O_CLOEXEC);
 	g->bi_fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
-	knobs_open(g);
-	for (i = 0; i < g->nk; i++)
-		writable += g->k[i].en_fd >= 0 &&
-			    (g->cfg.candidates & (1U << g->k[i].order));
+	thp_knobs_open(&g->ks);
+	for (i = 0; i < g->ks.n; i++)
+		writable += g->ks.k[i].en_fd >= 0 &&
+			    (g->cfg.candidates & (1U << g->ks.k[i].order));
 	d->gov = g;
 	module_poll(g);
 	if (g->zi_fd < 0 || g->bi_fd < 0 ||
@@ -852,29 +559,27 @@ void gov_start(struct daemon *d)
 			warn("governor: %s; the daemon's mTHP governor cannot run here (it still reports agentmm.ko's state)",
 			     g->zi_fd < 0 || g->bi_fd < 0 ?
 			     "cannot open /proc/zoneinfo or /proc/buddyinfo" :
-			     g->nk ? "no writable " THP_DIR "/hugepages-<N>kB/enabled for the candidate sizes (not root, or a read-only sysfs)" :
+			     g->ks.n ? "no writable " THP_DIR "/hugepages-<N>kB/enabled for the candidate sizes (not root, or a read-only sysfs)" :
 			     "no " THP_DIR "/hugepages-<N>kB (kernel without mTHP, 6.8+ needed)");
 		g->unable = true;	/* report only */
 	}
 	if (!sample(g, now_ms()))
 		compact_paths(g);
 	info("governor = %s: agentmm.ko %s; sizes %u, interval %u ms",
-	     ugov_mode_name((enum ugov_mode)d->cfg.governor), g->module, g->nk,
+	     ugov_mode_name((enum ugov_mode)d->cfg.governor), g->module, g->ks.n,
 	     UGOV_BASE_MS);
 }
 
 void gov_stop(struct daemon *d)
 {
 	struct ugov *g = d->gov;
-	unsigned int i;
 
 	if (!g)
 		return;
 	if (g->driver == DRV_DAEMON)
-		restore_knobs(d);
+		thp_knobs_restore(d, &g->ks);
 	compact_join(g);
-	for (i = 0; i < g->nk; i++)
-		knob_close(&g->k[i]);
+	thp_knobs_close(&g->ks);
 	if (g->zi_fd >= 0)
 		close(g->zi_fd);
 	if (g->bi_fd >= 0)
@@ -910,66 +615,7 @@ void gov_reload(struct daemon *d, int old)
 
 size_t gov_journal(struct daemon *d, char *buf, size_t len)
 {
-	struct ugov *g = d->gov;
-	size_t off = 0;
-	unsigned int i;
-
-	if (!g)
-		return 0;
-	for (i = 0; i < g->nk && off < len; i++) {
-		const struct ugov_knob *k = &g->k[i];
-
-		if (!k->borrowed || k->external)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "thp %u %s %s %s\n",
-					k->kb, k->original,
-					k->written[0] ? k->written : "-",
-					k->prev[0] ? k->prev : "-");
-	}
-	return off < len ? off : len;
-}
-
-int gov_restore_line(const char *line)
-{
-	char orig[UGOV_WORD], new[UGOV_WORD], prev[UGOV_WORD], now[UGOV_WORD];
-	char path[128];
-	unsigned int kb;
-	int fd, r = 0;
-
-	if (sscanf(line, "thp %u %15s %15s %15s", &kb, orig, new, prev) != 4)
-		return 0;
-	if (kb > (1u << 24) || !is_thp_word(orig) ||
-	    (strcmp(new, "-") && !is_thp_word(new)) ||
-	    (strcmp(prev, "-") && !is_thp_word(prev))) {
-		err("governor: ignoring a malformed journal line: %.80s", line);
-		return -1;
-	}
-	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/enabled", kb);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		err("governor: cannot open %s to restore it to '%s': %s",
-		    path, orig, strerror(errno));
-		return -1;
-	}
-	if (read_selected(fd, now, sizeof(now))) {
-		err("governor: cannot read %s to restore it to '%s'", path, orig);
-		r = -1;
-	} else if (!strcmp(now, orig)) {
-		r = 0;
-	} else if (!strcmp(now, new) || !strcmp(now, prev)) {
-		if (write_word(fd, orig)) {
-			err("governor: cannot restore %s to '%s': %s; write it by hand",
-			    path, orig, strerror(errno));
-			r = -1;
-		} else {
-			r = 1;
-		}
-	} else {
-		warn("governor: %s is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
-		     path, now, new);
-	}
-	close(fd);
-	return r;
+	return d->gov ? thp_knobs_journal(&d->gov->ks, buf, len) : 0;
 }
 
 /* A small sysfs file of agentmm.ko into @out (first line), "" if none. */
@@ -983,7 +629,7 @@ static void module_read(const char *rel, char *out, size_t len)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (read_small(fd, out, len))
+	if (thp_read_small(fd, out, len))
 		out[0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	close(fd);
@@ -1009,8 +655,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	/* whose decision the lines show: the one applied, or ours observed */
 	decided = g->driver != DRV_NONE ||
 		  (g->mode == UGOV_OBSERVE && g->initialised);
-	for (i = 0; i < g->nk && decided; i++) {
-		const struct ugov_knob *k = &g->k[i];
+	for (i = 0; i < g->ks.n && decided; i++) {
+		const struct thp_knob *k = &g->ks.k[i];
 
 		if (wants(g, k->order) && (cand_mask(g) & (1U << k->order)) &&
 		    !k->external && so < sizeof(sizes))
@@ -1029,13 +675,14 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 	     " write_errors=%" PRIu64 " counters_fed=%" PRIu64
 	     " compactions=%" PRIu64 " compact_ms=%" PRIu64
 	     " compact_skipped=%" PRIu64 "\n",
-	     g->ticks, g->writes, g->admin_changes, g->write_errors,
+	     g->ticks, g->ks.writes, g->ks.admin_changes,
+	     g->ks.write_errors + g->write_errors,
 	     g->fed, g->compact_runs,
 	     (uint64_t)atomic_load(&g->compact_ns) / 1000000, g->compact_skipped);
 	if (!decided)
 		return off < len ? off : len;
-	for (i = 0; i < g->nk; i++) {
-		const struct ugov_knob *k = &g->k[i];
+	for (i = 0; i < g->ks.n; i++) {
+		const struct thp_knob *k = &g->ks.k[i];
 		bool cand = cand_mask(g) & (1U << k->order);
 		const char *managed = !cand ? "no" : k->external ? "admin" :
 				      k->en_fd < 0 ? "not-writable" :

@@ -19,6 +19,7 @@
 
 #include "daemon.h"
 #include "journalfmt.h"
+#include "thpknob.h"
 
 /*
  * The journal is the in-memory state of what we changed, one line each:
@@ -26,7 +27,7 @@
  *   high CGID ORIG PATH       we set PATH/memory.high; ORIG was there
  *   oomgroup CGID ORIG PATH   we set PATH/memory.oom.group; ORIG was there
  *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
- *                             (governor.c: gov_journal, gov_restore_line)
+ *                             (governor.c: gov_journal; thpknob.c: thp_knob_restore_line)
  * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
  * pool is the host's own cgroup, named in the config, not a sandbox's.
  * CGID is the cgroup's id (inode): an entry is undone only on the very
@@ -112,7 +113,7 @@ static int restore_line(char *line)
 
 	line[strcspn(line, "\n")] = 0;
 	if (!strncmp(line, "thp ", 4))		/* governor.c's switches */
-		return gov_restore_line(line) < 0 ? -1 : 1;
+		return thp_knob_restore_line(line) < 0 ? -1 : 1;
 	if (!journal_parse(line, &e))
 		return 0;
 	/* by the directory's fd, checked to be the cgroup the entry is for */

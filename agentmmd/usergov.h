@@ -102,9 +102,6 @@ void gov_stop(struct daemon *d);
 void gov_reload(struct daemon *d, int old);
 /* Journal lines for the knobs we borrowed ("thp ..."); bytes written. */
 size_t gov_journal(struct daemon *d, char *buf, size_t len);
-/* Undo one journal line if it is ours: 1 undone, 0 not ours/nothing to
- * undo, -1 failed. Used by restore_file() (start, guardian, --restore). */
-int gov_restore_line(const char *line);
 /* Status file lines ("governor ...", "gov_size ..."); bytes written. */
 size_t gov_status(struct daemon *d, char *buf, size_t len);
 

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mTHP switches, borrowed and restored (thpknob.h): files are opened
+ * once and read with pread. A switch is borrowed on its first write (the
+ * admin's value goes to the restore journal before it), a value agentmmd
+ * did not write means someone else changed it (that size is theirs from
+ * then on, and said once), and restoring writes the admin's value back
+ * byte-exact where the switch still holds what agentmmd wrote.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "parse.h"
+#include "thpknob.h"
+#include "usergov.h"
+
+static const char *const stat_names[THP_NR_STATS] = {
+	"anon_fault_alloc", "anon_fault_fallback",
+	"anon_fault_fallback_charge", "nr_anon", "nr_anon_partially_mapped",
+	"split_deferred",
+};
+
+int thp_read_small(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int read_selected(int fd, char *out, size_t len)
+{
+	char buf[128];
+
+	if (thp_read_small(fd, buf, sizeof(buf)))
+		return -1;
+	return amm_parse_selected(buf, sizeof(buf), out, len) ? -1 : 0;
+}
+
+static int write_word(int fd, const char *w)
+{
+	ssize_t n;
+
+	if (amm_dry_run)	/* agentmmd --dry-run: no knob writes */
+		return 0;
+	n = pwrite(fd, w, strlen(w), 0);
+
+	return n == (ssize_t)strlen(w) ? 0 : -1;
+}
+
+bool thp_is_word(const char *w)
+{
+	return !strcmp(w, "always") || !strcmp(w, "inherit") ||
+	       !strcmp(w, "madvise") || !strcmp(w, "never");
+}
+
+static void knob_close(struct thp_knob *k)
+{
+	unsigned int j;
+
+	if (k->en_fd >= 0)
+		close(k->en_fd);
+	k->en_fd = -1;
+	for (j = 0; j < THP_NR_STATS; j++) {
+		if (k->st_fd[j] >= 0)
+			close(k->st_fd[j]);
+		k->st_fd[j] = -1;
+	}
+}
+
+static int knob_cmp(const void *a, const void *b)
+{
+	const struct thp_knob *x = a, *y = b;
+
+	return (int)x->order - (int)y->order;
+}
+
+void thp_knobs_open(struct thp_knobs *ks)
+{
+	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	DIR *dir = opendir(THP_DIR);
+	struct dirent *de;
+
+	memset(ks, 0, sizeof(*ks));
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && ks->n < AMM_MAX_ORDERS) {
+		struct thp_knob *k = &ks->k[ks->n];
+		char path[256];
+		unsigned int kb, j;
+		int order;
+
+		if (amm_parse_hugepages_dir(de->d_name, strlen(de->d_name), &kb))
+			continue;
+		order = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
+		if (order < 0)
+			continue;
+		memset(k, 0, sizeof(*k));
+		k->kb = kb;
+		k->order = (unsigned int)order;
+		k->en_fd = -1;
+		for (j = 0; j < THP_NR_STATS; j++) {
+			snprintf(path, sizeof(path), THP_DIR "/%s/stats/%s",
+				 de->d_name, stat_names[j]);
+			k->st_fd[j] = open(path, O_RDONLY | O_CLOEXEC);
+		}
+		snprintf(path, sizeof(path), THP_DIR "/%s/enabled", de->d_name);
+		if (k->st_fd[THP_ST_ALLOC] < 0 || access(path, F_OK)) {
+			knob_close(k);	/* no anon knob (8kB): not a size of ours */
+			continue;
+		}
+		k->en_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (k->en_fd < 0)
+			snprintf(k->note, sizeof(k->note), "not-writable");
+		ks->n++;
+	}
+	closedir(dir);
+	qsort(ks->k, ks->n, sizeof(ks->k[0]), knob_cmp);
+}
+
+void thp_knobs_close(struct thp_knobs *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->n; i++)
+		knob_close(&ks->k[i]);
+	ks->n = 0;
+}
+
+/* The word that enables a size: the admin's own mode, "always" if never. */
+static const char *enable_word(const struct thp_knob *k)
+{
+	return strcmp(k->original, "never") ? k->original : "always";
+}
+
+void thp_knobs_counters(struct thp_knobs *ks, uint32_t cand,
+			struct amm_gov_input *in)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ks->n; i++) {
+		struct thp_knob *k = &ks->k[i];
+		struct amm_gov_order_input *o = &in->order[k->order];
+		u64 *v[THP_NR_STATS] = {
+			&o->fault_alloc, &o->fault_fallback,
+			&o->fault_fallback_charge, &o->nr_anon,
+			&o->nr_anon_partially_mapped, &o->split_deferred,
+		};
+
+		o->present = true;
+		if (!(cand & (1U << k->order)))
+			continue;
+		for (j = 0; j < THP_NR_STATS; j++) {
+			char buf[32];
+
+			if (k->st_fd[j] < 0 || thp_read_small(k->st_fd[j], buf,
+							  sizeof(buf)) ||
+			    ugov_parse_counter(buf, v[j]))
+				*v[j] = 0;
+		}
+	}
+}
+
+static void note_admin(struct daemon *d, struct thp_knobs *ks,
+		       struct thp_knob *k)
+{
+	char now[THP_WORD];
+
+	k->external = true;
+	ks->admin_changes++;
+	memcpy(now, k->now, sizeof(now));
+	snprintf(k->note, sizeof(k->note), "admin-set-%s", now);
+	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
+	     k->kb, k->now, k->written);
+	applied_save(d);	/* drop its journal entry: it is theirs */
+	d->status_force = true;
+}
+
+void thp_knobs_apply(struct daemon *d, struct thp_knobs *ks, uint32_t cand,
+		     uint32_t enabled, thp_reason_fn why, const void *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->n; i++) {
+		struct thp_knob *k = &ks->k[i];
+		bool on = enabled & (1U << k->order);
+		const char *want;
+
+		if (k->en_fd < 0 || k->external || !(cand & (1U << k->order)))
+			continue;
+		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
+		    !thp_is_word(k->now)) {
+			ks->write_errors++;
+			continue;
+		}
+		if (amm_dry_run) {
+			/* log the step once; the knob keeps its value */
+			want = on ? enable_word(k) : "never";
+			if (strcmp(k->now, want) && strcmp(k->written, want))
+				info("dry-run (nothing changed): governor: hugepages-%ukB/enabled %s -> %s (%s)",
+				     k->kb, k->now, want, why(ctx, k->order));
+			snprintf(k->written, sizeof(k->written), "%s", want);
+			continue;
+		}
+		if (!k->borrowed) {
+			strcpy(k->original, k->now);
+			k->written[0] = k->prev[0] = '\0';
+			k->borrowed = true;
+			if (applied_save(d)) {
+				k->borrowed = false;	/* not recorded: hands off */
+				continue;
+			}
+		} else if (k->written[0] && strcmp(k->now, k->written)) {
+			note_admin(d, ks, k);
+			continue;
+		}
+		want = on ? enable_word(k) : "never";
+		if (!strcmp(k->now, want)) {
+			strcpy(k->written, want);
+			continue;
+		}
+		strcpy(k->prev, k->now);
+		strcpy(k->written, want);
+		if (applied_save(d)) {
+			strcpy(k->written, k->prev);
+			continue;
+		}
+		if (write_word(k->en_fd, want)) {
+			ks->write_errors++;
+			warn("governor: cannot write '%s' to hugepages-%ukB/enabled: %s",
+			     want, k->kb, strerror(errno));
+			strcpy(k->written, k->prev);
+			continue;
+		}
+		ks->writes++;
+		d->status_force = true;
+		dbg("governor: hugepages-%ukB/enabled %s -> %s (%s)", k->kb,
+		    k->prev, want, why(ctx, k->order));
+	}
+}
+
+void thp_knobs_read(struct thp_knobs *ks, uint32_t cand)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->n; i++) {
+		struct thp_knob *k = &ks->k[i];
+
+		if (k->en_fd >= 0 && (cand & (1U << k->order)) &&
+		    read_selected(k->en_fd, k->now, sizeof(k->now)))
+			k->now[0] = '\0';
+	}
+}
+
+void thp_knobs_restore(struct daemon *d, struct thp_knobs *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->n; i++) {
+		struct thp_knob *k = &ks->k[i];
+
+		if (!k->borrowed || k->external || k->en_fd < 0)
+			continue;
+		if (read_selected(k->en_fd, k->now, sizeof(k->now))) {
+			err("governor: cannot read hugepages-%ukB/enabled to restore it to '%s'",
+			    k->kb, k->original);
+			continue;
+		}
+		if (k->written[0] && strcmp(k->now, k->written) &&
+		    strcmp(k->now, k->original)) {
+			warn("governor: hugepages-%ukB/enabled is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
+			     k->kb, k->now, k->written);
+			continue;
+		}
+		if (strcmp(k->now, k->original)) {
+			if (write_word(k->en_fd, k->original))
+				err("governor: cannot restore hugepages-%ukB/enabled to '%s': %s; write it by hand",
+				    k->kb, k->original, strerror(errno));
+			else
+				info("governor: restored hugepages-%ukB/enabled to '%s'",
+				     k->kb, k->original);
+		}
+	}
+	for (i = 0; i < ks->n; i++) {
+		ks->k[i].borrowed = false;
+		ks->k[i].written[0] = ks->k[i].prev[0] = '\0';
+	}
+	applied_save(d);
+}
+
+void thp_knobs_forget(struct thp_knobs *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < ks->n; i++) {
+		struct thp_knob *k = &ks->k[i];
+
+		k->borrowed = k->external = false;
+		k->written[0] = k->prev[0] = '\0';
+		if (k->en_fd >= 0)
+			k->note[0] = '\0';
+	}
+}
+
+size_t thp_knobs_journal(const struct thp_knobs *ks, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < ks->n && off < len; i++) {
+		const struct thp_knob *k = &ks->k[i];
+
+		if (!k->borrowed || k->external)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "thp %u %s %s %s\n",
+					k->kb, k->original,
+					k->written[0] ? k->written : "-",
+					k->prev[0] ? k->prev : "-");
+	}
+	return off < len ? off : len;
+}
+
+int thp_knob_restore_line(const char *line)
+{
+	char orig[THP_WORD], new[THP_WORD], prev[THP_WORD], now[THP_WORD];
+	char path[128];
+	unsigned int kb;
+	int fd, r = 0;
+
+	if (sscanf(line, "thp %u %15s %15s %15s", &kb, orig, new, prev) != 4)
+		return 0;
+	if (kb > (1u << 24) || !thp_is_word(orig) ||
+	    (strcmp(new, "-") && !thp_is_word(new)) ||
+	    (strcmp(prev, "-") && !thp_is_word(prev))) {
+		err("governor: ignoring a malformed journal line: %.80s", line);
+		return -1;
+	}
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/enabled", kb);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err("governor: cannot open %s to restore it to '%s': %s",
+		    path, orig, strerror(errno));
+		return -1;
+	}
+	if (read_selected(fd, now, sizeof(now))) {
+		err("governor: cannot read %s to restore it to '%s'", path, orig);
+		r = -1;
+	} else if (!strcmp(now, orig)) {
+		r = 0;
+	} else if (!strcmp(now, new) || !strcmp(now, prev)) {
+		if (write_word(fd, orig)) {
+			err("governor: cannot restore %s to '%s': %s; write it by hand",
+			    path, orig, strerror(errno));
+			r = -1;
+		} else {
+			r = 1;
+		}
+	} else {
+		warn("governor: %s is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
+		     path, now, new);
+	}
+	close(fd);
+	return r;
+}
+
