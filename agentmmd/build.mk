@@ -5,7 +5,7 @@
 AMMD_DIR := $(TOP)/agentmmd
 # bpf/build.mk (included after this file) builds the skeleton here.
 BPF_OUT := $(BUILD)/bpf
-AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c log.c journal.c loader.c \
+AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c usage.c log.c journal.c loader.c \
 	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
 	config.c cgroup.c governor.c thpknob.c govparse.c escape.c history.c metrics.c \
 	control.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
