@@ -318,7 +318,7 @@ static void apply(struct daemon *d)
 
 static enum ugov_driver wanted_driver(struct ugov *g)
 {
-	bool enf = !strcmp(g->module, "enforce") && g->module_ticks;
+	bool enf = !strcmp(g->module, "enforce");
 
 	if (g->unable)
 		return DRV_NONE;
@@ -415,7 +415,8 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		switch_driver(d, want);
 	if (g->driver == DRV_KERNEL) {
 		feed_module(g);
-		apply(d);
+		if (g->module_ticks)	/* else no decision yet: keep the knobs */
+			apply(d);
 		g->ticks++;
 		g->next_ms = now + UGOV_BASE_MS;
 		return g->next_ms;
@@ -576,7 +577,7 @@ void gov_stop(struct daemon *d)
 
 	if (!g)
 		return;
-	if (g->driver == DRV_DAEMON)
+	if (g->driver != DRV_NONE)
 		thp_knobs_restore(d, &g->ks);
 	compact_join(g);
 	thp_knobs_close(&g->ks);

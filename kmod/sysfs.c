@@ -322,10 +322,13 @@ static ssize_t decision_show(struct kobject *kobj,
 	int at;
 
 	mutex_lock(&agentmm_sensor.lock);
+	/*
+	 * The last decision stands while the logic restarts (the first
+	 * counters, a mode change): ticks counts decisions since load.
+	 */
 	at = sysfs_emit(buf, "mode=%s ticks=%llu enabled_kb=",
-			agentmm_mode_name(agentmm_get_mode()),
-			g->initialised ? g->ticks : 0);
-	at = agentmm_emit_kb_list(buf, at, g->initialised ? g->dec.enabled : 0);
+			agentmm_mode_name(agentmm_get_mode()), g->ticks);
+	at = agentmm_emit_kb_list(buf, at, g->ticks ? g->dec.enabled : 0);
 	at += sysfs_emit_at(buf, at, " candidates_kb=");
 	at = agentmm_emit_kb_list(buf, at, g->cfg.candidates);
 	mutex_unlock(&agentmm_sensor.lock);
