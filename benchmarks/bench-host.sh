@@ -246,13 +246,13 @@ fi
 
 # the daemon (its mTHP governor and paced reclaim) and the module
 if [ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ]; then
-	say "agentmm arms: module $ko (where it loads; the daemon's governor yields to it)"
+	say "agentmm arms: module $ko (where it loads; agentmmd applies its decision)"
 else
 	[ -n "$ko" ] && say "agentmm arms: $ko is not built for $(uname -r); not loaded"
 	ko=""
 fi
 daemon_conf() {	# arm -> agentmmd configuration
-	local gov=daemon reclaim=1
+	local gov=auto reclaim=1
 	case $1 in agentmm-noreclaim) reclaim=0 ;; agentmm-nogov) gov=off ;; esac
 	echo "# agentmmd for bench-host's $1 arm (written by benchmarks/bench-host.sh)"
 	echo "state_dir = $out/agentmmd-state"
