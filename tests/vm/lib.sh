@@ -63,3 +63,112 @@ gov() { cat "$AGENTMM_SYS/governor/$1"; }
 # Every anonymous mTHP size on x86_64, for tests that walk all of them (the
 # governor's default candidates are 16K..64K).
 ALL_SIZES=16,32,64,128,256,512,1024,2048
+
+# The selected word of hugepages-KBkB/enabled (KB: 16, not 16kB).
+thp_word() { bracketed $THP_SYS/hugepages-$1kB/enabled; }
+
+# listed_word LISTING KB: the selected word for KB in LISTING (thp_knobs).
+listed_word() {
+	echo "$1" | awk -v f=$THP_SYS/hugepages-$2kB/enabled '$1 == f {
+		sub(/.*\[/, ""); sub(/\].*/, ""); print }'
+}
+
+# knobs_are LISTING: every switch as in LISTING (thp_knobs), byte for byte.
+knobs_are() { [ "$(thp_knobs)" = "$1" ]; }
+
+# thp_put LISTING: write the values of LISTING (thp_knobs) back.
+thp_put() {
+	echo "$1" | while read -r _f _rest; do
+		echo "$_rest" | sed -n 's/.*\[\(.*\)\].*/\1/p' >"$_f"
+	done
+}
+
+# decision_get KEY: KEY (mode, ticks, enabled_kb, candidates_kb) of the
+# decision the module publishes for agentmmd (governor/decision).
+decision_get() {
+	tr ' ' '\n' <$AGENTMM_SYS/governor/decision | sed -n "s/^$1=//p"
+}
+
+# decision_in_force ADMIN [SKIP_KB]: every switch of the module's candidate
+# sizes (but SKIP_KB) is as its decision says, applied as agentmmd applies
+# it: an enabled size in the admin's own mode from ADMIN (thp_knobs before
+# agentmmd borrowed the switches), "always" where that was never; a
+# disabled size never.
+decision_in_force() {
+	_en=",$(decision_get enabled_kb),"
+	for _kb in $(decision_get candidates_kb | tr , ' '); do
+		[ "$_kb" = - ] || [ "$_kb" = "${2:-}" ] && continue
+		_want=never
+		case $_en in *",$_kb,"*)
+			_want=$(listed_word "$1" $_kb)
+			[ "$_want" = never ] && _want=always ;;
+		esac
+		[ "$(thp_word $_kb)" = "$_want" ] || return 1
+	done
+}
+
+# agentmm.ko writes no mTHP switch: agentmmd is their one writer and, with
+# governor = kernel, applies the decision of the module in enforce, feeding
+# it the mTHP counters. Tests of what the decision does to the switches
+# run it beside the module: amd_start, amd_stop; its status and restore
+# journal are in AMD_ST, its log in AMD_LOG (shown when a check failed).
+AMD_ST=/run/agentmm-applier
+AMD_LOG=/tmp/agentmmd-applier.log
+AMD_PID=
+
+# amd_get KEY [TYPE]: KEY on agentmmd's status line TYPE (governor).
+amd_get() {
+	awk -v t="${2:-governor}" -v k="$1" '$1 == t { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' \
+		$AMD_ST/status 2>/dev/null
+}
+
+# amd_size KB KEY: KEY on agentmmd's gov_size line for KB (16, not 16kB).
+amd_size() {
+	awk -v kb="$1" -v k="$2" '$1 == "gov_size" && $2 == "kb=" kb {
+		for (i = 2; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == k) { print kv[2]; exit } } }' $AMD_ST/status 2>/dev/null
+}
+
+amd_driver_is() { [ "$(amd_get driver)" = "$1" ]; }
+
+amd_pid() { cat $AMD_ST/agentmmd.pid 2>/dev/null || echo "$AMD_PID"; }
+
+# amd_start [GOVERNOR [DRIVER]]: start agentmmd with governor = GOVERNOR
+# (kernel), no BPF, and wait up to 30 s for its status to say
+# driver=DRIVER (kernel: it applies the module's decision).
+amd_start() {
+	printf 'governor = %s\nbpf = 0\nstate_dir = %s\n' "${1:-kernel}" \
+		$AMD_ST >/tmp/agentmmd-applier.conf
+	rm -f $AMD_ST/status $AMD_ST/agentmmd.pid
+	agentmmd -c /tmp/agentmmd-applier.conf >>$AMD_LOG 2>&1 &
+	AMD_PID=$!
+	trap amd_cleanup EXIT
+	wait_for 30 amd_driver_is "${2:-kernel}"
+}
+
+# amd_gone PID: PID has exited (a zombie counts).
+amd_gone() {
+	! kill -0 "$1" 2>/dev/null ||
+		grep -q '^[0-9]* (.*) Z' /proc/$1/stat 2>/dev/null
+}
+
+# amd_stop: SIGTERM agentmmd (it gives back what it borrowed before it
+# exits) and wait up to 20 s for it to exit.
+amd_stop() {
+	_p=$(amd_pid)
+	AMD_PID=
+	[ -n "$_p" ] || return 0
+	kill "$_p" 2>/dev/null
+	kill -CONT "$_p" 2>/dev/null	# a test may have stopped it
+	wait_for 20 amd_gone "$_p" || return 1
+	wait "$_p" 2>/dev/null
+	rm -f $AMD_ST/agentmmd.pid
+}
+
+amd_cleanup() {
+	_p=$(amd_pid)
+	[ -n "$_p" ] && kill -0 "$_p" 2>/dev/null && amd_stop
+	[ "$fail" -eq 0 ] || sed 's/^/    log: /' $AMD_LOG 2>/dev/null
+	rm -rf $AMD_ST $AMD_LOG
+}

@@ -1,24 +1,61 @@
-# An admin change behind agentmm's back is respected: the knob is released,
-# reported, never written again, and not restored on unload.
+# An admin change behind agentmmd's back is respected: agentmmd, applying
+# agentmm.ko's decision, lets go of that switch (status managed=admin,
+# note=admin-set-X, counted once, a warning in its log, out of its
+# journal), never writes it again, even when the decision turns that size
+# the other way, while it keeps applying the rest; when the module goes
+# the rest are restored and the admin's value stays, also after agentmmd
+# stops.
 . /tests/lib.sh
 
+P=/sys/module/agentmm/parameters
 stock=$(thp_knobs)
 check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
-sleep 0.5
+check "agentmmd applies the module's decision" amd_start
+check "the switches follow the decision" wait_for 10 decision_in_force "$stock"
+check "128kB is in agentmmd's journal" grep -q '^thp 128 ' $AMD_ST/applied
 k=$THP_SYS/hugepages-128kB/enabled
-cur=$(sed 's/.*\[\(.*\)\].*/\1/' $k)
+cur=$(thp_word 128)
 new=madvise
 [ "$cur" = madvise ] && new=inherit
+# Whether the decision has 128kB on now; the window is flipped below so
+# that it wants the opposite.
+case ",$(decision_get enabled_kb)," in
+*,128,*) on=1 flip=1 ;;
+*) on=0 flip=8 ;;
+esac
+log "128kB: $cur (decision: on=$on); the admin writes $new"
 echo $new >$k
-check "the change is noticed" wait_for 5 sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/128kB/knob) = external ]"
-expect_eq "$(gov external_changes)" 1 "counted once"
-check "dmesg reports it" sh -c "dmesg | grep -q 'hugepages-128kB/enabled changed to .$new. by someone else'"
-writes=$(gov knob_writes)
-sleep 1
-expect_eq "$(sed 's/.*\[\(.*\)\].*/\1/' $k)" $new "agentmm did not fight it"
-check "other knobs still managed" sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/64kB/knob) = managed ]"
-unload_agentmm
-expect_eq "$(sed 's/.*\[\(.*\)\].*/\1/' $k)" $new "the admin's value survives unload"
-expect_eq "$(thp_knobs | grep -v 128kB)" "$(echo "$stock" | grep -v 128kB)" "the rest restored"
-echo never >$k
+check "the change is noticed" wait_for 10 sh -c "grep -q 'gov_size kb=128 .*managed=admin' $AMD_ST/status"
+expect_eq "$(amd_size 128 note)" "admin-set-$new" "status gives the reason"
+expect_eq "$(amd_get admin_changes)" 1 "counted once"
+check "agentmmd's log reports it" grep -q "hugepages-128kB/enabled was changed to '$new' by someone else" $AMD_LOG
+check "128kB is out of agentmmd's journal" sh -c "! grep -q '^thp 128 ' $AMD_ST/applied"
+
+# The decision now turns 128kB the other way; agentmmd applies it to the
+# other sizes and leaves 128kB alone.
+writes=$(amd_get writes)
+echo $flip >$P/max_enabled
+echo Y >$P/commit_inputs
+check "the decision turns 128kB the other way" wait_for 10 sh -c "
+	case \",\$(sed 's/.*enabled_kb=\([^ ]*\).*/\1/' $AGENTMM_SYS/governor/decision),\" in
+	*,128,*) [ $on = 0 ] ;; *) [ $on = 1 ] ;; esac"
+check "agentmmd applies it to the other switches" wait_for 10 decision_in_force "$stock" 128
+expect_cmp "$(amd_get writes)" -gt "$writes" "agentmmd kept writing the others"
+moved=0
+for i in $(seq 1 20); do
+	[ "$(thp_word 128)" = $new ] || moved=1
+	sleep 0.1
+done
+expect_eq "$moved" 0 "agentmmd did not fight it (2 s, 4 of its ticks)"
+expect_eq "$(amd_get admin_changes)" 1 "still counted once"
+expect_eq "$(amd_size 128 managed)" admin "128kB is still the admin's"
+check "unload" unload_agentmm
+rest_restored() {
+	[ "$(thp_knobs | grep -v /hugepages-128kB/)" = "$(echo "$stock" | grep -v /hugepages-128kB/)" ]
+}
+check "the rest restored" wait_for 15 rest_restored
+expect_eq "$(thp_word 128)" $new "the admin's value survives the module going"
+check "agentmmd stops" amd_stop
+expect_eq "$(thp_word 128)" $new "and agentmmd stopping"
+thp_put "$stock"
 finish

@@ -1,7 +1,27 @@
 # As memory fragments the governor steps down one size at a time and the
 # enabled sizes keep a low fallback rate; when memory is released it steps
-# back up. Order-targeted compaction runs within its budget.
+# back up. Order-targeted compaction runs within its budget. agentmmd
+# beside the module applies each decision to the switches and feeds the
+# module the kernel's mTHP counters; the switches are restored when the
+# module goes.
 . /tests/lib.sh
+
+C=$AGENTMM_SYS/governor/counters
+# stats_line KB: the counters line agentmmd is to feed for KB, from the
+# kernel's hugepages-<KB>kB/stats (0 where this kernel lacks one).
+stats_line() {
+	printf '%skB' $1
+	for s in anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge \
+		 nr_anon nr_anon_partially_mapped split_deferred; do
+		printf ' %s' "$(cat $THP_SYS/hugepages-$1kB/stats/$s 2>/dev/null || echo 0)"
+	done
+	echo
+}
+fed_is_stats() {
+	for kb in $(echo $ALL_SIZES | tr , ' '); do
+		[ "$(grep "^${kb}kB " $C)" = "$(stats_line $kb)" ] || return 1
+	done
+}
 
 stock=$(thp_knobs)
 proactive=$(cat /proc/sys/vm/compaction_proactiveness)
@@ -11,6 +31,7 @@ T=/sys/kernel/tracing
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \
 	min_avail_blocks=200 avail_up_blocks=400 dwell_ms=300 up_dwell_ms=2000 \
 	headroom_blocks=300 compact_budget=2 compact_window_ms=2000
+check "agentmmd applies the module's decision" amd_start
 echo 1 >$T/events/agentmm/agentmm_decision/enable
 echo >$T/trace
 sleep 1
@@ -32,7 +53,8 @@ check "one size per step" awk '/agentmm_decision/ && /changed=1/ {
 	if (seen && c != prev && (c - prev > 1 || prev - c > 1)) bad = 1
 	prev = c; seen = 1 } END { exit bad }' $T/trace
 expect_cmp "$(gov transitions_down)" -ge 1 "transitions counted"
-check "knobs follow: 2048kB is off" grep -q '\[never\]' $THP_SYS/hugepages-2048kB/enabled
+check "the switches follow: 2048kB is off" wait_for 10 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-2048kB/enabled"
+check "every switch follows the decision" wait_for 10 decision_in_force "$stock"
 
 # Fault in memory on the fragmented host: the enabled sizes mostly succeed.
 for kb in $(gov enabled_sizes); do
@@ -47,6 +69,8 @@ for kb in $(gov enabled_sizes); do
 	fall=$((fall + $(cat $THP_SYS/hugepages-$kb/stats/anon_fault_fallback) - f))
 done
 log "enabled sizes during churn: $alloc allocated, $fall fell back"
+expect_cmp "$(gov counters_fed)" -ge 10 "agentmmd fed the counters"
+check "the counters fed are the kernel's mTHP stats" wait_for 10 fed_is_stats
 expect_cmp "$alloc" -gt 0 "the enabled sizes were used"
 expect_cmp $((fall * 100)) -le $(((alloc + fall) * 25)) "fallback rate of enabled sizes at most 25%"
 expect_cmp "$(gov compact_runs)" -ge 1 "order-targeted compaction ran"
@@ -57,8 +81,13 @@ wait $pid
 check "released: the governor steps back up to 2048kB" wait_for 60 sh -c \
 	"[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -eq 2048 ]"
 expect_cmp "$(gov transitions_up)" -ge 1 "up transitions counted"
+on=$(listed_word "$stock" 2048)
+[ "$on" = never ] && on=always
+check "the switches follow: 2048kB on again ($on)" wait_for 10 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-2048kB/enabled"
 echo 0 >$T/events/agentmm/agentmm_decision/enable
 unload_agentmm
 echo $proactive >/proc/sys/vm/compaction_proactiveness
-expect_eq "$(thp_knobs)" "$stock" "knobs restored"
+check "switches restored when the module goes" wait_for 15 knobs_are "$stock"
+check "agentmmd stops" amd_stop
+expect_eq "$(thp_knobs)" "$stock" "switches as they were"
 finish

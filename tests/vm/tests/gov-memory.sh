@@ -1,12 +1,15 @@
 # The governor weighs free memory: its inputs match /proc/zoneinfo, and as
 # free memory falls toward the high watermarks it drops the larger sizes at
-# once (one size per band, all of them near the watermarks), turning their
-# switches off in enforce mode; when memory comes back, so do the sizes.
+# once (one size per band, all of them near the watermarks), and agentmmd
+# beside the module in enforce turns their switches off; when memory comes
+# back, so do the sizes and their switches, and the switches are restored
+# when the module goes.
 . /tests/lib.sh
 
 stock=$(thp_knobs)
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 \
 	dwell_ms=200 up_dwell_ms=1000
+check "agentmmd applies the module's decision" amd_start
 wait_sample
 
 # The module's memory input, from the same zones as /proc/zoneinfo: per
@@ -90,8 +93,8 @@ wait_sample
 log "headroom $(gov headroom_permille) per mille, cap $(gov mem_cap_kb)kB, ceiling $(gov ceiling_kb)kB"
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/reason)" low_memory "64kB: reason low_memory"
 expect_cmp "$(gov memory_downs)" -ge 1 "memory_downs counted"
-check "64kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-64kB/enabled
-check "32kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled
+check "64kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-64kB/enabled"
+check "32kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled"
 
 # Well below the low edge (20 per mille): every governed size off. 6, not
 # 8: kswapd and page cache move headroom by MBs while the test reads it.
@@ -99,7 +102,7 @@ check "every size off near the watermarks" hold_until 6 14 ceiling_kb -eq 0
 # the reason is this sample's too: held in the same loop (read once after
 # the hold, headroom had drifted up and the size was already recovering)
 check "16kB: reason low_memory" hold_until 6 14 ../sensor/sizes/16kB/reason = low_memory
-check "16kB switch is off" grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled
+check "16kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled"
 # mem_cap_kb is this sample's band (the ceiling keeps its hysteresis),
 # so it follows headroom's drift: held in the same loop.
 check "mem_cap_kb 0" hold_until 6 14 mem_cap_kb -eq 0
@@ -109,7 +112,11 @@ kill $hogs
 wait $hogs 2>/dev/null
 check "memory back: 64kB again (one size per up-dwell)" wait_for 60 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = 64 ]"
 expect_eq "$(gov mem_cap_kb)" - "no cap"
-check "64kB switch is on" grep -q '\[always\]' $THP_SYS/hugepages-64kB/enabled
+on=$(listed_word "$stock" 64)
+[ "$on" = never ] && on=always
+check "64kB switch is on ($on)" wait_for 5 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-64kB/enabled"
 unload_agentmm
-expect_eq "$(thp_knobs)" "$stock" "switches restored byte-exact"
+check "switches restored byte-exact when the module goes" wait_for 15 knobs_are "$stock"
+check "agentmmd stops" amd_stop
+expect_eq "$(thp_knobs)" "$stock" "switches as they were"
 finish

@@ -1,4 +1,8 @@
-# observe decides and reports but changes no knob.
+# observe decides and publishes but changes nothing: the module writes no
+# switch, and agentmmd beside it (governor = kernel) applies only a
+# decision the module marks as enforce. Without agentmmd the mTHP counters
+# are not fed: fallback shares are unrated; counters fed through
+# governor/counters are what the decision weighs.
 . /tests/lib.sh
 
 before=$(thp_knobs)
@@ -8,9 +12,76 @@ expect_cmp "$(gov ticks)" -ge 5 "the governor decides every tick"
 expect_cmp "$(gov ceiling_kb)" -gt 0 "a ceiling is chosen on healthy memory"
 check "sizes report a decision" sh -c "grep -q '^enabled$' $AGENTMM_SYS/sensor/sizes/*/decision"
 check "sizes report a reason" sh -c "grep -qx plentiful $AGENTMM_SYS/sensor/sizes/*/reason"
-expect_eq "$(gov knob_writes)" 0 "no knob written"
+
+# The decision as agentmmd reads it: the same as the per-file view.
+expect_eq "$(decision_get mode)" observe "decision: mode=observe"
+expect_cmp "$(decision_get ticks)" -ge 5 "decision: ticks counted"
+expect_eq "$(decision_get enabled_kb)" \
+	"$(gov enabled_sizes | sed 's/kB//g; s/ /,/g; s/^none$/-/')" \
+	"decision: enabled_kb is governor/enabled_sizes"
+expect_eq "$(decision_get candidates_kb)" "$(cat /sys/module/agentmm/parameters/candidates)" \
+	"decision: candidates_kb is the candidates in force"
 expect_eq "$(thp_knobs)" "$before" "every mTHP switch unchanged"
-expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/knob)" unmanaged "knobs are not managed in observe"
+
+# Nothing fed: no fallback share is rated.
+expect_eq "$(gov counters_fed)" 0 "no counters fed"
+check "counters read back zero for every size" awk -v n="$(ls $AGENTMM_SYS/sensor/sizes | wc -l)" '
+	$2 $3 $4 $5 $6 $7 != "000000" || NF != 7 { exit 1 } END { exit NR != n }' \
+	$AGENTMM_SYS/governor/counters
+check "every fallback share unrated" sh -c "! grep -vqx -- - $AGENTMM_SYS/sensor/sizes/*/fallback_permille"
+
+# Fed counters are weighed. The first write is a baseline (the kernel's
+# totals since boot, not this interval's faults). Shares are of what
+# changed since the last sample, so feed, let one sample take it, and read
+# before the next (2 s apart; an event-driven sample in between spoils a
+# try).
+P=/sys/module/agentmm/parameters
+echo 2000 >$P/interval_ms
+wait_sample 5
+a=1000 f=1000 n=1
+echo "16kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters
+wait_sample 5
+fallback_rated() {
+	a=$((a + 100)) f=$((f + 900)) n=$((n + 1))
+	echo "16kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters || return 1
+	wait_sample 5
+	[ "$(cat $AGENTMM_SYS/sensor/sizes/16kB/fallback_permille)" = 900 ]
+}
+ok=0
+for i in 1 2 3 4; do
+	fallback_rated && { ok=1; break; }
+done
+expect_eq "$ok" 1 "900 fallbacks in 1000 faults fed: 16kB's share is 900 per mille"
+# Footprint: the share of memory in a size's folios, from the fed nr_anon.
+# 100 folios of 512 pages: 51200 pages, per mille of the memory total.
+footprint_is_fed() {
+	[ "$(cat $AGENTMM_SYS/sensor/sizes/2048kB/footprint_permille)" = \
+	  $((51200 * 1000 / $(summary_get memory total_pages))) ]
+}
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/2048kB/footprint_permille)" 0 \
+	"2048kB's footprint 0 before it is fed"
+echo "2048kB 0 0 0 100 0 0" >$AGENTMM_SYS/governor/counters
+n=$((n + 1))
+check "100 2048kB folios fed: footprint is their share of memory" \
+	wait_for 10 footprint_is_fed
+expect_eq "$(gov counters_fed)" "$n" "counters_fed counts every write"
+
+# agentmmd beside the module in observe applies nothing.
+echo 50 >$P/interval_ms
+check "agentmmd starts and leaves the switches alone (driver=none)" amd_start kernel none
+expect_eq "$(amd_get module)" observe "agentmmd sees the module in observe"
+sleep 2
+expect_eq "$(amd_get writes)" 0 "agentmmd wrote no switch"
+expect_eq "$(thp_knobs)" "$before" "every mTHP switch unchanged with agentmmd beside the module"
+# The same agentmmd applies the decision once the module enforces, so the
+# checks above could fail; back in observe it gives the switches back.
+check "enforce" sh -c "echo enforce >$AGENTMM_SYS/mode"
+check "agentmmd applies the decision" wait_for 15 amd_driver_is kernel
+check "the switches follow the decision" wait_for 10 decision_in_force "$before"
+check "and so differ from before" test "$(thp_knobs)" != "$before"
+check "observe again" sh -c "echo observe >$AGENTMM_SYS/mode"
+check "agentmmd gives every switch back" wait_for 15 knobs_are "$before"
 check "unload" unload_agentmm
+check "agentmmd stops" amd_stop
 expect_eq "$(thp_knobs)" "$before" "still unchanged after unload"
 finish

@@ -1,7 +1,10 @@
 # Governor parameters: a value that is not a number (or not a size list) is
 # refused at once; values are staged and checked as a set, at load or when
 # commit_inputs is written, and a set that does not hold together is
-# refused with -EINVAL, names the conflict, and changes nothing.
+# refused with -EINVAL, names the conflict, and changes nothing. The mTHP
+# counters agentmmd feeds through governor/counters are checked the same
+# way: a malformed write is refused whole with -EINVAL, dmesg gives the
+# format, and nothing is taken; a good one is shown back and counted.
 . /tests/lib.sh
 
 # Syntax: refused by the parameter itself.
@@ -55,4 +58,47 @@ expect_eq "$(cat $P/min_avail_blocks)" 128 "min_avail_blocks now 128"
 expect_eq "$(grep '^min_avail_blocks ' $AGENTMM_SYS/governor/config)" "min_avail_blocks 128" "and in force"
 check "128kB is not governed: reason not_candidate" \
 	sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/128kB/reason) = not_candidate ]"
+
+# governor/counters: one line per size, "<kb>kB alloc fallback
+# fallback_charge nr_anon nr_anon_partially_mapped split_deferred".
+C=$AGENTMM_SYS/governor/counters
+expect_eq "$(stat -c %a $C)" 600 "counters is 0600"
+# feed TEXT: TEXT (printf %b) to counters in one write; its error in
+# /tmp/feed.err.
+feed() { printf '%b' "$1" >/tmp/feed.in && cat /tmp/feed.in >$C 2>/tmp/feed.err; }
+# refused TEXT: feeding TEXT fails with EINVAL, dmesg gives the format and
+# the counters read back as before.
+refused() {
+	_before=$(cat $C)
+	dmesg -c >/dev/null
+	check_fails "counters refuses '$1'" feed "$1"
+	check "'$1': EINVAL" grep -q 'Invalid argument' /tmp/feed.err
+	check "'$1': dmesg gives the format" sh -c "dmesg | grep -q 'governor/counters: malformed write, nothing taken; one line per size: <kb>kB alloc fallback fallback_charge nr_anon nr_anon_partially_mapped split_deferred'"
+	expect_eq "$(cat $C)" "$_before" "'$1': nothing taken"
+}
+c0=$(cat $C)
+n0=$(gov counters_fed)
+expect_eq "$(echo "$c0" | cut -d' ' -f1 | tr '\n' ' ')" \
+	"$(ls $AGENTMM_SYS/sensor/sizes | sort -n | tr '\n' ' ')" "counters has a line per size"
+for bad in "16kB 1 2 3 4 5" "16kB 1 2 3 4 5 6 7" "16 1 2 3 4 5 6" "kB 1 2 3 4 5 6" \
+	   "12kB 1 2 3 4 5 6" "8kB 1 2 3 4 5 6" "4096kB 1 2 3 4 5 6" "16kB 1 2 x 4 5 6" \
+	   "16kB 1 2 -3 4 5 6" "16kB 1 2 +3 4 5 6" "16kB 1 2 0x3 4 5 6" "16kB 1 2 03 4 5 6" \
+	   "0kB 1 2 3 4 5 6" "16kB 1 2 3 4 5 18446744073709551616" "\n" \
+	   "16kB 1 2 3 4 5 6\n32kB 1 2 3"; do
+	refused "$bad"
+done
+expect_eq "$(gov counters_fed)" "$n0" "no refused write counted"
+check "a good write is taken" feed "16kB 11 12 13 14 15 16\n2048kB 18446744073709551615 2 3 4 5 6\n"
+expect_eq "$(grep '^16kB ' $C)" "16kB 11 12 13 14 15 16" "16kB shown back"
+expect_eq "$(grep '^2048kB ' $C)" "2048kB 18446744073709551615 2 3 4 5 6" "2048kB shown back, up to 2^64-1"
+expect_eq "$(grep -Ev '^(16|2048)kB ' $C)" "$(echo "$c0" | grep -Ev '^(16|2048)kB ')" \
+	"sizes not named keep their values"
+expect_eq "$(gov counters_fed)" $((n0 + 1)) "counters_fed counts it"
+check "a write naming one size" feed "32kB 7 7 7 7 7 7"
+expect_eq "$(grep '^32kB ' $C)" "32kB 7 7 7 7 7 7" "32kB shown back"
+expect_eq "$(grep '^16kB ' $C)" "16kB 11 12 13 14 15 16" "16kB keeps the values fed last"
+# A good line and a bad one: refused whole, the good line not taken.
+refused "16kB 99 99 99 99 99 99\n32kB 1 2 3 4 5 x"
+expect_eq "$(gov counters_fed)" $((n0 + 2)) "counters_fed counts the two writes taken"
+expect_eq "$(summary_get governor counters_fed)" $((n0 + 2)) "and the summary says so"
 finish

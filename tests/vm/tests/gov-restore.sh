@@ -1,52 +1,85 @@
-# Every knob is borrowed: unusual admin values are restored byte for byte on
-# leaving enforce (to observe or off) and on unload.
+# agentmmd, the one writer of the mTHP switches, borrows every switch it
+# applies agentmm.ko's decision to: the admin's unusual values are
+# journaled before its first write and come back byte for byte when the
+# module leaves enforce (observe, off), when it is unloaded, when agentmmd
+# stops, and through agentmmd's guardian after kill -9. The switch of a
+# size the module does not govern is never touched.
 . /tests/lib.sh
 
+CAND=16,32,64,128,2048
 stock=$(thp_knobs)
-# An admin with unusual taste.
+# An admin with unusual taste; 512kB is not a candidate.
 echo madvise >$THP_SYS/hugepages-16kB/enabled
 echo inherit >$THP_SYS/hugepages-64kB/enabled
 echo always >$THP_SYS/hugepages-128kB/enabled
+echo madvise >$THP_SYS/hugepages-512kB/enabled
 echo never >$THP_SYS/hugepages-2048kB/enabled
 admin=$(thp_knobs)
+# What the journal must hold: "<kb> <the admin's value>" per candidate.
+journal_want=$(for kb in $(echo $CAND | tr , ' '); do
+	echo "$kb $(listed_word "$admin" $kb)"; done)
+journaled() { awk '$1 == "thp" { print $2, $3 }' $AMD_ST/applied 2>/dev/null | sort -n; }
 
-for leave in observe off unload; do
-	check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
+# The module in enforce, agentmmd applying its decision.
+borrow() {
+	check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$CAND
 	expect_eq "$(cat $AGENTMM_SYS/mode)" enforce "mode is enforce"
-	sleep 0.5
-	expect_cmp "$(gov knob_writes)" -ge 1 "the governor wrote knobs"
-	check "the enabled set is in force" sh -c "
-		for d in $AGENTMM_SYS/sensor/sizes/*kB; do
-			kb=\${d##*/}; [ \$(cat \$d/knob) = managed ] || continue
-			want=never; [ \$(cat \$d/decision) = enabled ] && want=\$(cat \$d/enable_as)
-			grep -q \"\\[\$want\\]\" $THP_SYS/hugepages-\$kb/enabled || exit 1
-		done"
-	expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/16kB/original)" madvise "16kB original recorded"
-	expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/2048kB/original)" never "2048kB original recorded"
+	check "agentmmd applies the module's decision" amd_start
+	check "the switches follow the decision" wait_for 10 decision_in_force "$admin"
 	check "something differs from the admin's values while enforcing" \
 		test "$(thp_knobs)" != "$admin"
+	expect_eq "$(journaled)" "$journal_want" "the admin's values journaled, every candidate, nothing else"
+	expect_eq "$(amd_size 16 admin)" madvise "status: 16kB's admin value"
+	expect_eq "$(amd_size 2048 admin)" never "status: 2048kB's admin value"
+	expect_cmp "$(amd_get writes)" -ge 1 "agentmmd wrote switches"
+	expect_eq "$(thp_word 512)" madvise "512kB (not a candidate) untouched"
+}
+
+for leave in observe off unload stop kill; do
+	log "--- leaving by $leave"
+	borrow
 	case $leave in
-	observe|off) check "switch to $leave" sh -c "echo $leave >$AGENTMM_SYS/mode"
-		expect_eq "$(thp_knobs)" "$admin" "restored byte for byte on $leave"
-		unload_agentmm ;;
-	unload) check "unload" unload_agentmm ;;
+	observe|off)
+		check "switch the module to $leave" sh -c "echo $leave >$AGENTMM_SYS/mode"
+		check "restored byte for byte on $leave" wait_for 15 knobs_are "$admin"
+		check "agentmmd lets go (driver=none)" wait_for 10 amd_driver_is none
+		check "its journal holds no switch" sh -c "! grep -q '^thp ' $AMD_ST/applied"
+		check "unload" unload_agentmm
+		check "agentmmd stops" amd_stop ;;
+	unload)
+		check "unload" unload_agentmm
+		check "restored byte for byte when the module goes" wait_for 15 knobs_are "$admin"
+		check "agentmmd stops" amd_stop ;;
+	stop)
+		check "agentmmd stops" amd_stop
+		expect_eq "$(thp_knobs)" "$admin" "restored byte for byte when agentmmd stops"
+		check "unload" unload_agentmm ;;
+	kill)
+		kill -9 "$(amd_pid)"
+		check "its guardian restores byte for byte after kill -9" \
+			wait_for 15 knobs_are "$admin"
+		amd_stop
+		check "unload" unload_agentmm ;;
 	esac
-	expect_eq "$(thp_knobs)" "$admin" "restored byte for byte after $leave and unload"
+	sleep 1
+	expect_eq "$(thp_knobs)" "$admin" "the admin's values after $leave, agentmmd and the module gone"
+	thp_put "$admin"	# a failed restore does not spoil the next round
 done
 
-# Enforce -> observe -> enforce re-borrows the current values.
-check "load in enforce" load_agentmm mode=enforce interval_ms=50 candidates=$ALL_SIZES
-echo observe >$AGENTMM_SYS/mode
+# Enforce -> observe -> enforce borrows afresh: the values in force then.
+borrow
+check "observe" sh -c "echo observe >$AGENTMM_SYS/mode"
+check "restored on observe" wait_for 15 knobs_are "$admin"
 echo always >$THP_SYS/hugepages-32kB/enabled
 admin2=$(thp_knobs)
-echo enforce >$AGENTMM_SYS/mode
-expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/32kB/original)" always "a new borrow records the value in force"
-unload_agentmm
-expect_eq "$(thp_knobs)" "$admin2" "restored to the values of the second borrow"
+check "enforce again" sh -c "echo enforce >$AGENTMM_SYS/mode"
+check "agentmmd applies again" wait_for 15 amd_driver_is kernel
+check "a new borrow journals the value in force" wait_for 10 grep -q '^thp 32 always ' $AMD_ST/applied
+check "the switches follow the decision" wait_for 10 decision_in_force "$admin2"
+check "unload" unload_agentmm
+check "restored to the values of the second borrow" wait_for 15 knobs_are "$admin2"
+check "agentmmd stops" amd_stop
 
-# Put the stock values back for later tests.
-for l in $(echo "$stock" | sed 's/ .*\[\(.*\)\].*/=\1/; s/^\([^ ]*\) .*/\1/'); do
-	echo "${l#*=}" >"${l%%=*}"
-done
+thp_put "$stock"
 expect_eq "$(thp_knobs)" "$stock" "stock values back"
 finish

@@ -2,7 +2,9 @@
 # both hysteresis bounds past each other works at load (it used to fail:
 # min_avail_blocks=2048 was checked against the default avail_up_blocks
 # 1024 before avail_up_blocks=4096 arrived) and at runtime through
-# commit_inputs; a set that does not hold together is refused whole.
+# commit_inputs; a set that does not hold together is refused whole. The
+# decision agentmmd applies (governor/decision) follows the set in force,
+# never a staged value.
 . /tests/lib.sh
 
 P=/sys/module/agentmm/parameters
@@ -46,5 +48,19 @@ expect_eq "$(cat $C)" "$cfg1" "nothing changed, not even the valid dwell_ms"
 echo 100 >$P/min_avail_blocks
 check "fixed and committed" sh -c "echo Y >$P/commit_inputs"
 expect_eq "$(inforce dwell_ms)" 50 "dwell_ms 50 in force"
+
+# candidates: what agentmmd may write is the committed set only.
+expect_eq "$(decision_get candidates_kb)" 16,32,64 "decision: the default candidates"
+echo 16,2048 >$P/candidates
+wait_sample
+expect_eq "$(decision_get candidates_kb)" 16,32,64 "decision: a staged candidates value is not in force"
+echo 0 >$P/max_enabled
+check_fails "commit of a set with max_enabled=0 refused" sh -c "echo Y >$P/commit_inputs"
+wait_sample
+expect_eq "$(decision_get candidates_kb)" 16,32,64 "decision: still the old candidates after a refused commit"
+echo 2 >$P/max_enabled
+check "commit candidates 16,2048" sh -c "echo Y >$P/commit_inputs"
+check "decision: the new candidates" wait_for 5 sh -c "grep -q ' candidates_kb=16,2048\$' $AGENTMM_SYS/governor/decision"
+check "decision: enabled among them only" wait_for 5 sh -c "grep -Eq ' enabled_kb=(-|16|2048|16,2048) ' $AGENTMM_SYS/governor/decision"
 unload_agentmm
 finish

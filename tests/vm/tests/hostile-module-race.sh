@@ -1,18 +1,19 @@
-# An admin writing a knob while the governor is flipping it wins: whether
-# the write lands before agentmm's next read or right after agentmm's own
-# write (seen on the read-back), agentmm lets go of the knob, records when
-# and what it saw, never writes it again, and leaves the admin's value on
-# unload.
+# An admin writing a switch while agentmmd flips it to follow the module's
+# decision wins: agentmmd notices a value it did not write, lets go of that
+# switch (status managed=admin, note=admin-set-madvise, a warning in its
+# log, out of its journal), never writes it again while it keeps flipping
+# the others, and leaves the admin's value when the module goes and when
+# it stops.
 . /tests/lib.sh
 
 P=/sys/module/agentmm/parameters
 stock=$(thp_knobs)
-sel() { sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-$1/enabled; }
 
 check "load in enforce, fast ticks" load_agentmm mode=enforce interval_ms=10 \
 	dwell_ms=10 up_dwell_ms=10
-wait_sample
-# Make the governor flip 16kB and 32kB on and off as fast as it can.
+check "agentmmd applies the module's decision" amd_start
+# Make the decision flip 16kB and 32kB on and off as fast as it can.
+rm -f /tmp/race.stop
 (
 	while [ ! -f /tmp/race.stop ]; do
 		echo 1 >$P/max_enabled; echo Y >$P/commit_inputs; sleep 0.02
@@ -20,31 +21,41 @@ wait_sample
 	done
 ) &
 flipper=$!
-check "the governor is flipping 32kB" wait_for 20 sh -c "[ \$(cat $AGENTMM_SYS/governor/knob_writes) -ge 10 ]"
+writes_ge() { [ "$(amd_get writes)" -ge "$1" ] 2>/dev/null; }
+check "agentmmd is flipping the switches" wait_for 30 writes_ge 6
 
-# The admin hammers 32kB with madvise while agentmm flips it.
+# The admin hammers 32kB with madvise while agentmmd flips it.
 i=0
 while [ $i -lt 300 ]; do
 	echo madvise >$THP_SYS/hugepages-32kB/enabled
 	i=$((i + 1))
 done
-check "32kB released" wait_for 10 sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/32kB/knob) = external ]"
-ext=$(cat $AGENTMM_SYS/sensor/sizes/32kB/external)
-log "32kB external: $ext; races seen: $(gov external_races)"
-case $ext in
-"changed madvise"|"raced madvise") ok=1 ;;
-*) ok=0 ;;
-esac
-expect_eq "$ok" 1 "recorded when and what ('changed' or 'raced', madvise)"
+check "32kB released" wait_for 10 sh -c "grep -q 'gov_size kb=32 .*managed=admin' $AMD_ST/status"
+expect_eq "$(amd_size 32 note)" admin-set-madvise "recorded what the admin wrote"
+check "agentmmd's log says so" grep -q "hugepages-32kB/enabled was changed to 'madvise' by someone else" $AMD_LOG
+check "32kB is out of agentmmd's journal" sh -c "! grep -q '^thp 32 ' $AMD_ST/applied"
 echo madvise >$THP_SYS/hugepages-32kB/enabled	# the admin's last word
-sleep 1
-expect_eq "$(sel 32kB)" madvise "the admin's value stands while agentmm keeps flipping"
-check "16kB is still managed and flipping" sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/16kB/knob) = managed ]"
+# Watch 32kB until agentmmd has written other switches twice more.
+w0=$(amd_get writes)
+moved=0
+flipped() {
+	[ "$(thp_word 32)" = madvise ] || moved=1
+	writes_ge $((w0 + 2))
+}
+check "agentmmd keeps flipping the others" wait_for 30 flipped
+expect_eq "$moved" 0 "the admin's 32kB stood all the while"
+expect_eq "$(amd_size 16 managed)" yes "16kB is still agentmmd's"
+expect_eq "$(amd_get admin_changes)" 1 "one admin change counted"
 touch /tmp/race.stop
 wait $flipper
-unload_agentmm
-expect_eq "$(sel 32kB)" madvise "unload leaves the admin's value"
-expect_eq "$(thp_knobs | grep -v 32kB)" "$(echo "$stock" | grep -v 32kB)" "the rest restored"
-echo never >$THP_SYS/hugepages-32kB/enabled
+check "unload" unload_agentmm
+rest_restored() {
+	[ "$(thp_knobs | grep -v /hugepages-32kB/)" = "$(echo "$stock" | grep -v /hugepages-32kB/)" ]
+}
+check "the rest restored" wait_for 15 rest_restored
+expect_eq "$(thp_word 32)" madvise "the module gone: the admin's value stays"
+check "agentmmd stops" amd_stop
+expect_eq "$(thp_word 32)" madvise "agentmmd stopped: the admin's value stays"
+thp_put "$stock"
 rm -f /tmp/race.stop
 finish

@@ -1,42 +1,70 @@
-# 200 load/unload cycles while memory churns and readers hammer sysfs: no
-# kernel report (the runner checks dmesg), no leak of slab or free memory,
-# and unloading under an open file is safe.
+# 200 load/unload cycles (observe and enforce) while memory churns, readers
+# hammer sysfs, a writer feeds governor/counters, and agentmmd applies the
+# decision each time the module enforces and gives the switches back each
+# time it goes: no kernel report (the runner checks dmesg), no leak of slab
+# or free memory, the switches as they were at the end, and unloading
+# under open files is safe.
 . /tests/lib.sh
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
 
+stock=$(thp_knobs)
 # One cycle first, so one-time allocations (module loader caches) are not
-# counted as a leak.
+# counted as a leak; agentmmd runs from before the first measurement.
 load_agentmm interval_ms=10 && unload_agentmm
+check "agentmmd beside the module" amd_start kernel none
 settle
 slab0=$(meminfo SUnreclaim); free0=$(meminfo MemFree)
 
 memchurn 600 64 &
 churn=$!
 (while :; do cat $AGENTMM_SYS/summary $AGENTMM_SYS/sensor/sizes/*/available_pages \
+	$AGENTMM_SYS/governor/decision $AGENTMM_SYS/governor/counters \
 	>/dev/null 2>&1; done) &
 reader=$!
+(while :; do echo "16kB 1 2 3 4 5 6" >$AGENTMM_SYS/governor/counters; done) 2>/dev/null &
+feeder=$!
 
-fails=0
+fails=0 held=0
 i=0
 while [ $i -lt 200 ]; do
-	load_agentmm interval_ms=10 || fails=$((fails + 1))
+	# Every 30th cycle (from the 3rd) is held: from agentmmd having let go
+	# of the last module, until it applies this one's decision.
+	hold=0
+	[ $((i % 30)) -eq 2 ] && hold=1
+	[ $hold = 1 ] && { wait_for 10 amd_driver_is none || fails=$((fails + 1)); }
+	if [ $((i % 2)) -eq 0 ]; then
+		load_agentmm interval_ms=10 mode=enforce || fails=$((fails + 1))
+	else
+		load_agentmm interval_ms=10 || fails=$((fails + 1))
+	fi
 	[ $((i % 3)) -eq 0 ] && echo off >$AGENTMM_SYS/mode
 	[ $((i % 3)) -eq 1 ] && sleep 0.02
+	if [ $hold = 1 ] && wait_for 10 amd_driver_is kernel &&
+	   wait_for 10 decision_in_force "$stock"; then
+		held=$((held + 1))
+	fi
 	rmmod agentmm || fails=$((fails + 1))
 	i=$((i + 1))
 done
 expect_eq $fails 0 "200 load/unload cycles under churn"
-kill $churn $reader
-wait $churn $reader 2>/dev/null
+kill $churn $reader $feeder
+wait $churn $reader $feeder 2>/dev/null
+expect_eq "$held" 7 "agentmmd applied the decision in each of the 7 held cycles"
+check "the module gone: every switch as it was" wait_for 15 knobs_are "$stock"
+check "agentmmd lets go (driver=none)" wait_for 10 amd_driver_is none
+check "agentmmd still runs" kill -0 "$(amd_pid)"
 
 # Unload while a reader holds files open: later reads fail, nothing breaks.
 check "load" load_agentmm interval_ms=10
-exec 3<$AGENTMM_SYS/summary 4<$AGENTMM_SYS/sensor/sizes/2048kB/available_pages
+exec 3<$AGENTMM_SYS/summary 4<$AGENTMM_SYS/sensor/sizes/2048kB/available_pages \
+	5<$AGENTMM_SYS/governor/decision 6>$AGENTMM_SYS/governor/counters
 check "rmmod with files open" unload_agentmm
 check_fails "reading an orphaned file fails" sh -c 'cat <&3 >/dev/null && cat <&4 >/dev/null'
-exec 3<&- 4<&-
+check_fails "reading the orphaned decision fails" sh -c 'cat <&5 >/dev/null'
+check_fails "writing the orphaned counters fails" sh -c 'echo "16kB 1 2 3 4 5 6" >&6'
+exec 3<&- 4<&- 5<&- 6>&-
 check "load again after that" load_agentmm
 check "and unload" unload_agentmm
 
@@ -46,4 +74,6 @@ log "SUnreclaim ${slab0} -> ${slab1} kB, MemFree ${free0} -> ${free1} kB"
 # A leak of one zone array or kobject per cycle would be >= 200 objects.
 expect_cmp $((slab1 - slab0)) -lt 1024 "unreclaimable slab grew by less than 1 MiB"
 expect_cmp $((free0 - free1)) -lt 16384 "free memory within 16 MiB of where it started"
+check "agentmmd stops" amd_stop
+expect_eq "$(thp_knobs)" "$stock" "every switch as it was"
 finish

@@ -1,6 +1,8 @@
 # Bad parameters are refused with -EINVAL and a message naming the range,
 # nothing changes on a bad write, read-only files refuse writes, and the
-# mode switches the sensor off and on.
+# mode switches the sensor off and on; the decision agentmmd reads names
+# the mode in force after every switch. Entering enforce needs no
+# writable switch (the module writes none): the switches stay as they are.
 . /tests/lib.sh
 
 for bad in interval_ms=5 interval_ms=60001 interval_ms=abc interval_ms=-1 \
@@ -20,6 +22,7 @@ check "insmod with valid parameters" load_agentmm mode=observe interval_ms=20
 for bad in bogus enforced "" "observe extra"; do
 	check_fails "mode refuses '$bad'" sh -c "echo '$bad' >$AGENTMM_SYS/mode"
 	expect_eq "$(cat $AGENTMM_SYS/mode)" observe "mode unchanged after '$bad'"
+	expect_eq "$(decision_get mode)" observe "decision's mode unchanged after '$bad'"
 done
 P=/sys/module/agentmm/parameters
 for bad in 0 9 60001 x; do
@@ -33,6 +36,7 @@ check "interval_ms accepts 20" sh -c "echo 20 >$P/interval_ms"
 for f in version summary sensor/samples sensor/event_samples sensor/probes \
 	 sensor/free_pages sensor/free_blocks sensor/sizes/2048kB/order \
 	 sensor/sizes/2048kB/available_pages sensor/sizes/64kB/unusable_index \
+	 governor/decision governor/counters_fed governor/ticks \
 	 $(ls -d $AGENTMM_SYS/sensor/zones/* | head -1 | sed "s|$AGENTMM_SYS/||")/free_blocks; do
 	[ -d $AGENTMM_SYS/$f ] && f=$f/free_blocks
 	mode=$(stat -c %a $AGENTMM_SYS/$f)
@@ -42,9 +46,24 @@ done
 expect_eq "$(stat -c %a $AGENTMM_SYS/mode)" 644 "mode is 0644 (root-only write)"
 expect_eq "$(cat $AGENTMM_SYS/version)" "$(cat /sys/module/agentmm/version)" "version unchanged"
 
+# enforce with every switch read-only (a read-only bind mount over the THP
+# directory): taken at once, the decision says so, and nothing moves.
+stock=$(thp_knobs)
+mount -o bind $THP_SYS $THP_SYS && mount -o remount,bind,ro $THP_SYS
+check_fails "the switches are read-only" sh -c "echo $(thp_word 16) >$THP_SYS/hugepages-16kB/enabled"
+check "mode enforce" sh -c "echo enforce >$AGENTMM_SYS/mode"
+expect_eq "$(cat $AGENTMM_SYS/mode)" enforce "in enforce"
+expect_eq "$(decision_get mode)" enforce "decision: mode=enforce"
+wait_sample 5
+umount $THP_SYS
+expect_eq "$(thp_knobs)" "$stock" "no switch moved in enforce"
+check "mode observe" sh -c "echo observe >$AGENTMM_SYS/mode"
+expect_eq "$(decision_get mode)" observe "decision: mode=observe"
+
 # off stops sampling; observe resumes; the parameter and sysfs agree.
 check "mode off" sh -c "echo off >$AGENTMM_SYS/mode"
 expect_eq "$(cat $P/mode)" off "parameter shows off"
+expect_eq "$(decision_get mode)" off "decision: mode=off"
 expect_eq "$(cat $AGENTMM_SYS/sensor/probes)" 0 "no probes attached while off"
 s0=$(samples); sleep 0.5; s1=$(samples)
 expect_eq "$s1" "$s0" "no samples while off"
