@@ -240,72 +240,30 @@ agentload --help 2>&1 | grep -q -e '--daemon-pid' && has_daemon_pid=1
 
 # ---- settings: capture, apply, restore ----
 
-settings_files() {
-	for f in $THP/enabled $THP/defrag $THP/shrink_underused \
-		 $THP/khugepaged/defrag $THP/khugepaged/max_ptes_none \
-		 $THP/khugepaged/max_ptes_swap $THP/khugepaged/max_ptes_shared \
-		 $THP/khugepaged/pages_to_scan $THP/khugepaged/scan_sleep_millisecs \
-		 $THP/khugepaged/alloc_sleep_millisecs \
-		 $THP/hugepages-*kB/enabled; do
-		[ -f "$f" ] && echo "$f"
-	done
-	for s in compaction_proactiveness extfrag_threshold watermark_scale_factor \
-		 watermark_boost_factor swappiness dirty_ratio dirty_background_ratio \
-		 max_map_count min_free_kbytes compact_unevictable_allowed page-cluster; do
-		[ -f /proc/sys/vm/$s ] && echo /proc/sys/vm/$s
-	done
-	for f in run pages_to_scan sleep_millisecs; do
-		[ -f /sys/kernel/mm/ksm/$f ] && echo /sys/kernel/mm/ksm/$f
-	done
-	# zswap's parameters are restored only where an arm sets up the
-	# compressed tier (else they are only recorded: "all")
-	if [ -n "$swap_cmd" ] || [ "${1:-}" = all ]; then
-		for f in /sys/module/zswap/parameters/*; do
-			[ -f "$f" ] && [ -w "$f" ] && echo "$f"
-		done
-	fi
-	return 0
-}
+# One snapshot/restore for every benchmark script (bench-knobs.sh, next to
+# this script here and in the guest's PATH).
+. "${0%/*}/bench-knobs.sh" || die "cannot read ${0%/*}/bench-knobs.sh; nothing changed"
 
-# Current value; for "a [b] c" files the bracketed word.
-read_setting() {
-	v=$(cat "$1" 2>/dev/null) || return 1
-	case $v in *"["*) v=${v#*[}; v=${v%%]*} ;; esac
-	echo "$v"
-}
-
+# zswap's parameters are restored only where an arm sets up the compressed
+# tier (else they are only recorded)
 stock=$out/stock-settings.txt
-settings_files | while read -r f; do
-	v=$(read_setting "$f") || { echo "$f"; continue; }
-	printf '%s\t%s\n' "$f" "$v"
-done >"$stock" || die "cannot write $stock"
-# a line without a tab is a file that could not be read
-bad=$(grep -v "$(printf '\t')" "$stock")
-[ -z "$bad" ] || die "cannot snapshot $(echo $bad): nothing changed"
+knobs_snapshot "$stock" ${swap_cmd:+zswap} || die "cannot snapshot the knobs: nothing changed"
 
 # While fragment holds its state it owns vm.compact_unevictable_allowed
 # (it sets 0 and restores it on release), so the arms leave it alone then.
 # vm.max_map_count stays raised while it holds (its holes are VMAs).
 restore_settings() {
-	while IFS="$(printf '\t')" read -r f v; do
-		[ -n "$frag_pid" ] && case $f in
-			/proc/sys/vm/compact_unevictable_allowed|/proc/sys/vm/max_map_count) continue ;;
-		esac
-		[ "$(read_setting "$f")" = "$v" ] && continue
-		echo "$v" >"$f" 2>/dev/null || say "warning: cannot restore $f to '$v'"
-	done <"$stock"
+	if [ -n "$frag_pid" ]; then
+		knobs_restore -q "$stock" /proc/sys/vm/compact_unevictable_allowed \
+			/proc/sys/vm/max_map_count
+	else
+		knobs_restore -q "$stock"
+	fi || say "warning: a knob could not be restored (above)"
 }
 
 # After the final restore: anything still not as found is said loudly.
 verify_restored() {
-	left=0
-	while IFS="$(printf '\t')" read -r f v; do
-		cur=$(read_setting "$f")
-		[ "$cur" = "$v" ] && continue
-		echo "bench-guest: RESTORE FAILED: $f is '$cur', was '$v' before the benchmark; set it back by hand: echo $v > $f" >&2
-		left=1
-	done <"$stock"
-	return $left
+	knobs_changed "$stock"
 }
 
 set_file() {
@@ -565,8 +523,8 @@ arm_teardown() {
 # The arm's full knob set as the run starts (path<TAB>value).
 record_knobs() {
 	{
-		settings_files all | while read -r f; do
-			printf '%s\t%s\n' "$f" "$(read_setting "$f")"
+		knob_files zswap | while read -r f; do
+			printf '%s\t%s\n' "$f" "$(knob_value "$f")"
 		done
 		awk 'NR > 1 { n++; kb += $3; d = d (d ? "," : "") $1 }
 			END { printf "swap\t%s\nswap_total_kb\t%d\nswap_devices\t%s\n", n ? "on" : "off", kb, n ? d : "-" }' /proc/swaps 2>/dev/null

@@ -170,12 +170,8 @@ if [ -n "$budget" ] && ! has_opt --budget; then
 fi
 
 # ---- the knobs: refuse before changing anything ----
-knob_value() {
-	local v
-	v=$(cat "$1" 2>/dev/null) || return 1
-	[[ $v == *"["* ]] && { v=${v#*[}; v=${v%%]*}; }
-	echo "$v"
-}
+# the one snapshot/restore of the benchmark scripts
+. "$(dirname "$0")/bench-knobs.sh" || die "cannot read $(dirname "$0")/bench-knobs.sh; nothing changed"
 ls $THP/hugepages-*kB/enabled >/dev/null 2>&1 ||
 	die "no $THP/hugepages-*kB/enabled (no multi-size THP on this kernel); nothing changed"
 for f in $THP/hugepages-*kB/enabled; do
@@ -305,39 +301,16 @@ fi
 
 # ---- the master snapshot: bench-guest snapshots per regime too; this one
 # also covers a bench-guest that died without restoring ----
-knobs() {
-	for f in $THP/enabled $THP/defrag $THP/shrink_underused $THP/khugepaged/* \
-		 $THP/hugepages-*kB/enabled; do
-		[ -f "$f" ] && [ "${f##*/}" != full_scans ] && [ "${f##*/}" != pages_collapsed ] && echo "$f"
-	done
-	for s in compaction_proactiveness extfrag_threshold watermark_scale_factor \
-		 watermark_boost_factor swappiness dirty_ratio dirty_background_ratio \
-		 max_map_count min_free_kbytes compact_unevictable_allowed page-cluster; do
-		[ -f /proc/sys/vm/$s ] && echo /proc/sys/vm/$s
-	done
-	for s in run pages_to_scan sleep_millisecs; do
-		[ -f /sys/kernel/mm/ksm/$s ] && echo /sys/kernel/mm/ksm/$s
-	done
-	if [ -n "$swap_cmd" ]; then
-		for f in $ZSWAP/*; do [ -f "$f" ] && [ -w "$f" ] && echo "$f"; done
-	fi
-	return 0
-}
 swaps() { awk 'NR > 1 { print $1 }' /proc/swaps | sort; }
 # swap devices active now that were not at the start
 swaps_added() { comm -13 <(echo "$swaps_before") <(swaps) | grep .; }
 snap=$out/host-settings.txt
-: >"$snap" || die "cannot write $snap"
-while read -r f; do
-	v=$(knob_value "$f") || die "cannot read $f for the snapshot; nothing changed"
-	printf '%s\t%s\n' "$f" "$v" >>"$snap" || die "cannot write $snap"
-done < <(knobs)
-[ -s "$snap" ] || die "empty snapshot; nothing changed"
+knobs_snapshot "$snap" ${swap_cmd:+zswap} || die "cannot snapshot the knobs; nothing changed"
 swaps_before=$(swaps)
 
 child=
 restore_all() {
-	local f v cur left=0 d
+	local left=0 d
 	# the compressed tier first: a bench-guest that died mid-run may have
 	# left it set up (agentmm-swap keeps its journal, STATE_DIR/journal,
 	# until a teardown has undone everything)
@@ -353,18 +326,7 @@ restore_all() {
 			fi
 		done
 	fi
-	while IFS=$'\t' read -r f v; do
-		cur=$(knob_value "$f")
-		[ "$cur" = "$v" ] && continue
-		echo "$v" >"$f" 2>/dev/null
-		cur=$(knob_value "$f")
-		if [ "$cur" != "$v" ]; then
-			echo "bench-host: RESTORE FAILED: $f is '$cur', was '$v'; set it back: echo $v > $f" >&2
-			left=1
-		else
-			say "restored $f to '$v'"
-		fi
-	done <"$snap"
+	knobs_restore "$snap" || left=1
 	# the compressed tier uses an active swap as it is and removes only
 	# what it created; a device that went on meanwhile is someone else's
 	swaps_added >/dev/null &&
