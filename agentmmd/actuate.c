@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "identity.h"
 #include "escape.h"
 
 /*

@@ -5,10 +5,10 @@
 AMMD_DIR := $(TOP)/agentmmd
 # bpf/build.mk (included after this file) builds the skeleton here.
 BPF_OUT := $(BUILD)/bpf
-AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c usage.c log.c journal.c loader.c \
-	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c actuate.c tick.c status.c \
-	config.c cgroup.c governor.c thpknob.c govparse.c escape.c history.c metrics.c \
-	control.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
+AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c usage.c log.c action.c journal.c loader.c \
+	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c identity.c actuate.c tick.c status.c \
+	config.c cgroup.c governor.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
+	control.c exempt.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/statusfile.c $(AMMD_DIR)/config.c \
 	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c
@@ -60,7 +60,7 @@ $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 
 # The operator surface on the host: escaping, journal records, history,
 # metrics checked with the Prometheus client's parser (check_metrics.py).
-AMM_OPS_SRCS := $(addprefix $(AMMD_DIR)/,log.c escape.c history.c metrics.c \
+AMM_OPS_SRCS := $(addprefix $(AMMD_DIR)/,log.c action.c escape.c history.c metrics.c \
 	cgroup.c sbtable.c) $(TOP)/policy/parse.c $(TOP)/policy/contig.c
 $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 		$(AMM_OPS_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \
@@ -72,8 +72,8 @@ $(BUILD)/unit/test_agentmmd_ops: $(TOP)/tests/unit/test_agentmmd_ops.c \
 
 
 # The restore journal, on plain directories standing in for cgroups.
-AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c journalfmt.c log.c cgroup.c escape.c \
-	history.c governor.c thpknob.c govparse.c) $(TOP)/policy/governor.c \
+AMM_JOURNAL_SRCS := $(addprefix $(AMMD_DIR)/,journal.c journalfmt.c log.c action.c cgroup.c escape.c \
+	history.c governor.c thpknob.c thpfile.c govparse.c) $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 $(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
 		$(AMM_JOURNAL_SRCS) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \

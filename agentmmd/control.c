@@ -22,64 +22,7 @@
 
 #include "daemon.h"
 #include "escape.h"
-
-/* exemptions kept across restarts (more hold until agentmmd restarts) */
-#define MAX_EXEMPT 512
-static char exempt_list[MAX_EXEMPT][512];
-static int n_exempt;
-static bool exempt_loaded;
-
-static void exempt_path(struct daemon *d, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/exempt", d->cfg.state_dir);
-}
-
-static void exempt_load(struct daemon *d)
-{
-	char path[AMM_PATH_MAX + 16], line[2100];
-	FILE *f;
-
-	exempt_loaded = true;
-	exempt_path(d, path, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (n_exempt < MAX_EXEMPT && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		amm_unescape(line);
-		if (*line && strlen(line) < sizeof(exempt_list[0]))
-			strcpy(exempt_list[n_exempt++], line);
-	}
-	fclose(f);
-}
-
-static int exempt_save(struct daemon *d)
-{
-	static char buf[MAX_EXEMPT * 2100];
-	char path[AMM_PATH_MAX + 16];
-	size_t off = 0;
-	int i;
-
-	for (i = 0; i < n_exempt; i++) {
-		off += amm_escape(buf + off, sizeof(buf) - off - 1,
-				  exempt_list[i], AMM_ESC_WORD);
-		buf[off++] = '\n';
-	}
-	exempt_path(d, path, sizeof(path));
-	return write_atomic(path, buf, off);
-}
-
-bool control_is_exempt(struct daemon *d, const char *rel)
-{
-	int i;
-
-	if (!exempt_loaded)
-		exempt_load(d);
-	for (i = 0; i < n_exempt; i++)
-		if (!strcmp(exempt_list[i], rel))
-			return true;
-	return false;
-}
+#include "exempt.h"
 
 struct sandbox *sb_by_name(struct daemon *d, const char *name)
 {
@@ -103,8 +46,7 @@ int control_start(struct daemon *d, int ep)
 	mode_t old;
 	int fd;
 
-	if (!exempt_loaded)
-		exempt_load(d);
+	exempt_load(d);
 	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/control",
 			     d->cfg.state_dir) >= sizeof(a.sun_path)) {
 		warn("state_dir %s is too long for the control socket; agentmmctl thaw/release/exempt will not work",
@@ -153,7 +95,6 @@ static void request(struct daemon *d, char *req, char *out, size_t len)
 {
 	char *name = strchr(req, ' ');
 	struct sandbox *s;
-	int i;
 
 	if (!name || !name[1]) {
 		snprintf(out, len, "error expected 'VERB SANDBOX'");
@@ -186,32 +127,20 @@ static void request(struct daemon *d, char *req, char *out, size_t len)
 	log_action(5, AMM_ACT_CONTROL, s->rel, NULL, 0,
 		   "agentmmctl %s %s (by root)", req, s->rel);
 	if (!strcmp(req, "unexempt")) {
-		for (i = 0; i < n_exempt; i++)
-			if (!strcmp(exempt_list[i], s->rel))
-				break;
-		if (i == n_exempt && !s->exempt) {
+		if (!exempt_remove(d, s->rel) && !s->exempt) {
 			snprintf(out, len, "ok %.600s was not exempt", s->rel);
 			return;
 		}
-		if (i < n_exempt)
-			memmove(exempt_list[i], exempt_list[i + 1],
-				(size_t)(n_exempt - i - 1) * sizeof(exempt_list[0]));
-		n_exempt -= i < n_exempt;
 		s->exempt = false;
-		exempt_save(d);
 		log_action(5, AMM_ACT_UNEXEMPT, s->rel, NULL, 0,
 			   "sandbox %s is no longer exempt", s->rel);
 		snprintf(out, len, "ok %.600s is no longer exempt", s->rel);
 		return;
 	}
 	if (!strcmp(req, "exempt")) {
-		if (!s->exempt && n_exempt < MAX_EXEMPT &&
-		    strlen(s->rel) < sizeof(exempt_list[0])) {
-			strcpy(exempt_list[n_exempt++], s->rel);
-			if (exempt_save(d))
-				warn("cannot record the exemption of %s: %s (kept until agentmmd restarts)",
-				     s->rel, strerror(errno));
-		}
+		if (exempt_add(d, s->rel))
+			warn("cannot record the exemption of %s: %s (kept until agentmmd restarts)",
+			     s->rel, strerror(errno));
 		s->exempt = true;
 		log_action(5, AMM_ACT_EXEMPT, s->rel, NULL, 0,
 			   "sandbox %s is exempt: never throttled, frozen, killed or reclaimed", s->rel);

@@ -40,7 +40,9 @@
 
 #include "agentmm.h"
 #include "cgroup.h"
+#include "action.h"
 #include "config.h"
+#include "exempt.h"
 #include "pressure.h"
 #include "sbtable.h"
 #include "usergov.h"
@@ -196,6 +198,9 @@ struct daemon {
 	/* tool cgroups and processes considered by a tick (tick.c, actuate.c) */
 	struct amm_tool cand_tool[MAX_CANDS];
 	struct cand cand[MAX_CANDS];
+	struct exempt_list exempt;	/* agentmmctl exempt (exempt.h) */
+	/* the governor's journal lines (set while it runs: usergov.h) */
+	size_t (*journal_gov)(struct daemon *d, char *buf, size_t len);
 
 	/* BPF (loader.c); skel is NULL when running from cgroupfs only */
 	struct agentmm_bpf *skel;
@@ -242,7 +247,7 @@ struct daemon {
 	bool recheck_due;	/* ...and so does the next one (a reload) */
 	uint64_t drops_seen;	/* BPF events lost, as of the last slow tick */
 	uint64_t events_gone;	/* events whose process was gone or replaced
-				 * before we acted (pidfd_of_event) */
+				 * before we acted (pidfd_of_event, identity.h) */
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
 	/* the mTHP governor in user space (governor.c); NULL when off */
@@ -267,17 +272,6 @@ struct daemon {
 };
 
 /* log.c: syslog priorities (3 err, 4 warning, 5 notice, 6 info, 7 debug) */
-enum amm_action {
-	AMM_ACT_NONE,
-	/* actions on sandboxes: "dry-run" prefixed when nothing is changed */
-	AMM_ACT_THROTTLE, AMM_ACT_RELEASE, AMM_ACT_FREEZE, AMM_ACT_THAW,
-	AMM_ACT_KILL, AMM_ACT_OOM_KILL, AMM_ACT_NO_VICTIM, AMM_ACT_EXEMPT,
-	AMM_ACT_UNEXEMPT,
-	/* the daemon */
-	AMM_ACT_RELOAD, AMM_ACT_RELOAD_FAILED, AMM_ACT_START, AMM_ACT_STOP,
-	AMM_ACT_TOOL, AMM_ACT_CONTROL, AMM_ACT_ADOPT,
-	AMM_ACT_NR
-};
 void log_init(void);
 void logmsg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -285,17 +279,12 @@ void logmsg(int prio, const char *fmt, ...)
 void log_action(int prio, enum amm_action act, const char *sandbox,
 		const char *tool, pid_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-const char *log_action_name(enum amm_action a);
-const char *log_action_id(enum amm_action a);
 /* The journal's native record for one line (unit tests see it). */
 size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 			  const char *sandbox, const char *tool, pid_t pid,
 			  const char *msg);
 void log_set_debug(bool on);
 bool log_debug(void);
-void log_set_dry_run(bool on);
-bool log_dry_run(void);
-bool log_action_dry(enum amm_action a);
 #define info(...) logmsg(6, __VA_ARGS__)
 #define notice(...) logmsg(5, __VA_ARGS__)
 #define warn(...) logmsg(4, __VA_ARGS__)
@@ -399,8 +388,6 @@ int kill_step(struct daemon *d, const int *map, int n,
 
 /* events.c */
 int handle_event(void *ctx, void *data, size_t len);
-int pidfd_of_event(struct daemon *d, struct sandbox *s, pid_t pid,
-		   uint64_t start_ns);
 
 /* tick.c */
 void policy(struct daemon *d, uint64_t now, bool slow);
@@ -423,7 +410,6 @@ int control_start(struct daemon *d, int ep);
 void control_handle(struct daemon *d);
 void control_stop(struct daemon *d);
 struct sandbox *sb_by_name(struct daemon *d, const char *name);
-bool control_is_exempt(struct daemon *d, const char *rel);
 
 
 #endif

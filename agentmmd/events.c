@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "identity.h"
 
 /*
  * Why the kernel OOM killer could take a runtime: the other processes the
@@ -50,42 +51,6 @@ static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
 		snprintf(buf, len,
 			 "%u other processes were in the sandboxes, %u of them with an oom_score_adj not above the runtime's (not yet raised to tool_oom_score_adj %d)",
 			 tools, low, d->cfg.tool_oom_score_adj);
-}
-
-/*
- * A pidfd for the process an event was about, or -1 (ESRCH) if @pid is no
- * longer that process: it started at the event's start time (clock ticks
- * from /proc, then to the nanosecond where the BPF programs recorded the
- * process, in its own task storage) and is still in sandbox @s. Every
- * action on an event's process (a note, an oom_score_adj, a BPF entry)
- * goes through it; a miss drops the action and is counted.
- */
-int pidfd_of_event(struct daemon *d, struct sandbox *s, pid_t pid,
-		   uint64_t start_ns)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t ticks = hz > 0 ? start_ns / (1000000000ULL / (uint64_t)hz) : 0;
-	struct amm_task t;
-	int fd;
-
-	/* every BPF event carries its process's start: one without (or
-	 * within the first tick of boot, which no sandbox's process is)
-	 * names no process, and tick 0 would match whatever holds the PID */
-	if (!ticks) {
-		d->events_gone++;
-		errno = ESRCH;
-		return -1;
-	}
-	fd = pidfd_open_in_cgroup(pid, ticks, s->rel);
-	if (fd >= 0 && bpf_task_get(d, fd, &t) && t.start_ns &&
-	    t.start_ns != start_ns) {
-		close(fd);
-		fd = -1;
-		errno = ESRCH;
-	}
-	if (fd < 0 && errno == ESRCH)
-		d->events_gone++;
-	return fd;
 }
 
 /* A tool forked: set its OOM score before it execs, so its children inherit

@@ -553,6 +553,7 @@ void gov_start(struct daemon *d)
 		writable += g->ks.k[i].en_fd >= 0 &&
 			    (g->cfg.candidates & (1U << g->ks.k[i].order));
 	d->gov = g;
+	d->journal_gov = gov_journal;
 	module_poll(g);
 	if (g->zi_fd < 0 || g->bi_fd < 0 ||
 	    (!writable && g->mode != UGOV_OBSERVE)) {
@@ -590,6 +591,7 @@ void gov_stop(struct daemon *d)
 	free(g->buf);
 	free(g);
 	d->gov = NULL;
+	d->journal_gov = NULL;
 	applied_save(d);
 }
 

@@ -73,8 +73,8 @@ void history_add(enum amm_action act, const char *sandbox, const char *tool,
 	amm_escape(m, sizeof(m), msg, AMM_ESC_TEXT);
 	n = snprintf(line, sizeof(line), "%" PRIu64 "\t%s\t%s\t%s\t%d\t%d\t%s\n",
 		     (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
-		     log_action_name(act), sb, tl, pid > 0 ? (int)pid : 0,
-		     log_action_dry(act), m);
+		     action_name(act), sb, tl, pid > 0 ? (int)pid : 0,
+		     action_is_dry(act), m);
 	if (n < 0)
 		return;
 	if ((size_t)n >= sizeof(line)) {

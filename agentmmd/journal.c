@@ -19,7 +19,7 @@
 
 #include "daemon.h"
 #include "journalfmt.h"
-#include "thpknob.h"
+#include "thpfile.h"
 
 /*
  * The journal is the in-memory state of what we changed, one line each:
@@ -82,7 +82,7 @@ int applied_save(struct daemon *d)
 		fprintf(o, "high 0 %s %s\n", d->pool_high_orig, esc);
 	}
 	/* the governor's knobs: a few lines, one per mTHP size */
-	n = gov_journal(d, gov, sizeof(gov));
+	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
 	fwrite(gov, 1, n, o);
 	if (ferror(o) | fclose(o) || n >= sizeof(gov)) {
 		err("%s: cannot build the journal (%s); not applying the change",

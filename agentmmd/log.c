@@ -24,44 +24,13 @@
 #include <sys/un.h>
 
 #include "daemon.h"
+#include "action.h"
 #include "escape.h"
 
 /* Set from the configuration (debug = 1 or -d) at start and on reload. */
-static bool debug_on, dry_run;
+static bool debug_on;
 static int journal_fd = -1;
 static struct sockaddr_un journal_addr;
-
-/* Stable for the life of the project: documented in agentmmd(8). */
-static const struct {
-	const char *name, *id;
-} actions[AMM_ACT_NR] = {
-	[AMM_ACT_THROTTLE] = { "throttle", "4897a5d531544a4daf3ba20031e80e01" },
-	[AMM_ACT_RELEASE] = { "release", "981e431501b94ab89f4ce8e915f23342" },
-	[AMM_ACT_FREEZE] = { "freeze", "dd9309f74c07447f90d7694b1c63a799" },
-	[AMM_ACT_THAW] = { "thaw", "ffefb8913c95450297f999d5abaec879" },
-	[AMM_ACT_KILL] = { "kill", "ab7b71cef3d54390ae5dde67cf8a4f7f" },
-	[AMM_ACT_OOM_KILL] = { "oom-kill", "b9a02cdfbe1c4ac491d4665e9c96c0c2" },
-	[AMM_ACT_NO_VICTIM] = { "no-victim", "d3f141a5a7954f718e89f767ecc65218" },
-	[AMM_ACT_EXEMPT] = { "exempt", "8151f23bec9345c3b886c87ff99633af" },
-	[AMM_ACT_UNEXEMPT] = { "unexempt", "50d42f67d9944f108944cb3d2e0dab78" },
-	[AMM_ACT_RELOAD] = { "reload", "7ceb41f6b98144069310ac6b833f21b3" },
-	[AMM_ACT_RELOAD_FAILED] = { "reload-failed", "9e1c00cb1b6f44cd9c7d98dc70c18cca" },
-	[AMM_ACT_START] = { "start", "b608b7e0b7bf4fc2a90dd854556fad98" },
-	[AMM_ACT_STOP] = { "stop", "407aca7e52ac437aad2813d8752baeba" },
-	[AMM_ACT_TOOL] = { "tool", "6de534b0fa3e45888e94f28fccd7b949" },
-	[AMM_ACT_CONTROL] = { "control", "696c390ec1904906af625d169e8779d7" },
-	[AMM_ACT_ADOPT] = { "adopt", "41b877d1ee674726828305d690df40ff" },
-};
-
-const char *log_action_name(enum amm_action a)
-{
-	return a < AMM_ACT_NR && actions[a].name ? actions[a].name : "?";
-}
-
-const char *log_action_id(enum amm_action a)
-{
-	return a < AMM_ACT_NR && actions[a].id ? actions[a].id : "";
-}
 
 void log_set_debug(bool on)
 {
@@ -71,24 +40,6 @@ void log_set_debug(bool on)
 bool log_debug(void)
 {
 	return debug_on;
-}
-
-void log_set_dry_run(bool on)
-{
-	dry_run = on;
-}
-
-bool log_dry_run(void)
-{
-	return dry_run;
-}
-
-/* In a dry run, is @a one of the changes that was not made? */
-bool log_action_dry(enum amm_action a)
-{
-	return dry_run && (a == AMM_ACT_THROTTLE || a == AMM_ACT_RELEASE ||
-			   a == AMM_ACT_FREEZE || a == AMM_ACT_THAW ||
-			   a == AMM_ACT_KILL || a == AMM_ACT_NO_VICTIM);
 }
 
 /* Is stderr the journal stream systemd connected us to? */
@@ -149,10 +100,10 @@ size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 	off = jfield(buf, off, len, "PRIORITY", v);
 	off = jfield(buf, off, len, "SYSLOG_IDENTIFIER", "agentmmd");
 	if (act != AMM_ACT_NONE) {
-		off = jfield(buf, off, len, "MESSAGE_ID", log_action_id(act));
+		off = jfield(buf, off, len, "MESSAGE_ID", action_id(act));
 		off = jfield(buf, off, len, "AGENTMM_ACTION",
-			     log_action_name(act));
-		if (log_action_dry(act))
+			     action_name(act));
+		if (action_is_dry(act))
 			off = jfield(buf, off, len, "AGENTMM_DRY_RUN", "1");
 	}
 	if (sandbox && *sandbox) {
@@ -181,7 +132,7 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 	size_t n;
 	int saved = errno;
 
-	if (log_action_dry(act))
+	if (action_is_dry(act))
 		n = (size_t)snprintf(raw, sizeof(raw), "dry-run (nothing changed): ");
 	else
 		n = 0;
@@ -205,7 +156,7 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 	}
 	fprintf(stderr, "agentmmd: %s%s", lvl[prio], msg);
 	if (act != AMM_ACT_NONE) {
-		fprintf(stderr, " [action=%s", log_action_name(act));
+		fprintf(stderr, " [action=%s", action_name(act));
 		if (sandbox && *sandbox) {
 			amm_escape(f, sizeof(f), sandbox, AMM_ESC_WORD);
 			fprintf(stderr, " sandbox=%s", f);
@@ -216,7 +167,7 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 		}
 		if (pid > 0)
 			fprintf(stderr, " pid=%d", (int)pid);
-		fprintf(stderr, " id=%s]", log_action_id(act));
+		fprintf(stderr, " id=%s]", action_id(act));
 	}
 	fputc('\n', stderr);
 	errno = saved;

@@ -428,7 +428,6 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 		     strerror(errno));
 	/* after undoing a predecessor's changes: from here on none are made */
 	amm_dry_run = d->cfg.dry_run;
-	log_set_dry_run(d->cfg.dry_run);
 	if (d->cfg.dry_run)
 		warn("dry run: deciding and logging every action, changing nothing");
 	/* before BPF: the guardian must not hold BPF links open */
@@ -486,6 +485,7 @@ static void daemon_stop(struct daemon *d, int signo)
 	control_stop(d);
 	bpf_stop(d);
 	sb_table_free(d);
+	exempt_free(d);
 	free(d->status_last);
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "exempt.h"
 
 static const char *path_of(struct daemon *d, const char *rel)
 {
@@ -187,7 +188,7 @@ static void adopt(struct daemon *d, const char *rel)
 	s->prio = sb_priority(d, s);
 	sb_check_ext_frozen(s);
 	oom_group_adopt(d, s);
-	s->exempt = control_is_exempt(d, rel);
+	s->exempt = exempt_has(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);
 	log_action(6, AMM_ACT_ADOPT, rel, NULL, 0,

@@ -17,6 +17,7 @@
 
 #include "daemon.h"
 #include "parse.h"
+#include "thpfile.h"
 #include "thpknob.h"
 #include "usergov.h"
 
@@ -25,42 +26,6 @@ static const char *const stat_names[THP_NR_STATS] = {
 	"anon_fault_fallback_charge", "nr_anon", "nr_anon_partially_mapped",
 	"split_deferred",
 };
-
-int thp_read_small(int fd, char *buf, size_t len)
-{
-	ssize_t n = pread(fd, buf, len - 1, 0);
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int read_selected(int fd, char *out, size_t len)
-{
-	char buf[128];
-
-	if (thp_read_small(fd, buf, sizeof(buf)))
-		return -1;
-	return amm_parse_selected(buf, sizeof(buf), out, len) ? -1 : 0;
-}
-
-static int write_word(int fd, const char *w)
-{
-	ssize_t n;
-
-	if (amm_dry_run)	/* agentmmd --dry-run: no knob writes */
-		return 0;
-	n = pwrite(fd, w, strlen(w), 0);
-
-	return n == (ssize_t)strlen(w) ? 0 : -1;
-}
-
-bool thp_is_word(const char *w)
-{
-	return !strcmp(w, "always") || !strcmp(w, "inherit") ||
-	       !strcmp(w, "madvise") || !strcmp(w, "never");
-}
 
 static void knob_close(struct thp_knob *k)
 {
@@ -196,7 +161,7 @@ void thp_knobs_apply(struct daemon *d, struct thp_knobs *ks, uint32_t cand,
 
 		if (k->en_fd < 0 || k->external || !(cand & (1U << k->order)))
 			continue;
-		if (read_selected(k->en_fd, k->now, sizeof(k->now)) ||
+		if (thp_read_selected(k->en_fd, k->now, sizeof(k->now)) ||
 		    !thp_is_word(k->now)) {
 			ks->write_errors++;
 			continue;
@@ -233,7 +198,7 @@ void thp_knobs_apply(struct daemon *d, struct thp_knobs *ks, uint32_t cand,
 			strcpy(k->written, k->prev);
 			continue;
 		}
-		if (write_word(k->en_fd, want)) {
+		if (thp_write_word(k->en_fd, want)) {
 			ks->write_errors++;
 			warn("governor: cannot write '%s' to hugepages-%ukB/enabled: %s",
 			     want, k->kb, strerror(errno));
@@ -255,7 +220,7 @@ void thp_knobs_read(struct thp_knobs *ks, uint32_t cand)
 		struct thp_knob *k = &ks->k[i];
 
 		if (k->en_fd >= 0 && (cand & (1U << k->order)) &&
-		    read_selected(k->en_fd, k->now, sizeof(k->now)))
+		    thp_read_selected(k->en_fd, k->now, sizeof(k->now)))
 			k->now[0] = '\0';
 	}
 }
@@ -269,7 +234,7 @@ void thp_knobs_restore(struct daemon *d, struct thp_knobs *ks)
 
 		if (!k->borrowed || k->external || k->en_fd < 0)
 			continue;
-		if (read_selected(k->en_fd, k->now, sizeof(k->now))) {
+		if (thp_read_selected(k->en_fd, k->now, sizeof(k->now))) {
 			err("governor: cannot read hugepages-%ukB/enabled to restore it to '%s'",
 			    k->kb, k->original);
 			continue;
@@ -281,7 +246,7 @@ void thp_knobs_restore(struct daemon *d, struct thp_knobs *ks)
 			continue;
 		}
 		if (strcmp(k->now, k->original)) {
-			if (write_word(k->en_fd, k->original))
+			if (thp_write_word(k->en_fd, k->original))
 				err("governor: cannot restore hugepages-%ukB/enabled to '%s': %s; write it by hand",
 				    k->kb, k->original, strerror(errno));
 			else
@@ -327,47 +292,3 @@ size_t thp_knobs_journal(const struct thp_knobs *ks, char *buf, size_t len)
 	}
 	return off < len ? off : len;
 }
-
-int thp_knob_restore_line(const char *line)
-{
-	char orig[THP_WORD], new[THP_WORD], prev[THP_WORD], now[THP_WORD];
-	char path[128];
-	unsigned int kb;
-	int fd, r = 0;
-
-	if (sscanf(line, "thp %u %15s %15s %15s", &kb, orig, new, prev) != 4)
-		return 0;
-	if (kb > (1u << 24) || !thp_is_word(orig) ||
-	    (strcmp(new, "-") && !thp_is_word(new)) ||
-	    (strcmp(prev, "-") && !thp_is_word(prev))) {
-		err("governor: ignoring a malformed journal line: %.80s", line);
-		return -1;
-	}
-	snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/enabled", kb);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		err("governor: cannot open %s to restore it to '%s': %s",
-		    path, orig, strerror(errno));
-		return -1;
-	}
-	if (read_selected(fd, now, sizeof(now))) {
-		err("governor: cannot read %s to restore it to '%s'", path, orig);
-		r = -1;
-	} else if (!strcmp(now, orig)) {
-		r = 0;
-	} else if (!strcmp(now, new) || !strcmp(now, prev)) {
-		if (write_word(fd, orig)) {
-			err("governor: cannot restore %s to '%s': %s; write it by hand",
-			    path, orig, strerror(errno));
-			r = -1;
-		} else {
-			r = 1;
-		}
-	} else {
-		warn("governor: %s is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
-		     path, now, new);
-	}
-	close(fd);
-	return r;
-}
-

@@ -12,9 +12,8 @@
 #include <stdint.h>
 
 #include "governor.h"
+#include "thpfile.h"
 
-#define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
-#define THP_WORD	16
 
 struct daemon;
 
@@ -69,13 +68,5 @@ void thp_knobs_restore(struct daemon *d, struct thp_knobs *ks);
 void thp_knobs_forget(struct thp_knobs *ks);
 /* Journal lines ("thp KB ORIGINAL WRITTEN PREV"); bytes written. */
 size_t thp_knobs_journal(const struct thp_knobs *ks, char *buf, size_t len);
-/*
- * Undo one journal line if it is ours: 1 undone, 0 not ours or nothing to
- * undo, -1 failed. Used by restore_file() (start, guardian, --restore).
- */
-int thp_knob_restore_line(const char *line);
-/* Small sysfs file @fd from offset 0 into @buf (NUL-terminated). */
-int thp_read_small(int fd, char *buf, size_t len);
-bool thp_is_word(const char *w);
 
 #endif

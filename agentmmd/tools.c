@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "identity.h"
 #include "escape.h"
 
 struct tool_call *tool_find(struct sandbox *s, pid_t tgid)

@@ -125,6 +125,9 @@ struct agentmm_sensor {
  * @enforcing: mode enforce: compaction runs and the decision is marked
  *	for agentmmd to apply
  * @ticks: decisions made
+ * @decision_kn: governor/decision in sysfs, notified when the enabled
+ *	sizes change (set by agentmm_sysfs_init() before the sensor starts,
+ *	dropped by agentmm_sysfs_exit() after it stops)
  * @compact_runs: order-targeted compaction requests carried out
  * @compact_blocks: blocks those requests allocated and freed as headroom
  * @compact_misses: requests that ended on a failed allocation
@@ -142,6 +145,7 @@ struct agentmm_governor {
 	bool running;
 	bool enforcing;
 	u64 ticks;
+	struct kernfs_node *decision_kn;
 	u64 compact_runs;
 	u64 compact_blocks;
 	u64 compact_misses;
@@ -166,8 +170,9 @@ int agentmm_gov_show_config(char *buf);
 int agentmm_gov_feed(const char *buf, size_t len);
 int agentmm_gov_show_counters(char *buf);
 bool agentmm_gov_tick(void);
-void agentmm_sysfs_notify_decision(void);
 
+int agentmm_mode_start(void);
+void agentmm_mode_stop(void);
 enum agentmm_mode agentmm_get_mode(void);
 int agentmm_set_mode_str(const char *buf);
 const char *agentmm_mode_name(enum agentmm_mode mode);

@@ -18,6 +18,7 @@
 #include <linux/nodemask.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/mm.h>
 #include <linux/workqueue.h>
@@ -121,8 +122,8 @@ static void agentmm_sample(bool from_event)
 			     unusable);
 	changed = agentmm_gov_tick();
 	mutex_unlock(&s->lock);
-	if (changed)
-		agentmm_sysfs_notify_decision();
+	if (changed && agentmm_gov.decision_kn)
+		sysfs_notify_dirent(agentmm_gov.decision_kn);
 }
 
 static void agentmm_sample_workfn(struct work_struct *work)

@@ -359,17 +359,6 @@ static ssize_t counters_store(struct kobject *kobj,
 }
 static struct kobj_attribute counters_attr = __ATTR_RW_MODE(counters, 0600);
 
-/**
- * agentmm_sysfs_notify_decision() - wake pollers of governor/decision
- *
- * Context: process context; agentmm_sensor.lock not held.
- */
-void agentmm_sysfs_notify_decision(void)
-{
-	if (agentmm_kobj)
-		sysfs_notify(agentmm_kobj, "governor", "decision");
-}
-
 static struct attribute *agentmm_governor_attrs[] = {
 	&ceiling_kb_attr.attr,
 	&enabled_sizes_attr.attr,
@@ -578,6 +567,9 @@ void agentmm_sysfs_exit(void)
 {
 	unsigned int i;
 
+	sysfs_put(agentmm_gov.decision_kn);	/* NULL-safe */
+	agentmm_gov.decision_kn = NULL;
+
 	for (i = 0; i < ARRAY_SIZE(agentmm_size_kobjs); i++) {
 		if (agentmm_size_kobjs[i])
 			kobject_put(&agentmm_size_kobjs[i]->kobj);
@@ -609,6 +601,7 @@ void agentmm_sysfs_exit(void)
 int agentmm_sysfs_init(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
+	struct kernfs_node *gov_kn;
 	unsigned int i;
 	int err = -ENOMEM;
 
@@ -621,6 +614,11 @@ int agentmm_sysfs_init(void)
 	err = sysfs_create_group(agentmm_kobj, &agentmm_governor_group);
 	if (err)
 		goto fail;
+	gov_kn = sysfs_get_dirent(agentmm_kobj->sd, "governor");
+	if (gov_kn) {
+		agentmm_gov.decision_kn = sysfs_get_dirent(gov_kn, "decision");
+		sysfs_put(gov_kn);
+	}
 	err = -ENOMEM;
 	agentmm_sensor_kobj = kobject_create_and_add("sensor", agentmm_kobj);
 	if (!agentmm_sensor_kobj)

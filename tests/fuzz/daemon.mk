@@ -53,7 +53,7 @@ FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_escape
 # reuse: actions only on the event's own process and sandbox, no pidfd
 # leaked. The process layer (cgroup.c's pidfd and /proc functions, the BPF
 # task storage, runtime.c, actuate.c's notify) is the target's own.
-FUZZ_EVENTS_SRCS := $(addprefix $(FUZZ_AMMD)/,events.c tools.c escape.c) \
+FUZZ_EVENTS_SRCS := $(addprefix $(FUZZ_AMMD)/,events.c identity.c tools.c escape.c) \
 	$(TOP)/policy/pressure.c
 $(BUILD)/fuzz/fuzz_events: $(TOP)/tests/fuzz/fuzz_events.c \
 		$(FUZZ_EVENTS_SRCS) $(FUZZ_AMMD_HDRS)

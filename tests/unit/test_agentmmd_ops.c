@@ -200,7 +200,7 @@ TEST(journal_dry_run)
 	char rec[8192];
 	ssize_t n;
 
-	log_set_dry_run(true);
+	amm_dry_run = true;
 	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
 					"sb", "t", 9, "killed");
 	rec[n] = 0;
@@ -209,7 +209,7 @@ TEST(journal_dry_run)
 					"sb", "t", 9, "oom");
 	rec[n] = 0;
 	EXPECT_TRUE(strstr(rec, "AGENTMM_DRY_RUN") == NULL);
-	log_set_dry_run(false);
+	amm_dry_run = false;
 	n = (ssize_t)log_journal_record(rec, sizeof(rec), 4, AMM_ACT_KILL,
 					"sb", "t", 9, "killed");
 	rec[n] = 0;
