@@ -321,7 +321,7 @@ static void kill_msg(struct daemon *d, char *msg, size_t len,
 static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 			     const char *name, uint64_t bytes)
 {
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.kill_cg;
 	char dir[AMM_PATH_MAX + AMM_NAME_MAX + 2], msg[1200], comm[32] = "?";
 	char rel[sizeof(s->rel) + AMM_NAME_MAX + 2], kf[AMM_NAME_MAX + 16];
 	pid_t victim = 0, root = 0;
@@ -330,7 +330,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
 	snprintf(rel, sizeof(rel), "%s/%s", s->rel, name);
-	n = cg_pids(dir, pids, 8192);
+	n = cg_pids(dir, pids, AMM_SCAN_PIDS);
 	for (i = 0; i < n; i++)
 		if (pids[i] == s->runtime)
 			return false;	/* misplaced runtime: leave it */
@@ -540,7 +540,7 @@ int kill_step(struct daemon *d, const int *map, int n,
 {
 	struct amm_tool *tl = d->cand_tool;
 	struct cand *cd = d->cand;
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.kill_step;
 	uint64_t min = amm_kill_min(d->host_limit, d->host_used, th,
 				    d->cfg.kill_min_mb * MB);
 	unsigned int nt = 0, j;
@@ -563,7 +563,7 @@ int kill_step(struct daemon *d, const int *map, int n,
 		 * hog outside the tool cgroups tracked above (in another
 		 * child, or one past the cap of tracked ones) is no way out.
 		 */
-		np = cg_pids(s->path, pids, 8192);
+		np = cg_pids(s->path, pids, AMM_SCAN_PIDS);
 		for (p = 0; p < np && nt < MAX_CANDS; p++) {
 			char comm[32], tc[128];
 			uint64_t own;

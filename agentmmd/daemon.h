@@ -180,6 +180,9 @@ struct cand {
 
 #define MAX_CANDS 4096
 
+/* PIDs read from one cgroup at most (cgroup.procs) */
+#define AMM_SCAN_PIDS 8192
+
 struct daemon {
 	struct amm_config cfg;
 	const char *cfg_path;
@@ -199,6 +202,13 @@ struct daemon {
 	struct amm_tool cand_tool[MAX_CANDS];
 	struct cand cand[MAX_CANDS];
 	struct exempt_list exempt;	/* agentmmctl exempt (exempt.h) */
+	/* each cgroup scan's PIDs, per caller (scans nest: a kill step
+	 * scans a sandbox, then the tool cgroup it picked) */
+	struct {
+		pid_t kill_cg[AMM_SCAN_PIDS], kill_step[AMM_SCAN_PIDS];
+		pid_t loss[AMM_SCAN_PIDS], pageout[AMM_SCAN_PIDS];
+		pid_t runtime[AMM_SCAN_PIDS], sweep[AMM_SCAN_PIDS];
+	} scan;
 	/* the governor's journal lines (set while it runs: usergov.h) */
 	size_t (*journal_gov)(struct daemon *d, char *buf, size_t len);
 

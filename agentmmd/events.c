@@ -25,14 +25,14 @@
  */
 static void runtime_loss_reason(struct daemon *d, char *buf, size_t len)
 {
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.loss;
 	unsigned int tools = 0, low = 0;
 	int i, k, np, adj;
 
 	for (i = 0; i < (int)d->n_sbs; i++) {
 		struct sandbox *s = d->sbs[i];
 
-		np = cg_pids(s->path, pids, 8192);
+		np = cg_pids(s->path, pids, AMM_SCAN_PIDS);
 		for (k = 0; k < np; k++) {
 			if (pids[k] == s->runtime)
 				continue;

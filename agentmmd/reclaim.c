@@ -60,7 +60,7 @@ static int read_refaults(struct daemon *d, struct sandbox *s, uint64_t *pages)
 
 bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
 {
-	static pid_t pids[64];
+	pid_t pids[64];
 	char dir[AMM_PATH_MAX + AMM_NAME_MAX + 2];
 	unsigned int i;
 
@@ -153,11 +153,11 @@ static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
 
 int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 {
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.pageout;
 	int64_t total = 0;
 	int n, i, start = 0, errs = 0, tried = 0;
 
-	n = cg_pids(s->path, pids, 8192);
+	n = cg_pids(s->path, pids, AMM_SCAN_PIDS);
 	if (n <= 0)
 		return n < 0 ? -1 : 0;
 	/* address range to name for @want resident bytes, at the share of

@@ -142,7 +142,7 @@ bool runtime_alive(const struct sandbox *s)
  */
 void detect_runtime(struct daemon *d, struct sandbox *s)
 {
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.runtime;
 	char rdir[AMM_PATH_MAX + 80];
 	bool trusted = false;
 	uint64_t st = 0;
@@ -153,13 +153,13 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 		snprintf(rdir, sizeof(rdir), "%s/%s", s->path,
 			 d->cfg.runtime_cgroup);
 		if (host_owned(rdir)) {
-			n = cg_pids(rdir, pids, 8192);
+			n = cg_pids(rdir, pids, AMM_SCAN_PIDS);
 			best = oldest(d, s, pids, n > 0 ? n : 0, &st);
 			trusted = best != 0;
 		}
 	}
 	if (!best) {
-		n = cg_pids(s->path, pids, 8192);
+		n = cg_pids(s->path, pids, AMM_SCAN_PIDS);
 		best = oldest(d, s, pids, n > 0 ? n : 0, &st);
 	}
 	if (!best || (best == s->runtime && runtime_alive(s)))

@@ -99,11 +99,11 @@ static uint64_t sample_figures(struct daemon *d, struct sandbox *s)
 static void sweep_tool_scores(struct daemon *d, struct sandbox *s,
 			      uint64_t limited)
 {
-	static pid_t pids[8192];
+	pid_t *pids = d->scan.sweep;
 	int i, n;
 
 	n = !s->runtime || (d->skel && s->swept && !d->recheck && !limited) ?
-		0 : cg_pids(s->path, pids, 8192);
+		0 : cg_pids(s->path, pids, AMM_SCAN_PIDS);
 	s->swept = s->runtime != 0;
 	for (i = 0; i < n; i++) {
 		char comm[32];
