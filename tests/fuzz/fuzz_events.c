@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "identity.h"
 
 #define NSB	3		/* sandboxes; index 3 = outside every one */
 #define PID0	300
