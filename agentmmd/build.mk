@@ -12,7 +12,8 @@ AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c usage.c log.c action.c journal.c lo
 	control.c exempt.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
 	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
 AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/statusfile.c $(AMMD_DIR)/config.c \
-	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c
+	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c $(TOP)/policy/parse.c \
+	$(TOP)/policy/contig.c
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
 	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h

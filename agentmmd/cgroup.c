@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "parse.h"
 
 int cg_read_str(const char *dir, const char *file, char *buf, size_t len)
 {
@@ -70,21 +71,17 @@ int cg_write(const char *dir, const char *file, const char *s)
 	return cg_write_at(AT_FDCWD, path, s);
 }
 
-/* The value of @key in the "key value" lines of @buf. */
-static int find_key(char *buf, const char *key, uint64_t *v)
+/* The value of @key in the "key value" lines of @buf (policy/parse.c). */
+static int find_key(const char *buf, const char *key, uint64_t *v)
 {
-	char *line, *save = NULL;
-	size_t kl = strlen(key);
+	u64 x;
 
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, key, kl) && line[kl] == ' ') {
-			*v = strtoull(line + kl + 1, NULL, 10);
-			return 0;
-		}
+	if (amm_parse_key_u64(buf, strlen(buf), key, &x)) {
+		errno = ENOENT;
+		return -1;
 	}
-	errno = ENOENT;
-	return -1;
+	*v = x;
+	return 0;
 }
 
 int cg_read_key(const char *dir, const char *file, const char *key,
@@ -106,19 +103,10 @@ int cg_read_key_at(int dirfd, const char *file, const char *key, uint64_t *v)
 	return find_key(buf, key, v);
 }
 
-/* @kind "some" or "full": that line's avg10, x100 */
+/* @kind "some" or "full": that line's avg10, x100 (policy/parse.c) */
 static int psi_parse(const char *buf, const char *kind, unsigned int *x100)
 {
-	char key[16];
-	const char *p;
-	unsigned int whole, frac;
-
-	snprintf(key, sizeof(key), "%s avg10=", kind);
-	p = strstr(buf, key);
-	if (!p || sscanf(p + strlen(key), "%u.%2u", &whole, &frac) != 2)
-		return -1;
-	*x100 = whole * 100 + frac;
-	return 0;
+	return amm_parse_psi_avg10(buf, strlen(buf), kind, x100) ? -1 : 0;
 }
 
 static int fd_psi_avg10(int fd, const char *kind, unsigned int *x100)

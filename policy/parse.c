@@ -377,3 +377,92 @@ int amm_parse_counters(const char *s, size_t len, unsigned int *kb,
 		vals[n] = v[n + 1];
 	return 0;
 }
+
+/* Length of the line at @s (up to @len), without its newline. */
+static size_t amm_line_len(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && s[n] != '\n')
+		n++;
+	return n;
+}
+
+/* Leading decimal digits of s[0..len) into @out; at least one. */
+static int amm_parse_leading_u64(const char *s, size_t len, u64 *out)
+{
+	size_t n = 0;
+
+	while (n < len && s[n] >= '0' && s[n] <= '9')
+		n++;
+	return amm_parse_digits(s, n, 10, out);
+}
+
+/**
+ * amm_parse_key_u64() - a value of a "key value" file (memory.stat, ...)
+ * @s: the file's content
+ * @len: its length (a NUL before it ends the text)
+ * @key: the key, as the first word of its line
+ * @out: its value; untouched on failure
+ *
+ * Return: 0, or -AMM_EINVAL if no line "@key <digits>" is there.
+ */
+int amm_parse_key_u64(const char *s, size_t len, const char *key, u64 *out)
+{
+	size_t kl = amm_strnlen(key, 256), i = 0;
+
+	len = amm_strnlen(s, len);
+	while (i < len) {
+		size_t ll = amm_line_len(s + i, len - i), k;
+
+		for (k = 0; k < kl && k < ll && s[i + k] == key[k]; k++)
+			;
+		if (k == kl && ll > kl && s[i + kl] == ' ')
+			return amm_parse_leading_u64(s + i + kl + 1,
+						     ll - kl - 1, out);
+		i += ll + 1;
+	}
+	return -AMM_EINVAL;
+}
+
+/**
+ * amm_parse_psi_avg10() - avg10 of a pressure file's "some" or "full" line
+ * @s: the file's content ("some avg10=1.25 avg60=... total=...")
+ * @len: its length (a NUL before it ends the text)
+ * @kind: "some" or "full"
+ * @x100: avg10 in hundredths of a per cent (1.25 -> 125); untouched on
+ *	failure
+ *
+ * Return: 0, or -AMM_EINVAL.
+ */
+int amm_parse_psi_avg10(const char *s, size_t len, const char *kind,
+			unsigned int *x100)
+{
+	static const char avg[] = " avg10=";
+	size_t kl = amm_strnlen(kind, 8), al = sizeof(avg) - 1, i = 0;
+
+	len = amm_strnlen(s, len);
+	while (i < len) {
+		size_t ll = amm_line_len(s + i, len - i), k, d;
+		const char *p = s + i;
+		u64 whole, frac;
+
+		for (k = 0; k < kl + al && k < ll &&
+		     p[k] == (k < kl ? kind[k] : avg[k - kl]); k++)
+			;
+		i += ll + 1;
+		if (k < kl + al)
+			continue;
+		p += k;
+		ll -= k;
+		for (d = 0; d < ll && p[d] != '.'; d++)
+			;
+		if (d + 3 > ll || amm_parse_digits(p, d, 10, &whole) ||
+		    amm_parse_digits(p + d + 1, 2, 10, &frac) ||
+		    whole > 100)
+			return -AMM_EINVAL;
+		*x100 = (unsigned int)(whole * 100 + frac);
+		return 0;
+	}
+	return -AMM_EINVAL;
+}

@@ -33,5 +33,8 @@ int amm_parse_stat(const char *s, size_t len, u64 *out);
 #define AMM_NR_COUNTERS		6
 int amm_parse_counters(const char *s, size_t len, unsigned int *kb,
 		       u64 vals[AMM_NR_COUNTERS]);
+int amm_parse_key_u64(const char *s, size_t len, const char *key, u64 *out);
+int amm_parse_psi_avg10(const char *s, size_t len, const char *kind,
+			unsigned int *x100);
 
 #endif /* _AGENTMM_POLICY_PARSE_H */

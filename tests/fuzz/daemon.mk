@@ -32,11 +32,13 @@ soak: test-module guest-bins
 
 # The journal's parser (journalfmt.c, what restore_file() reads with) and
 # the escaper applied_save() writes paths with (cgroup.c).
-FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,journalfmt.c cgroup.c escape.c)
+FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,journalfmt.c cgroup.c escape.c) \
+	$(TOP)/policy/parse.c $(TOP)/policy/contig.c
 $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
 		$(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_JOURNAL_SRCS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/policy -o $@ $< \
+		$(FUZZ_JOURNAL_SRCS)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal
 

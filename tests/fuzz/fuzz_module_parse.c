@@ -124,6 +124,20 @@ static void fuzz_counters(const char *s, size_t n)
 	ASSERT(kb2 == kb && !memcmp(v, w, sizeof(v)));
 }
 
+/* memory.stat and PSI readers: bounded, untouched on failure, in range. */
+static void fuzz_kernel_text(const char *s, size_t n)
+{
+	unsigned int x = 12345;
+	u64 v = 0x5a5a;
+
+	if (amm_parse_key_u64(s, n, "rss", &v))
+		ASSERT(v == 0x5a5a);
+	if (amm_parse_psi_avg10(s, n, "some", &x))
+		ASSERT(x == 12345);
+	else
+		ASSERT(x <= 10099);
+}
+
 static void fuzz_config(const uint8_t *d, size_t n)
 {
 	struct amm_gov_config cfg;
@@ -148,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, n);
 	s[n] = '\0';
-	switch (data[0] % 9) {
+	switch (data[0] % 10) {
 	case 0: fuzz_u64(s, n); break;
 	case 1: fuzz_sizes(s, n, 4); break;
 	case 2: fuzz_sizes(s, n, 16); break;
@@ -158,6 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 6: fuzz_stat(s, n); break;
 	case 7: fuzz_config(data + 1, n); break;
 	case 8: fuzz_counters(s, n); break;
+	case 9: fuzz_kernel_text(s, n); break;
 	}
 	free(s);
 	return 0;

@@ -11,9 +11,10 @@ $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 $(BUILD)/unit/test_agentmmd_config: $(TOP)/tests/unit/test_agentmmd_config.c \
 		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c $(AMMD_DIR)/config.h \
 		$(AMMD_DIR)/cgroup.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
-	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(AMMD_DIR) -I$(TOP)/tests/unit \
-		-o $@ $(TOP)/tests/unit/test_agentmmd_config.c \
-		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c
+	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(AMMD_DIR) -I$(TOP)/policy \
+		-I$(TOP)/tests/unit -o $@ $(TOP)/tests/unit/test_agentmmd_config.c \
+		$(AMMD_DIR)/config.c $(AMMD_DIR)/cgroup.c $(TOP)/policy/parse.c \
+		$(TOP)/policy/contig.c
 
 # The operator surface on the host: escaping, journal records, history,
 # metrics checked with the Prometheus client's parser (check_metrics.py).

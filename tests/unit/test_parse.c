@@ -231,6 +231,53 @@ TEST(counters_line)
 	EXPECT_EQ(v[0], 9);
 }
 
+TEST(key_value_file)
+{
+	static const char stat[] = "cache 10\nrss 20\nrss_huge 4096\n"
+				   "total_rss 99\nworkingset_refault_anon 7";
+	u64 v = 9;
+
+	EXPECT_EQ(amm_parse_key_u64(stat, sizeof(stat) - 1, "rss", &v), 0);
+	EXPECT_EQ(v, 20);
+	EXPECT_EQ(amm_parse_key_u64(stat, sizeof(stat) - 1, "rss_huge", &v), 0);
+	EXPECT_EQ(v, 4096);
+	EXPECT_EQ(amm_parse_key_u64(stat, sizeof(stat) - 1,
+				    "workingset_refault_anon", &v), 0);
+	EXPECT_EQ(v, 7);
+	v = 9;
+	/* a prefix of a key is not the key; the length bounds the text */
+	EXPECT_EQ(amm_parse_key_u64(stat, sizeof(stat) - 1, "rs", &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_key_u64(stat, sizeof(stat) - 1, "total", &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_key_u64(stat, 9, "rss", &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_key_u64("rss x\n", 6, "rss", &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_key_u64("", 0, "rss", &v), -AMM_EINVAL);
+	EXPECT_EQ(v, 9);
+}
+
+TEST(psi_avg10)
+{
+	static const char psi[] =
+		"some avg10=1.25 avg60=0.50 avg300=0.10 total=12345\n"
+		"full avg10=100.00 avg60=0.00 avg300=0.00 total=99\n";
+	unsigned int x = 7;
+
+	EXPECT_EQ(amm_parse_psi_avg10(psi, sizeof(psi) - 1, "some", &x), 0);
+	EXPECT_EQ(x, 125);
+	EXPECT_EQ(amm_parse_psi_avg10(psi, sizeof(psi) - 1, "full", &x), 0);
+	EXPECT_EQ(x, 10000);
+	x = 7;
+	EXPECT_EQ(amm_parse_psi_avg10("some avg10=1.2 avg60", 20, "some", &x),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_psi_avg10("some avg10=101.00 x", 19, "some", &x),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_psi_avg10("somex avg10=1.00", 16, "some", &x),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_psi_avg10(psi, 12, "some", &x), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_psi_avg10(psi, sizeof(psi) - 1, "half", &x),
+		  -AMM_EINVAL);
+	EXPECT_EQ(x, 7);
+}
+
 int main(void)
 {
 	return unit_main();
