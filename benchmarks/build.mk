@@ -7,15 +7,24 @@ BENCH_POLICY := $(TOP)/policy
 # Helpers shared by the benchmark programs (also benchmarks/replay).
 BENCH_UTIL := $(BENCH_DIR)/util.c
 BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_DIR)/util.h
-# agentload's memory accounting (memacct) and cgroup v1 helpers (cgv1).
-BENCH_LOAD_SRC := $(BENCH_DIR)/agentload.c $(BENCH_DIR)/memacct.c $(BENCH_DIR)/cgv1.c \
-		  $(BENCH_POLICY)/parse.c $(BENCH_POLICY)/contig.c $(BENCH_UTIL)
-BENCH_LOAD_DEPS := $(BENCH_LOAD_SRC) $(BENCH_DIR)/memacct.h $(BENCH_DIR)/cgv1.h \
+# agentload's own parts (agentload.h lists them), its memory accounting
+# (memacct) and cgroup v1 helpers (cgv1).
+BENCH_LOAD_PARTS := agentload agentload-opts agentload-usage agentload-plan \
+		    agentload-sandbox agentload-real agentload-cgroup \
+		    agentload-sample agentload-out
+BENCH_LOAD_SRC := $(BENCH_LOAD_PARTS:%=$(BENCH_DIR)/%.c) $(BENCH_DIR)/memacct.c \
+		  $(BENCH_DIR)/cgv1.c $(BENCH_POLICY)/parse.c $(BENCH_POLICY)/contig.c \
+		  $(BENCH_UTIL)
+BENCH_LOAD_DEPS := $(BENCH_LOAD_SRC) $(BENCH_LOAD_PARTS:%=$(BENCH_DIR)/%.h) \
+		   $(BENCH_DIR)/memacct.h $(BENCH_DIR)/cgv1.h \
 		   $(BENCH_POLICY)/parse.h $(BENCH_POLICY)/contig.h \
 		   $(BENCH_UTIL_DEPS)
-BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_POLICY)/contig.c \
+# fragment's memory-state readers (fragment-state) and command line (fragment-opts).
+BENCH_FRAG_SRC := $(BENCH_DIR)/fragment.c $(BENCH_DIR)/fragment-state.c \
+		  $(BENCH_DIR)/fragment-opts.c $(BENCH_POLICY)/contig.c \
 		  $(BENCH_POLICY)/parse.c $(BENCH_UTIL)
-BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/parse.h \
+BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_DIR)/fragment-state.h $(BENCH_DIR)/fragment-opts.h \
+		   $(BENCH_POLICY)/contig.h $(BENCH_POLICY)/parse.h \
 		   $(BENCH_POLICY)/amm_types.h \
 		   $(BENCH_UTIL_DEPS)
 

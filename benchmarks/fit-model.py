@@ -5,7 +5,7 @@
 Usage: benchmarks/fit-model.py [TRACE_DIR]   (default ../shared/traces/agentcgroup)
 
 Python 3 standard library only. Prints the fitted parameters as a C block to
-paste into benchmarks/agentload.c (struct model) and a short human summary.
+paste into benchmarks/agentload-plan.c (struct model) and a short human summary.
 
 Model (per sandbox, in trace time; agentload scales memory and time):
   baseline   runtime resident memory: per task the 10th percentile of its
@@ -151,7 +151,7 @@ def main():
     print("# fitted from %s" % os.path.normpath(top))
     for k, v in out.items():
         print("%-24s %s" % (k, ("%.4f" % v) if isinstance(v, float) else v))
-    print("\n/* C block for benchmarks/agentload.c */")
+    print("\n/* C block for benchmarks/agentload-plan.c */")
     print("static const struct model fitted = {")
     for k in ("baseline_mb", "gap_logn_mu", "gap_logn_sigma", "dur_logn_mu",
               "dur_logn_sigma", "p_burst", "burst_logn_mu", "burst_logn_sigma",

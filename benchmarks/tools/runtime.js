@@ -844,7 +844,7 @@ const env = {
 const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 const PIP = '-m pip install -q --no-index --no-deps --force-reinstall --find-links ../wheelhouse agenttool';
 
-// The command of a call kind (the kinds and their mix: agentload.c).
+// The command of a call kind (the kinds and their mix: agentload-plan.c).
 function command(kind, arg) {
 	const m = arg % ntests;
 	switch (kind) {
