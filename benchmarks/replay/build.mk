@@ -34,8 +34,12 @@ DENSITY_TIMEOUT ?= 10800
 DENSITY_OUT ?= density
 DENSITY_LOG ?= $(BUILD)/$(DENSITY_OUT)/console.log
 
-REPLAY_SRC := $(REPLAY_DIR)/replay.c $(TOP)/benchmarks/util.c
-REPLAY_DEPS := $(REPLAY_SRC) $(TOP)/benchmarks/util.h
+# replay.c (main) and one module per concern, each with its header.
+REPLAY_MODULES := common hist options trace plan mem worker cgtree measure report
+REPLAY_SRC := $(REPLAY_DIR)/replay.c $(REPLAY_MODULES:%=$(REPLAY_DIR)/%.c) \
+	      $(TOP)/benchmarks/util.c
+REPLAY_DEPS := $(REPLAY_SRC) $(REPLAY_MODULES:%=$(REPLAY_DIR)/%.h) \
+	       $(TOP)/benchmarks/util.h
 
 $(BUILD)/guest/bin/replay: $(REPLAY_DEPS) | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_SRC) -lm
