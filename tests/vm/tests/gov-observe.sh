@@ -31,15 +31,21 @@ check "counters read back zero for every size" awk -v n="$(ls $AGENTMM_SYS/senso
 check "every fallback share unrated" sh -c "! grep -vqx -- - $AGENTMM_SYS/sensor/sizes/*/fallback_permille"
 
 # Fed counters are weighed. The first write is a baseline (the kernel's
-# totals since boot, not this interval's faults). Shares are of what
-# changed since the last sample, so feed, let one sample take it, and read
-# before the next (2 s apart; an event-driven sample in between spoils a
-# try).
+# totals since boot, not this interval's faults): the decision logic
+# restarts from it. Shares are of what changed since the last sample, so
+# feed, let one sample take it, and read before the next (2 s apart; an
+# event-driven sample in between spoils a try).
 P=/sys/module/agentmm/parameters
 echo 2000 >$P/interval_ms
 wait_sample 5
+# The logic restarts from the first counters, but the published decision
+# stands meanwhile: agentmmd must never read an empty one.
+t0=$(decision_get ticks) e0=$(decision_get enabled_kb)
 a=1000 f=1000 n=1
 echo "16kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters
+t1=$(decision_get ticks) e1=$(decision_get enabled_kb)
+expect_cmp "$t1" -ge "$t0" "the first counters: decision ticks still counted"
+expect_eq "$e1" "$e0" "the first counters: the published enabled sizes stand"
 wait_sample 5
 fallback_rated() {
 	a=$((a + 100)) f=$((f + 900)) n=$((n + 1))
