@@ -14,19 +14,9 @@ set_admin() {
 	echo never >$THP_SYS/hugepages-2048kB/enabled
 }
 
-# gstat KEY [TYPE]: KEY of the governor (or TYPE) line of the status file.
-gstat() {
-	awk -v t="${2:-governor}" -v k="$1" '$1 == t { for (i = 2; i <= NF; i++) {
-		split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' \
-		$ST/status 2>/dev/null
-}
-
-# gsize KB KEY: KEY of the gov_size line for KB.
-gsize() {
-	awk -v kb="$1" -v k="$2" '$1 == "gov_size" && $2 == "kb=" kb {
-		for (i = 2; i <= NF; i++) { split($i, kv, "=");
-		if (kv[1] == k) { print kv[2]; exit } } }' $ST/status 2>/dev/null
-}
+# gstat KEY [TYPE], gsize KB KEY: the status file's fields (lib.sh)
+gstat() { status_get $ST/status "$@"; }
+gsize() { status_size $ST/status "$@"; }
 
 sel() { bracketed $THP_SYS/hugepages-$1kB/enabled; }
 

@@ -116,19 +116,23 @@ AMD_ST=/run/agentmm-applier
 AMD_LOG=/tmp/agentmmd-applier.log
 AMD_PID=
 
-# amd_get KEY [TYPE]: KEY on agentmmd's status line TYPE (governor).
-amd_get() {
-	awk -v t="${2:-governor}" -v k="$1" '$1 == t { for (i = 2; i <= NF; i++) {
+# status_get FILE KEY [TYPE]: KEY on the TYPE (governor) line of agentmmd's
+# status FILE.
+status_get() {
+	awk -v t="${3:-governor}" -v k="$2" '$1 == t { for (i = 2; i <= NF; i++) {
 		split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' \
-		$AMD_ST/status 2>/dev/null
+		"$1" 2>/dev/null
 }
 
-# amd_size KB KEY: KEY on agentmmd's gov_size line for KB (16, not 16kB).
-amd_size() {
-	awk -v kb="$1" -v k="$2" '$1 == "gov_size" && $2 == "kb=" kb {
+# status_size FILE KB KEY: KEY on the gov_size line for KB (16, not 16kB).
+status_size() {
+	awk -v kb="$2" -v k="$3" '$1 == "gov_size" && $2 == "kb=" kb {
 		for (i = 2; i <= NF; i++) { split($i, kv, "=");
-		if (kv[1] == k) { print kv[2]; exit } } }' $AMD_ST/status 2>/dev/null
+		if (kv[1] == k) { print kv[2]; exit } } }' "$1" 2>/dev/null
 }
+
+amd_get() { status_get $AMD_ST/status "$@"; }
+amd_size() { status_size $AMD_ST/status "$@"; }
 
 amd_driver_is() { [ "$(amd_get driver)" = "$1" ]; }
 
