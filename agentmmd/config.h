@@ -61,6 +61,9 @@ struct amm_config {
 	unsigned int reclaim_paced_step_permille;
 	unsigned int reclaim_settle_ms;
 	unsigned int reclaim_refault_max_pct;
+	/* cgroup v1: reclaim through memory.limit_in_bytes (the kernel's LRU
+	 * order) rather than process_madvise(MADV_PAGEOUT) of address ranges */
+	bool reclaim_v1_limit;
 	unsigned int retry_repeats;
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */

@@ -157,6 +157,9 @@ struct sandbox {
 	pid_t pageout_pid;		/* process_madvise: where the last */
 	uint64_t pageout_addr;		/* step stopped */
 	uint32_t pageout_density_pm;	/* resident share of what it named */
+	/* cgroup v1 reclaim by limit (reclaim.c): memory.limit_in_bytes as it
+	 * was and as we set it, while borrowed; "" when not */
+	char limit_orig[32], limit_set[32];
 	bool exempt;		/* agentmmctl exempt: never acted on */
 	/*
 	 * The names last: the scalars above share a page or two, and of
@@ -336,6 +339,13 @@ int applied_save(struct daemon *d);
 int restore_file(const char *path);
 void restore_all_live(struct daemon *d);
 void sb_restore(struct sandbox *s);
+/*
+ * Put a borrowed cgroup v1 memory.limit_in_bytes (of the cgroup directory
+ * @dirfd) back to @orig, if it still reads @set: a value another writer
+ * put there since is theirs and stays. 0 when nothing is left to do, -1
+ * with errno set when the write failed.
+ */
+int limit_put_back(int dirfd, const char *orig, const char *set);
 void start_guardian(struct daemon *d, int lock_fd);
 
 /* loader.c */

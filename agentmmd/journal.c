@@ -26,6 +26,9 @@
  *   freeze CGID PATH          we froze PATH (cgroup.freeze 0 undoes it)
  *   high CGID ORIG PATH       we set PATH/memory.high; ORIG was there
  *   oomgroup CGID ORIG PATH   we set PATH/memory.oom.group; ORIG was there
+ *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
+ *                             to SET for one step; ORIG goes back only while
+ *                             SET is still there (not over another writer's)
  *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
  *                             (governor.c: gov_journal; thpknob.c: thp_knob_restore_line)
  * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
@@ -76,6 +79,11 @@ int applied_save(struct daemon *d)
 			fprintf(o, "oomgroup %" PRIu64 " %d %s\n", s->cgid,
 				s->oom_group_orig, esc);
 		}
+		if (s->limit_orig[0]) {
+			amm_token_escape(esc, sizeof(esc), s->path);
+			fprintf(o, "limit %" PRIu64 " %s %s %s\n", s->cgid,
+				s->limit_orig, s->limit_set, esc);
+		}
 	}
 	if (d->pool_high) {
 		amm_token_escape(esc, sizeof(esc), d->pool_dir);
@@ -99,6 +107,18 @@ int applied_save(struct daemon *d)
 		return -1;
 	}
 	return 0;
+}
+
+int limit_put_back(int dirfd, const char *orig, const char *set)
+{
+	char now[32];
+
+	if (cg_read_str_at(dirfd, "memory.limit_in_bytes", now, sizeof(now)))
+		return -1;
+	now[strcspn(now, "\n")] = 0;
+	if (strtoull(now, NULL, 10) != strtoull(set, NULL, 10))
+		return 0;	/* not ours any more */
+	return cg_write_at(dirfd, "memory.limit_in_bytes", orig);
 }
 
 /*
@@ -128,6 +148,11 @@ static int restore_line(char *line)
 		r = cg_write_at(fd, "cgroup.freeze", "0");
 		if (r)
 			err("cannot thaw %s: %s", e.path, strerror(errno));
+	} else if (!strcmp(e.kind, "limit")) {
+		r = limit_put_back(fd, e.val, e.set);
+		if (r)
+			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
+			    e.path, e.val, strerror(errno));
 	} else {
 		const char *file = e.kind[0] == 'h' ? "memory.high" :
 						      "memory.oom.group";
@@ -198,6 +223,22 @@ static bool gone(void)
 	return errno == ENOENT || errno == ENODEV;
 }
 
+/* The v1 limit a reclaim step borrowed, if the step did not put it back. */
+static void sb_restore_limit(struct sandbox *s)
+{
+	if (!s->limit_orig[0])
+		return;
+	if (limit_put_back(s->dir_fd, s->limit_orig, s->limit_set) == 0 ||
+	    gone()) {
+		info("sandbox %s: memory.limit_in_bytes back to %s", s->rel,
+		     s->limit_orig);
+		s->limit_orig[0] = 0;
+	} else {
+		warn("cannot reset %s/memory.limit_in_bytes to %s: %s", s->rel,
+		     s->limit_orig, strerror(errno));
+	}
+}
+
 /*
  * Undo what we changed on the sandbox, through its kept-open fds (never
  * by path: the name may be another cgroup's by now). What fails stays set,
@@ -245,6 +286,7 @@ void sb_restore(struct sandbox *s)
 			warn("cannot reset %s/memory.oom.group: %s", s->rel,
 			     strerror(errno));
 	}
+	sb_restore_limit(s);
 }
 
 void restore_all_live(struct daemon *d)

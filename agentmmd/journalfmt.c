@@ -36,7 +36,7 @@ static bool unesc_path(char *s)
 }
 
 /*
- * Parse one freeze/high/oomgroup line in place. 1: @e holds it; 0: not
+ * Parse one freeze/high/oomgroup/limit line in place. 1: @e holds it; 0: not
  * such a line (unknown kind, malformed escape, relative path). No file
  * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
  */
@@ -49,10 +49,11 @@ int journal_parse(char *line, struct journal_entry *e)
 	line[strcspn(line, "\n")] = 0;
 	e->id = 0;
 	e->val[0] = 0;
+	e->set[0] = 0;
 	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
 		return 0;
 	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
-	    strcmp(e->kind, "oomgroup"))
+	    strcmp(e->kind, "oomgroup") && strcmp(e->kind, "limit"))
 		return 0;
 	p = line + n;
 	/* entries written before cgroup ids were recorded: no id */
@@ -64,6 +65,12 @@ int journal_parse(char *line, struct journal_entry *e)
 	if (strcmp(e->kind, "freeze")) {
 		n = 0;
 		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)
+			return 0;
+		p += n;
+	}
+	if (!strcmp(e->kind, "limit")) {	/* "limit CGID ORIG SET PATH" */
+		n = 0;
+		if (legacy || sscanf(p, "%31s %n", e->set, &n) != 1 || !n)
 			return 0;
 		p += n;
 	}

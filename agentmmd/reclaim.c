@@ -12,8 +12,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -217,6 +219,107 @@ static uint64_t usage_now(struct sandbox *s)
 		s->current;
 }
 
+/* Put back what a step borrowed; true if it is still borrowed. */
+static bool limit_put_back_sb(struct sandbox *s)
+{
+	if (limit_put_back(s->dir_fd, s->limit_orig, s->limit_set) == 0 ||
+	    errno == ENOENT || errno == ENODEV) {
+		s->limit_orig[0] = 0;
+		return false;
+	}
+	warn("sandbox %s: cannot put memory.limit_in_bytes back to %s: %s; the journal keeps it",
+	     s->rel, s->limit_orig, strerror(errno));
+	return true;
+}
+
+/* A step by limit takes at most this long: the write is interrupted. */
+#define LIMIT_STEP_MAX_MS	200
+/* ...and never takes a sandbox below this */
+#define LIMIT_STEP_FLOOR	(16ULL << 20)
+
+static void limit_step_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt the write (no SA_RESTART) */
+}
+
+/* Arm (ms > 0) or disarm (0) the one-shot timer that ends a step. */
+static void limit_step_timer(unsigned int ms)
+{
+	static bool installed;
+	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
+					      .tv_usec = (ms % 1000) * 1000 } };
+
+	if (!installed) {
+		struct sigaction sa = { .sa_handler = limit_step_alarm };
+
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGALRM, &sa, NULL) == 0)
+			installed = true;
+	}
+	if (installed)
+		setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * cgroup v1 has no memory.reclaim, but the same reclaim sits behind
+ * memory.limit_in_bytes: a lower limit is set only once the kernel has
+ * reclaimed the cgroup down to it (mem_cgroup_resize_max), from the cold
+ * end of its LRU lists, as memory.reclaim does on v2; what was touched
+ * since the last scan stays. process_madvise(MADV_PAGEOUT) instead pages
+ * out whatever range it is named, hot or cold. So a step writes a limit
+ * @amt below usage and puts back at once what was there: borrowed for two
+ * writes, journaled first (the guardian or the next start puts it back if
+ * the daemon dies in between; only while our value is still there). The
+ * write is interrupted after LIMIT_STEP_MAX_MS: a sandbox allocating as
+ * fast as it is reclaimed cannot hold the daemon. Returns 0 (done, or
+ * nothing to do), -1 when the limit cannot be used (the caller falls back
+ * to process_madvise).
+ */
+static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
+{
+	char orig[32];
+	uint64_t use = usage_now(s), lim, target;
+	int r, e;
+
+	if (s->limit_orig[0]) {		/* the last put-back failed */
+		if (limit_put_back_sb(s))
+			return 0;
+		applied_save(d);
+	}
+	if (s->dir_fd < 0 || cg_read_str_at(s->dir_fd, "memory.limit_in_bytes",
+					   orig, sizeof(orig)))
+		return -1;
+	orig[strcspn(orig, "\n")] = 0;
+	lim = strtoull(orig, NULL, 10);
+	if (use < amt + LIMIT_STEP_FLOOR)
+		return 0;
+	target = (use - amt) & ~4095ULL;
+	if (!lim || target >= lim)
+		return 0;
+	snprintf(s->limit_set, sizeof(s->limit_set), "%" PRIu64, target);
+	snprintf(s->limit_orig, sizeof(s->limit_orig), "%s", orig);
+	if (applied_save(d)) {
+		s->limit_orig[0] = 0;
+		return 0;	/* said; nothing changed */
+	}
+	limit_step_timer(LIMIT_STEP_MAX_MS);
+	r = cg_write_at(s->dir_fd, "memory.limit_in_bytes", s->limit_set);
+	e = errno;
+	limit_step_timer(0);
+	if (r == 0)
+		limit_put_back_sb(s);
+	else
+		s->limit_orig[0] = 0;	/* never set: nothing to put back */
+	if (!s->limit_orig[0])
+		applied_save(d);
+	/* EBUSY: not all of it was reclaimable; EINTR: out of time */
+	if (r && e != EBUSY && e != EINTR) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /* One step from @s: the bytes it freed, as its usage tells. */
 static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 			     bool paced)
@@ -225,7 +328,10 @@ static uint64_t reclaim_step(struct daemon *d, struct sandbox *s, uint64_t amt,
 	int64_t advised = 0;
 	char buf[32];
 
-	if (d->cg_v1) {
+	if (d->cg_v1 && d->cfg.reclaim_v1_limit &&
+	    reclaim_by_limit(d, s, amt) == 0) {
+		dbg("memory.limit_in_bytes step on %s", s->rel);
+	} else if (d->cg_v1) {
 		advised = reclaim_pageout(d, s, amt);
 		if (advised < 0) {
 			dbg("process_madvise on %s: %s", s->rel,

@@ -3,17 +3,26 @@
 #
 # Host test of agentmmd's paced reclaim where the memory controller is on
 # cgroup v1 (the machine's own kernel here): sandboxes are v1 memory
-# cgroups, reclaimed through process_madvise(MADV_PAGEOUT) into zswap over
-# a swap file this test makes (zswap's parameter restored after); never while a tool call runs, never from a tool
-# call's own memory, never with reclaim = 0; never throttled, frozen or
-# killed. Needs root, a cgroup v1 memory hierarchy and no active swap;
+# cgroups, reclaimed into zswap over a swap file this test makes (zswap's
+# parameter restored after), by METHOD: pageout (process_madvise
+# MADV_PAGEOUT, the default) or limit (reclaim_v1_limit = 1: the kernel's
+# LRU reclaim behind memory.limit_in_bytes, each sandbox's limit put back as
+# it was, nothing left in the journal); never while a tool call runs, never
+# from a tool call's own memory, never with reclaim = 0; never throttled,
+# frozen or killed. Needs root, a cgroup v1 memory hierarchy and no active swap;
 # skips (exit 77) otherwise. Everything it makes (cgroups, processes, the
 # swap file) is removed on every exit path.
 #
-# Usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL
+# Usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL [pageout|limit]
 set -u
-AGENTMMD=$(readlink -f "${1:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL}")
-AGENTMMCTL=$(readlink -f "${2:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL}")
+AGENTMMD=$(readlink -f "${1:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL [pageout|limit]}")
+AGENTMMCTL=$(readlink -f "${2:?usage: daemon-reclaim-v1.sh AGENTMMD AGENTMMCTL [pageout|limit]}")
+METHOD=${3:-pageout}
+case $METHOD in
+pageout) BY_LIMIT=0 ;;
+limit) BY_LIMIT=1 ;;
+*) echo "daemon-reclaim-v1.sh: METHOD is pageout or limit, not '$METHOD'" >&2; exit 2 ;;
+esac
 V1=/sys/fs/cgroup/memory
 NAME=agentmm-test-$$
 ROOT=$V1/$NAME
@@ -89,6 +98,9 @@ hold "$ROOT/busy/tool-build" 32 "$TMP/tool.ready"
 check "runtimes and the tool hold their memory" \
 	wait_for 60 test -f "$TMP/idle.ready" -a -f "$TMP/busy.ready" -a -f "$TMP/tool.ready"
 idle0=$(mb "$ROOT/idle") busy0=$(mb "$ROOT/busy/runtime") tool0=$(mb "$ROOT/busy/tool-build")
+# a limit of the sandbox manager's own on one sandbox: put back as it was
+echo $((1536 << 20)) >"$ROOT/idle/memory.limit_in_bytes"
+idle_lim0=$(cat "$ROOT/idle/memory.limit_in_bytes") busy_lim0=$(cat "$ROOT/busy/memory.limit_in_bytes")
 cat >"$TMP/amm.conf" <<CONF
 cgroup_root = $V1
 sandbox_patterns = $NAME/*
@@ -100,6 +112,7 @@ reclaim_paced_step_permille = 100
 reclaim_settle_ms = 500
 debug = 1
 metrics_interval_s = 1
+reclaim_v1_limit = $BY_LIMIT
 CONF
 "$AGENTMMD" -c "$TMP/amm.conf" >"$TMP/log" 2>&1 &
 daemon_pid=$!
@@ -121,6 +134,12 @@ check "the idle runtime is alive" kill -0 "${pids[0]}"
 kill -9 "${pids[2]}"; wait "${pids[2]}" 2>/dev/null
 check "after its tool ended, busy is paged out too" \
 	wait_for 30 sh -c "[ \$(( \$(cat '$ROOT/busy/runtime/memory.usage_in_bytes') / 1048576 )) -lt $((busy0 * 6 / 10)) ]"
+if [ $BY_LIMIT = 1 ]; then
+	check "the steps went through memory.limit_in_bytes" \
+		grep -q "memory.limit_in_bytes step on $NAME/idle" "$TMP/log"
+	check "no step fell back to process_madvise" \
+		sh -c "! grep -q 'process_madvise on' '$TMP/log'"
+fi
 check "no throttle, freeze or kill was taken" \
 	sh -c "! grep -Eq 'action=(throttle|freeze|kill)' '$TMP/log'"
 check "the metrics count it" \
@@ -136,6 +155,10 @@ sleep 5
 off2=$(mb "$ROOT/off/runtime")
 echo "     off: ${off1} -> ${off2} MB with reclaim = 0"
 check "reclaim = 0 takes nothing" [ $((off1 - off2)) -le 2 ]
+check "the sandboxes' limits are as they were ($idle_lim0, $busy_lim0)" \
+	[ "$(cat "$ROOT/idle/memory.limit_in_bytes") $(cat "$ROOT/busy/memory.limit_in_bytes")" = "$idle_lim0 $busy_lim0" ]
+check "the journal holds no borrowed limit" \
+	sh -c "! grep -qs '^limit ' '$TMP/state/applied'"
 [ $fail = 0 ] || sed 's/^/    log: /' "$TMP/log"
 result
 [ $fail = 0 ]

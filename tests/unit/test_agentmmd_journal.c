@@ -129,6 +129,32 @@ TEST(legacy_entries)
 	CHECK(!strcmp(v, "77"));
 }
 
+/* A v1 limit a reclaim step borrowed: back to ORIG only while SET is there. */
+TEST(limit_put_back_only_while_ours)
+{
+	char a[256], b[256], ea[1024], eb[1024], line[4096], f[512], v[32];
+	unsigned long long ia = fake_cg("lim-ours", a, sizeof(a));
+	unsigned long long ib = fake_cg("lim-theirs", b, sizeof(b));
+
+	snprintf(f, sizeof(f), "%s/memory.limit_in_bytes", a);
+	put(f, "104857600\n");			/* still what we set */
+	snprintf(f, sizeof(f), "%s/memory.limit_in_bytes", b);
+	put(f, "209715200\n");			/* another writer's since */
+	amm_token_escape(ea, sizeof(ea), a);
+	amm_token_escape(eb, sizeof(eb), b);
+	snprintf(line, sizeof(line),
+		 "limit %llu 9223372036854771712 104857600 %s\n"
+		 "limit %llu 9223372036854771712 104857600 %s\n"
+		 "limit %llu 5 %s\n", ia, ea, ib, eb, ia, ea);
+	put(jpath, line);
+	EXPECT_EQ(restore_file(jpath), 2);	/* the third is malformed */
+	file_of(a, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "9223372036854771712"));
+	file_of(b, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "209715200\n"));	/* theirs: untouched */
+	CHECK(access(jpath, F_OK) != 0);
+}
+
 TEST(malformed_escape_ignored)
 {
 	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
