@@ -66,7 +66,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_paced_step_permille = 100;
 	c->reclaim_settle_ms = 1000;
 	c->reclaim_refault_max_pct = 10;
-	c->reclaim_v1_limit = true;
+	c->reclaim_v1_limit = false;
 	c->retry_repeats = 3;
 	c->metrics_interval_s = 15;
 	c->events_max_kb = 1024;

@@ -232,6 +232,7 @@ struct daemon {
 	bool swap_deferred;	/* near the limit, swap still absorbing */
 	uint64_t thrash_since_ms;	/* pressure >= swap_thrash_psi_full since */
 	uint64_t last_reclaim_ms;
+	unsigned int reclaim_next;	/* where the next tick's steps begin */
 	/* over every sandbox ever watched, forgotten ones too */
 	uint64_t reclaimed_total, refault_total;
 	/* forecast: usage and time at the last tick, time left then */

@@ -220,8 +220,10 @@ static void check_gov_only(struct daemon *d)
 		d->cg_v1 = true;
 		cgroup_use_v1_memory(true);
 		v1_limits(d);
-		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, process_madvise), never throttled, frozen or killed (cgroup v1 has no memory.high or cgroup.freeze)",
-		     d->cfg.cgroup_root, d->cfg.reclaim);
+		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, %s), never throttled, frozen or killed (cgroup v1 has no memory.high or cgroup.freeze)",
+		     d->cfg.cgroup_root, d->cfg.reclaim,
+		     d->cfg.reclaim_v1_limit ? "by memory.limit_in_bytes steps" :
+					       "process_madvise");
 		return;
 	}
 	d->gov_only = true;

@@ -234,6 +234,9 @@ static bool limit_put_back_sb(struct sandbox *s)
 
 /* A step by limit takes at most this long: the write is interrupted. */
 #define LIMIT_STEP_MAX_MS	200
+/* ...and the steps of one tick together at most about this long: the
+ * sandboxes left wait for the next tick, where they go first */
+#define RECLAIM_TICK_MAX_MS	300
 /* ...and never takes a sandbox below this */
 #define LIMIT_STEP_FLOOR	(16ULL << 20)
 
@@ -388,17 +391,20 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		.max_step_permille = d->cfg.reclaim_paced_step_permille,
 		.refault_max_pct = d->cfg.reclaim_refault_max_pct,
 	};
-	uint64_t budget = now - d->last_reclaim_ms;
-	int i;
+	uint64_t budget = now - d->last_reclaim_ms, t0 = now_ms();
+	int i, k, late = -1;
 
 	/* budget for the time passed, at most two seconds' worth */
 	if (budget > 2000 || !d->last_reclaim_ms)
 		budget = 1000;
 	budget = d->cfg.reclaim_budget_mb_per_s * MB * budget / 1000;
 	d->last_reclaim_ms = now;
-	for (i = 0; i < n; i++) {
-		struct sandbox *s = d->sbs[map[i]];
+	for (k = 0; k < n; k++) {
+		struct sandbox *s;
 		uint64_t pages, refault = 0, amt;
+
+		i = (int)((d->reclaim_next + (unsigned int)k) % (unsigned int)n);
+		s = d->sbs[map[i]];
 
 		/* refaults are read on every slow tick, so that a step is
 		 * judged by what came back after it, not before */
@@ -425,6 +431,10 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 			 * taken before is still judged next time */
 			continue;
 		}
+		if (late < 0 && now_ms() - t0 > RECLAIM_TICK_MAX_MS)
+			late = i;	/* out of time: steps wait, reads go on */
+		if (late >= 0)
+			continue;
 		amt = amm_reclaim_paced(&a[i], d->host_psi, refault, &pp,
 					&s->pace, budget);
 		if (!amt)
@@ -432,6 +442,7 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		budget -= amt;
 		s->pace.last_reclaimed = reclaim_step(d, s, amt, true);
 	}
+	d->reclaim_next = late >= 0 ? (unsigned int)late : 0;
 	if (!d->cfg.reclaim || d->cfg.reclaim_paced || d->level > AMM_LEVEL_OK)
 		return;
 	/* reclaim_paced = 0: the idle-only rule, bounded by host headroom */

@@ -29,11 +29,11 @@ under these arms, against the baselines an operator already has:
                     governor and paced proactive reclaim of every sandbox;
                     plus agentmm.ko where --agentmm-ko loads)
   agentmm-noreclaim agentmm with reclaim = 0
-  agentmm-pageout   agentmm reclaiming cgroup v1 sandboxes by
-                    process_madvise(MADV_PAGEOUT) of their runtimes' address
-                    ranges (reclaim_v1_limit = 0) instead of the kernel's LRU
-                    reclaim behind memory.limit_in_bytes (not in the default
-                    arms; the same as agentmm where memory is on cgroup v2)
+  agentmm-v1limit   agentmm reclaiming cgroup v1 sandboxes through the
+                    kernel's LRU reclaim behind memory.limit_in_bytes
+                    (reclaim_v1_limit = 1) instead of process_madvise
+                    (MADV_PAGEOUT) of their runtimes' address ranges (not in
+                    the default arms; the same as agentmm on cgroup v2)
   agentmm-nozswap   agentmm without the compressed tier
   agentmm-nogov     agentmm with governor = off (and no module)
   agentmm-ksm       agentmm plus KSM: sandboxes opt in to page merging
@@ -191,7 +191,7 @@ sumdir=${sumdir:-$out/summaries}
 arm_needs() {	# swap daemon
 	case $1 in
 	stock-zswap) echo swap ;;
-	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-pageout) echo swap daemon ;;
+	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit) echo swap daemon ;;
 	agentmm-nozswap) echo daemon ;;
 	esac
 }
@@ -260,7 +260,7 @@ daemon_conf() {	# arm -> agentmmd configuration
 	echo "governor = $gov"
 	echo "reclaim = $reclaim"
 	echo "reclaim_paced = $reclaim"
-	[ "$1" = agentmm-pageout ] && echo "reclaim_v1_limit = 0"
+	[ "$1" = agentmm-v1limit ] && echo "reclaim_v1_limit = 1"
 	case $cg_mode in
 	# cgroup_root is the v1 hierarchy's mount point: agentmmd reads a
 	# process's cgroup from /proc/PID/cgroup, relative to it
