@@ -51,6 +51,10 @@ static void usage(FILE *f)
 "                                daemon or none; per size: why), one line\n"
 "                                per sandbox\n"
 "  show SANDBOX                  one sandbox and its recent tool calls\n"
+"  health [MAX_AGE_S]            0 if agentmmd runs and wrote its status in\n"
+"                                the last MAX_AGE_S seconds (default ten\n"
+"                                slow ticks, at least 30), 1 if its status\n"
+"                                is older, 3 if it does not run (probes)\n"
 "  metrics                       Prometheus text metrics (as last written)\n"
 "  events [--since T] [--sandbox S]  the event history: actions and tool calls\n"
 "  thaw SANDBOX                  thaw a sandbox agentmmd froze (root)\n"
@@ -136,30 +140,79 @@ static bool daemon_running(void)
 	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
 }
 
+/* 0, or the exit status: 3 when there is no status and no daemon, else 1 */
 static int load_status(struct status *st)
 {
 	char path[AMM_PATH_MAX + 16];
 	struct stat sb;
-	int pid = 0;
+	int pid = 0, e;
 
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
 	st->buf = slurp(path, NULL, &sb);
 	if (!st->buf) {
+		e = errno;
 		fprintf(stderr,
 			"agentmmctl: cannot read %s: %s (is agentmmd running? start it with 'agentmmd' or 'systemctl start agentmmd')\n",
-			path, strerror(errno));
-		return -1;
+			path, strerror(e));
+		return e == ENOENT && !daemon_running() ? 3 : 1;
 	}
 	if (parse_status(st, &pid)) {
 		free(st->buf);
 		fprintf(stderr, "agentmmctl: out of memory\n");
-		return -1;
+		return 1;
 	}
 	st->stale = pid <= 0 || (kill(pid, 0) && errno == ESRCH);
 	if (st->stale)
 		fprintf(stderr,
 			"agentmmctl: warning: agentmmd (pid %d) is not running; showing its last status from %s",
 			pid, ctime(&sb.st_mtime));
+	return 0;
+}
+
+/*
+ * health [MAX_AGE_S]: for probes (a Kubernetes livenessProbe, monitoring).
+ * 0: agentmmd runs and its main loop wrote the status file within
+ * @max_age seconds (default: ten slow ticks, at least 30 s); 1: it runs
+ * but the status is older or missing (the loop is stuck); 3: it does not
+ * run.
+ */
+static int cmd_health(const char *arg)
+{
+	char path[AMM_PATH_MAX + 16];
+	unsigned long long max_age = cfg.idle_interval_ms * 10ULL / 1000;
+	struct stat sb;
+	time_t now = time(NULL);
+	char *end;
+
+	if (max_age < 30)
+		max_age = 30;
+	if (arg) {
+		errno = 0;
+		max_age = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !max_age || arg[0] == '-') {
+			fprintf(stderr, "agentmmctl: health: MAX_AGE_S '%s' is not a number of seconds above 0\n",
+				arg);
+			return 2;
+		}
+	}
+	if (!daemon_running()) {
+		printf("agentmmd is not running (no live pid in %s/agentmmd.pid)\n",
+		       cfg.state_dir);
+		return 3;
+	}
+	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
+	if (stat(path, &sb)) {
+		printf("agentmmd runs but %s cannot be read: %s\n", path,
+		       strerror(errno));
+		return 1;
+	}
+	if (now - sb.st_mtime > (time_t)max_age) {
+		printf("agentmmd runs but its status is %lld s old (at most %llu s): its loop is stuck\n",
+		       (long long)(now - sb.st_mtime), max_age);
+		return 1;
+	}
+	printf("agentmmd is healthy (status %lld s old)\n",
+	       (long long)(now - sb.st_mtime));
 	return 0;
 }
 
@@ -712,14 +765,18 @@ int main(int argc, char **argv)
 		if (show ? need_args(cmd, nargs, 1, 1, "SANDBOX [--json]") :
 			   need_args(cmd, nargs, 0, 0, "[--json] [--wide]"))
 			return 2;
-		if (load_status(&st))
-			return 1;
+		r = load_status(&st);
+		if (r)
+			return r;
 		r = status_print(&st, show ? args[0] : NULL, o.json,
 				 cfg.cgroup_root);
 		free(st.recs);
 		free(st.buf);
 		return r;
 	}
+	if (!strcmp(cmd, "health"))
+		return need_args(cmd, nargs, 0, 1, "[MAX_AGE_S]") ? 2 :
+			cmd_health(nargs ? args[0] : NULL);
 	if (!strcmp(cmd, "metrics"))
 		return need_args(cmd, nargs, 0, 0, "") ? 2 : cmd_metrics();
 	if (!strcmp(cmd, "events"))

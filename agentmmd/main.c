@@ -78,7 +78,7 @@ static int state_dir_check(const char *dir)
 	return 0;
 }
 
-static int lock_state(struct daemon *d)
+static int lock_state(struct daemon *d, bool pidfile)
 {
 	char path[AMM_PATH_MAX + 32], buf[32];
 	int fd, i;
@@ -105,6 +105,8 @@ static int lock_state(struct daemon *d)
 		}
 		usleep(100000);
 	}
+	if (!pidfile)
+		return fd;
 	snprintf(path, sizeof(path), "%s/agentmmd.pid", d->cfg.state_dir);
 	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (write_atomic(path, buf, strlen(buf)))
@@ -419,7 +421,7 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	int lock_fd, n;
 
 	d->start_ms = now_ms();
-	lock_fd = lock_state(d);
+	lock_fd = lock_state(d, true);
 	if (lock_fd < 0)
 		return -1;
 	n = restore_file(d->applied_path);
@@ -482,8 +484,13 @@ static void daemon_stop(struct daemon *d, int signo)
 	gov_stop(d);
 	sd_notify(d, "STOPPING=1");
 	restore_all_live(d);
-	/* the last metrics are the run's totals */
+	/* the last metrics are the run's totals (agentmmctl metrics); the
+	 * textfile a collector scrapes goes, so no stale values are served */
 	metrics_tick(d, now_ms(), true);
+	if (d->cfg.metrics_textfile[0] && unlink(d->cfg.metrics_textfile) &&
+	    errno != ENOENT)
+		warn("cannot remove %s: %s", d->cfg.metrics_textfile,
+		     strerror(errno));
 	control_stop(d);
 	bpf_stop(d);
 	sb_table_free(d);
@@ -640,8 +647,15 @@ int main(int argc, char **argv)
 	snprintf(d->applied_path, sizeof(d->applied_path), "%s/applied",
 		 d->cfg.state_dir);
 	if (a.restore) {
+		/* never under a running daemon: what the journal records is
+		 * its live state, which it undoes itself when it stops */
+		int lock_fd = lock_state(d, false);
+
+		if (lock_fd < 0)
+			return 1;
 		n = restore_file(d->applied_path);
 		info("restored %d recorded change(s)", n);
+		close(lock_fd);
 		return 0;
 	}
 	if (daemon_setup(d, &l))

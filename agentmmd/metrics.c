@@ -373,6 +373,10 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	put(&o, "agentmm_daemon_info{version=\"%s\"} 1\n", AMMD_VERSION);
 	head(&o, "agentmm_daemon_start_time_seconds", "gauge", "When agentmmd started, Unix time.");
 	put(&o, "agentmm_daemon_start_time_seconds %" PRIu64 "\n", start_s);
+	head(&o, "agentmm_daemon_last_update_timestamp_seconds", "gauge",
+	     "When agentmmd wrote these metrics, Unix time: a textfile whose value stops moving is stale.");
+	put(&o, "agentmm_daemon_last_update_timestamp_seconds %lld\n",
+	    (long long)ts.tv_sec);
 	head(&o, "agentmm_daemon_cpu_seconds_total", "counter", "CPU time agentmmd used (user + system).");
 	put(&o, "agentmm_daemon_cpu_seconds_total %" PRIu64 ".%06u\n",
 	    cpu_us / 1000000, (unsigned int)(cpu_us % 1000000));
@@ -406,10 +410,10 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	head(&o, "agentmm_pressure_level", "gauge",
 	     "Response level: 0 relaxed, 1 ok, 2 throttle, 3 freeze, 4 kill.");
 	put(&o, "agentmm_pressure_level %d\n", (int)d->level);
-	head(&o, "agentmm_memory_psi_some_avg10", "gauge",
-	     "Host memory pressure, /proc/pressure/memory some avg10 (percent).");
-	put(&o, "agentmm_memory_psi_some_avg10 %u.%02u\n", d->host_psi / 100,
-	    d->host_psi % 100);
+	head(&o, "agentmm_memory_pressure_some_avg10_ratio", "gauge",
+	     "Host memory pressure, /proc/pressure/memory some avg10, as a ratio (0-1).");
+	put(&o, "agentmm_memory_pressure_some_avg10_ratio %u.%04u\n",
+	    d->host_psi / 10000, d->host_psi % 10000);
 	sandbox_metrics(d, &o, now);
 	mthp_metrics(&o);
 	governor_metrics(&o);

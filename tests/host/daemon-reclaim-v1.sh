@@ -144,6 +144,14 @@ check "no throttle, freeze or kill was taken" \
 	sh -c "! grep -Eq 'action=(throttle|freeze|kill)' '$TMP/log'"
 check "the metrics count it" \
 	sh -c "'$AGENTMMCTL' -c '$TMP/amm.conf' metrics | awk '/^agentmm_sandbox_reclaimed_bytes_total.*idle/ { if (\$2 > 1048576) ok = 1 } END { exit !ok }'"
+check "agentmmd --restore refuses under the running daemon" \
+	sh -c "! '$AGENTMMD' -c '$TMP/amm.conf' --restore >'$TMP/restore.out' 2>&1 && grep -q 'another agentmmd holds' '$TMP/restore.out'"
+check "agentmmctl health: 0 while it runs" "$AGENTMMCTL" -c "$TMP/amm.conf" health
+# a stuck loop: the daemon stopped for 3 s, its status older than 1 s
+kill -STOP "$daemon_pid"; sleep 3
+"$AGENTMMCTL" -c "$TMP/amm.conf" health 1 >/dev/null; rc=$?
+kill -CONT "$daemon_pid"
+check "agentmmctl health: 1 when the loop is stuck (status older than asked)" [ $rc = 1 ]
 # reclaim = 0 on reload: nothing taken any more
 echo "reclaim = 0" >>"$TMP/amm.conf"
 kill -HUP "$daemon_pid"
@@ -155,6 +163,11 @@ sleep 5
 off2=$(mb "$ROOT/off/runtime")
 echo "     off: ${off1} -> ${off2} MB with reclaim = 0"
 check "reclaim = 0 takes nothing" [ $((off1 - off2)) -le 2 ]
+kill "$daemon_pid" && wait "$daemon_pid" 2>/dev/null; daemon_pid=''
+check "agentmmctl health: 3 once it stopped" \
+	sh -c "'$AGENTMMCTL' -c '$TMP/amm.conf' health >/dev/null; [ \$? = 3 ]"
+check "agentmmctl status: 3 with no status and no daemon" \
+	sh -c "rm -f '$TMP/state/status'; '$AGENTMMCTL' -c '$TMP/amm.conf' status >/dev/null 2>&1; [ \$? = 3 ]"
 check "the sandboxes' limits are as they were ($idle_lim0, $busy_lim0)" \
 	[ "$(cat "$ROOT/idle/memory.limit_in_bytes") $(cat "$ROOT/busy/memory.limit_in_bytes")" = "$idle_lim0 $busy_lim0" ]
 check "the journal holds no borrowed limit" \

@@ -49,6 +49,8 @@ expect_eq "$(metric agentmm_sandbox_throttled 'sandbox="agent.slice/a"')" 0 "not
 check "hostile name escaped in labels" grep -qF 'agentmm_sandbox_memory_bytes{sandbox="agent.slice/we\"ird name"}' $M
 check "mTHP sizes listed" grep -q '^agentmm_mthp_enabled{size="64kB"} [01]$' $M
 check "mTHP fault stats" grep -q '^agentmm_mthp_fault_alloc_total{size="64kB"} [0-9]' $M
+check "last update time exported, now" sh -c "t=\$(awk '\$1 == \"agentmm_daemon_last_update_timestamp_seconds\" { print \$2 }' $M); n=\$(date +%s); [ -n \"\$t\" ] && [ \$((n - t)) -lt 10 ] && [ \$((t - n)) -lt 10 ]"
+check "host pressure as a ratio" grep -q '^agentmm_memory_pressure_some_avg10_ratio [01]\.[0-9]\{4\}$' $M
 check "daemon CPU counted" grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*$' $M
 check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
 check "events whose process was gone exported" grep -q '^agentmm_daemon_events_gone_total [0-9]' $M
@@ -72,6 +74,11 @@ check "throttled seconds counted" awk -v t="$T" 'BEGIN { exit !(t > 0) }'
 check "exposition still valid" valid_exposition $M
 check "a tool call counted" sh -c "grep -q '^agentmm_sandbox_tool_calls_total{sandbox=\"agent.slice/a\"} [1-9]' $M"
 check "no temporary file left beside the textfile" sh -c "! ls /tmp/node | grep -v '^agentmm.prom$'"
+DP=$(cat /run/agentmm/agentmmd.pid)
+kill "$DP"
+check "daemon stops" wait_for 20 sh -c "! kill -0 $DP 2>/dev/null"
+check "textfile removed on stop (no stale metrics scraped)" test ! -e $M
+check "agentmmctl metrics still shows the last totals" sh -c "agentmmctl -c /tmp/amm.conf metrics 2>/dev/null | grep -q '^agentmm_daemon_info'"
 cleanup
 rm -rf /tmp/node
 finish
