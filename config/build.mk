@@ -55,7 +55,8 @@ AMM_MANPAGES = $(sort $(wildcard $(TOP)/man/*.[1-8]))
 AMM_DOCS = $(wildcard $(TOP)/README.md $(TOP)/docs/install.md \
 	$(TOP)/docs/image-baking.md $(TOP)/docs/tuned.md \
 	$(TOP)/docs/secure-boot.md $(TOP)/docs/kubernetes.md \
-	$(TOP)/docs/compressed-tier.md)
+	$(TOP)/docs/compressed-tier.md $(TOP)/docs/governor.md \
+	$(TOP)/docs/page-merging.md $(TOP)/docs/agentmmd-trust.md)
 # Sources DKMS builds from: what Kbuild names (kmod/, policy/).
 AMM_KMOD_SRC = Kbuild VERSION $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
 	$(TOP)/policy/*.[ch])))
@@ -108,3 +109,25 @@ install-dkms: install-module-config
 # KO= an already built agentmm.ko (the spec builds its own); else build it.
 install-kmod: install-module-config $(if $(KO),,module)
 	$(INSTALL) -D -p -m 0644 $(if $(KO),$(KO),$(TOP)/agentmm.ko) $(D)/lib/modules/$(KVER)/extra/agentmm/agentmm.ko
+
+# What `make install install-dkms` put under DESTDIR, taken away again: the
+# same rules run into a scratch root, and each file of it is removed from
+# $(DESTDIR) (default: this system). The admin's files under SYSCONFDIR
+# (e.g. /etc/agentmm/agentmmd.conf) stay unless PURGE=1. Directories are
+# removed only where their path names agentmm and they are empty. Run
+# `dkms remove agentmm/VERSION --all` and `systemctl disable --now
+# agentmmd` first (docs/install.md).
+.PHONY: uninstall
+uninstall:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(MAKE) --no-print-directory -s install install-dkms DESTDIR="$$tmp" >"$$tmp.log" 2>&1 || \
+		{ cat "$$tmp.log"; rm -f "$$tmp.log"; echo "uninstall: cannot list what install puts where; nothing removed" >&2; exit 1; }; \
+	rm -f "$$tmp.log"; n=0; \
+	for f in $$(cd "$$tmp" && find . ! -type d | sed 's|^\.||'); do \
+		case $$f in $(SYSCONFDIR)/*) [ "$(PURGE)" = 1 ] || continue ;; esac; \
+		if [ -e "$(D)$$f" ] || [ -L "$(D)$$f" ]; then rm -f "$(D)$$f"; n=$$((n + 1)); fi; \
+	done; \
+	for d in $$(cd "$$tmp" && find . -mindepth 1 -depth -type d | sed 's|^\.||'); do \
+		case $$d in *agentmm*) rmdir "$(D)$$d" 2>/dev/null || true ;; esac; \
+	done; \
+	echo "uninstall: removed $$n file(s) under $(if $(D),$(D),/)$(if $(filter 1,$(PURGE)),, (kept $(SYSCONFDIR); PURGE=1 removes it too))"
