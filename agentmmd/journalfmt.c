@@ -70,7 +70,9 @@ int journal_parse(char *line, struct journal_entry *e)
 	}
 	if (!strcmp(e->kind, "limit")) {	/* "limit CGID ORIG SET PATH" */
 		n = 0;
-		if (legacy || sscanf(p, "%31s %n", e->set, &n) != 1 || !n)
+		/* always with the cgroup's id: never put on another cgroup */
+		if (legacy || !e->id ||
+		    sscanf(p, "%31s %n", e->set, &n) != 1 || !n)
 			return 0;
 		p += n;
 	}

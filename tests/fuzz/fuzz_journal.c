@@ -49,12 +49,14 @@ static void any_lines(const uint8_t *data, size_t size)
 		if (!journal_parse(line, &e))
 			continue;
 		if (strcmp(e.kind, "freeze") && strcmp(e.kind, "high") &&
-		    strcmp(e.kind, "oomgroup"))
+		    strcmp(e.kind, "oomgroup") && strcmp(e.kind, "limit"))
 			die_entry("unknown kind accepted", line, &e, NULL);
+		if (!strcmp(e.kind, "limit") && (!e.set[0] || !e.id))
+			die_entry("limit entry without the value set or an id", line, &e, NULL);
 		if (!e.path || e.path[0] != '/' ||
 		    e.path < line || e.path >= line + sizeof(line))
 			die_entry("entry without an absolute path in the line", line, &e, NULL);
-		if (!memchr(e.val, 0, sizeof(e.val)))
+		if (!memchr(e.val, 0, sizeof(e.val)) || !memchr(e.set, 0, sizeof(e.set)))
 			die_entry("value not terminated", line, &e, NULL);
 	}
 }
@@ -64,21 +66,25 @@ static void round_trip(const uint8_t *data, size_t size)
 {
 	static char path[AMM_PATH_MAX], esc[AMM_PATH_MAX * 4 + 8];
 	static char line[AMM_PATH_MAX * 4 + 128], copy[sizeof(line)];
-	static const char *const kinds[] = { "freeze", "high", "oomgroup" };
+	static const char *const kinds[] = { "freeze", "high", "oomgroup", "limit" };
 	unsigned long long id = 0;
 	const char *kind, *val;
-	char vbuf[32];
+	char vbuf[32], sbuf[32];
 	struct journal_entry e;
 	size_t i, n = 0;
 
 	if (size < 10)
 		return;
-	kind = kinds[data[0] % 3];
+	kind = kinds[data[0] % 4];
 	for (i = 1; i < 9; i++)
 		id = id << 8 | data[i];
 	if (data[0] & 0x80)
 		id %= 1000;	/* small ids too */
-	/* memory.high reads "max" or a number; memory.oom.group 0 or 1 */
+	/* memory.high reads "max" or a number; memory.oom.group 0 or 1; v1's
+	 * memory.limit_in_bytes a number (what was there, what we set) */
+	snprintf(sbuf, sizeof(sbuf), "%llu", (id + 1) * 4096);
+	if (kind[0] == 'l' && !id)
+		id = 1;		/* applied_save() writes the sandbox's own id */
 	if (kind[0] == 'o')
 		snprintf(vbuf, sizeof(vbuf), "%d", data[9] & 1);
 	else if (data[9] & 1)
@@ -95,6 +101,9 @@ static void round_trip(const uint8_t *data, size_t size)
 	amm_token_escape(esc, sizeof(esc), path);
 	if (kind[0] == 'f')
 		snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
+	else if (kind[0] == 'l')
+		snprintf(line, sizeof(line), "limit %llu %s %s %s\n", id, val,
+			 sbuf, esc);
 	else
 		snprintf(line, sizeof(line), "%s %llu %s %s\n", kind, id, val,
 			 esc);
@@ -105,7 +114,8 @@ static void round_trip(const uint8_t *data, size_t size)
 	if (!journal_parse(line, &e))
 		die_entry("written entry not parsed back", copy, &e, path);
 	if (strcmp(e.kind, kind) || e.id != id ||
-	    (kind[0] != 'f' && strcmp(e.val, val)) || strcmp(e.path, path))
+	    (kind[0] != 'f' && strcmp(e.val, val)) || strcmp(e.path, path) ||
+	    (kind[0] == 'l' && strcmp(e.set, sbuf)))
 		die_entry("written entry parsed back different", copy, &e, path);
 }
 
