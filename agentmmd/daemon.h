@@ -347,6 +347,9 @@ void sb_restore(struct sandbox *s);
  * with errno set when the write failed.
  */
 int limit_put_back(int dirfd, const char *orig, const char *set);
+/* limit_put_back() of what a reclaim step of @s borrowed, if anything;
+ * true (and a warning) while it is still borrowed */
+bool sb_restore_limit(struct sandbox *s);
 void start_guardian(struct daemon *d, int lock_fd);
 
 /* loader.c */

@@ -223,20 +223,18 @@ static bool gone(void)
 	return errno == ENOENT || errno == ENODEV;
 }
 
-/* The v1 limit a reclaim step borrowed, if the step did not put it back. */
-static void sb_restore_limit(struct sandbox *s)
+bool sb_restore_limit(struct sandbox *s)
 {
 	if (!s->limit_orig[0])
-		return;
+		return false;
 	if (limit_put_back(s->dir_fd, s->limit_orig, s->limit_set) == 0 ||
 	    gone()) {
-		info("sandbox %s: memory.limit_in_bytes back to %s", s->rel,
-		     s->limit_orig);
 		s->limit_orig[0] = 0;
-	} else {
-		warn("cannot reset %s/memory.limit_in_bytes to %s: %s", s->rel,
-		     s->limit_orig, strerror(errno));
+		return false;
 	}
+	warn("sandbox %s: cannot put memory.limit_in_bytes back to %s: %s; the journal keeps it",
+	     s->rel, s->limit_orig, strerror(errno));
+	return true;
 }
 
 /*
@@ -286,7 +284,7 @@ void sb_restore(struct sandbox *s)
 			warn("cannot reset %s/memory.oom.group: %s", s->rel,
 			     strerror(errno));
 	}
-	sb_restore_limit(s);
+	(void)sb_restore_limit(s);
 }
 
 void restore_all_live(struct daemon *d)

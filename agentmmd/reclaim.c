@@ -219,19 +219,6 @@ static uint64_t usage_now(struct sandbox *s)
 		s->current;
 }
 
-/* Put back what a step borrowed; true if it is still borrowed. */
-static bool limit_put_back_sb(struct sandbox *s)
-{
-	if (limit_put_back(s->dir_fd, s->limit_orig, s->limit_set) == 0 ||
-	    errno == ENOENT || errno == ENODEV) {
-		s->limit_orig[0] = 0;
-		return false;
-	}
-	warn("sandbox %s: cannot put memory.limit_in_bytes back to %s: %s; the journal keeps it",
-	     s->rel, s->limit_orig, strerror(errno));
-	return true;
-}
-
 /* A step by limit takes at most this long: the write is interrupted. */
 #define LIMIT_STEP_MAX_MS	200
 /* ...and the steps of one tick together at most about this long: the
@@ -285,7 +272,7 @@ static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
 	int r, e;
 
 	if (s->limit_orig[0]) {		/* the last put-back failed */
-		if (limit_put_back_sb(s))
+		if (sb_restore_limit(s))
 			return 0;
 		applied_save(d);
 	}
@@ -310,7 +297,7 @@ static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
 	e = errno;
 	limit_step_timer(0);
 	if (r == 0)
-		limit_put_back_sb(s);
+		(void)sb_restore_limit(s);
 	else
 		s->limit_orig[0] = 0;	/* never set: nothing to put back */
 	if (!s->limit_orig[0])
