@@ -23,6 +23,12 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "actuate.h"
+#include "journal.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
+#include "tools.h"
 #include "identity.h"
 #include "escape.h"
 

@@ -6,14 +6,16 @@
 AMMD_DIR := $(TOP)/agentmmd
 # bpf/build.mk (included after this file) builds the skeleton here.
 BPF_OUT := $(BUILD)/bpf
-AMMD_SRCS := $(addprefix $(AMMD_DIR)/,main.c usage.c log.c action.c journal.c loader.c \
-	journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c identity.c actuate.c tick.c status.c \
-	config.c cgroup.c governor.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
-	control.c exempt.c reclaim.c) $(TOP)/policy/pressure.c $(TOP)/policy/governor.c \
-	$(TOP)/policy/contig.c $(TOP)/policy/parse.c
-AMMCTL_SRCS := $(AMMD_DIR)/agentmmctl.c $(AMMD_DIR)/statusfile.c $(AMMD_DIR)/config.c \
-	$(AMMD_DIR)/cgroup.c $(AMMD_DIR)/escape.c $(TOP)/policy/parse.c \
-	$(TOP)/policy/contig.c
+# The daemon's sources, listed once: agentmmd is main.c over them and
+# agentmmctl is agentmmctl.c over them, each linking what it calls from one
+# static library; the unit tests and fuzz targets link the same library,
+# built per flavour (the flags differ, the list does not).
+AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
+	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c \
+	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
+	governor.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
+	control.c exempt.c reclaim.c) \
+	$(addprefix $(TOP)/policy/,pressure.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
 	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h
@@ -22,20 +24,51 @@ AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \
 	-I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy
 
-$(BUILD)/tools/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
-		| $(BUILD)/tools
-	$(CC) $(AMM_USER_CFLAGS) -o $@ $(AMMD_SRCS) -lbpf -lelf -lz -pthread
+# $(call ammd_objs,FLAVOUR): the library's objects of one flavour
+ammd_objs = $(patsubst $(TOP)/%.c,$(BUILD)/obj/$(1)/%.o,$(AMMD_LIB_SRCS))
+AMMD_LIB := $(BUILD)/obj/prod/libagentmmd.a
+AMMD_LIB_SAN := $(BUILD)/obj/san/libagentmmd.a
+AMMD_LIB_FUZZ := $(BUILD)/obj/fuzz/libagentmmd.a
+AMMD_LIBS := -lbpf -lelf -lz -pthread
 
-$(BUILD)/guest/bin/agentmmd: $(AMMD_SRCS) $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h \
+# Every object waits for the BPF skeleton (loader.c and metrics.c include
+# it); the headers are coarse dependencies of all.
+$(BUILD)/obj/prod/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(AMM_USER_CFLAGS) -c -o $@ $<
+
+# -Wno-restrict: gcc 12 with the sanitizers misreads governor.c's snprintf
+# from one member of a struct into another as an overlap.
+$(BUILD)/obj/san/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(AMM_USER_CFLAGS) $(SAN_FLAGS) -Wno-restrict -c -o $@ $<
+
+$(BUILD)/obj/fuzz/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DAMM_VERSION='"fuzz"' \
+		-I$(BPF_OUT) -I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy -c -o $@ $<
+
+$(AMMD_LIB): $(call ammd_objs,prod)
+$(AMMD_LIB_SAN): $(call ammd_objs,san)
+$(AMMD_LIB_FUZZ): $(call ammd_objs,fuzz)
+$(AMMD_LIB) $(AMMD_LIB_SAN) $(AMMD_LIB_FUZZ):
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tools/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) | $(BUILD)/tools
+	$(CC) -o $@ $^ $(AMMD_LIBS)
+
+$(BUILD)/guest/bin/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) \
 		| $(BUILD)/guest/bin
-	$(CC) $(AMM_USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(AMMD_SRCS) \
-		-lbpf -lelf -lz -lzstd -pthread
+	$(CC) $(STATIC_LDFLAGS) -o $@ $^ $(AMMD_LIBS) -lzstd
 
-$(BUILD)/tools/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/tools
-	$(CC) $(AMM_USER_CFLAGS) -o $@ $(AMMCTL_SRCS)
+$(BUILD)/tools/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
+		| $(BUILD)/tools
+	$(CC) -o $@ $^
 
-$(BUILD)/guest/bin/agentmmctl: $(AMMCTL_SRCS) $(AMM_HDRS) | $(BUILD)/guest/bin
-	$(CC) $(AMM_USER_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(AMMCTL_SRCS)
+$(BUILD)/guest/bin/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
+		| $(BUILD)/guest/bin
+	$(CC) $(STATIC_LDFLAGS) -o $@ $^
 
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl

@@ -21,6 +21,10 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "actuate.h"
+#include "control.h"
+#include "log.h"
+#include "sandbox.h"
 #include "escape.h"
 #include "exempt.h"
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * agentmmd's state and the functions its source files share.
- *
- * One struct daemon holds everything the daemon knows; every function that
- * needs it takes it as its first argument. Per-sandbox state lives in
- * struct sandbox. Files, by concern:
+ * agentmmd's state: one struct daemon holds everything the daemon knows,
+ * and every function that needs it takes it as its first argument;
+ * per-sandbox state lives in struct sandbox. Each .c file declares its
+ * functions in a header of its own name (log.c: log.h, ...). Files, by
+ * concern:
  *   main.c     arguments, the event loop, reload
  *   log.c      logging
  *   journal.c  the restore journal and the guardian
@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/types.h>
 #include <time.h>
@@ -186,6 +187,22 @@ struct cand {
 /* PIDs read from one cgroup at most (cgroup.procs) */
 #define AMM_SCAN_PIDS 8192
 
+/* At most this many mappings of one process are read per reclaim step
+ * (reclaim.c): a sandbox that maps a million regions costs the daemon no
+ * more than this; advised AMM_PAGEOUT_IOV at a time. */
+#define AMM_PAGEOUT_MAX_VMAS	16384
+#define AMM_PAGEOUT_IOV		512
+
+struct pageout_vma {
+	uint64_t start, len;
+};
+
+/* process_madvise()'s working memory (reclaim.c), kept with the daemon */
+struct pageout_scratch {
+	struct iovec iov[AMM_PAGEOUT_IOV];
+	struct pageout_vma vma[AMM_PAGEOUT_MAX_VMAS];
+};
+
 struct daemon {
 	struct amm_config cfg;
 	const char *cfg_path;
@@ -211,6 +228,7 @@ struct daemon {
 		pid_t kill_cg[AMM_SCAN_PIDS], kill_step[AMM_SCAN_PIDS];
 		pid_t loss[AMM_SCAN_PIDS], pageout[AMM_SCAN_PIDS];
 		pid_t runtime[AMM_SCAN_PIDS], sweep[AMM_SCAN_PIDS];
+		struct pageout_scratch pageout_mem;
 	} scan;
 	/* the governor's journal lines (set while it runs: usergov.h) */
 	size_t (*journal_gov)(struct daemon *d, char *buf, size_t len);
@@ -285,31 +303,6 @@ struct daemon {
 	size_t status_last_len;
 };
 
-/* log.c: syslog priorities (3 err, 4 warning, 5 notice, 6 info, 7 debug) */
-void log_init(void);
-void logmsg(int prio, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* An action: logged with MESSAGE_ID and fields, and kept in the history. */
-void log_action(int prio, enum amm_action act, const char *sandbox,
-		const char *tool, pid_t pid, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-/* The journal's native record for one line (unit tests see it). */
-size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
-			  const char *sandbox, const char *tool, pid_t pid,
-			  const char *msg);
-void log_set_debug(bool on);
-bool log_debug(void);
-#define info(...) logmsg(6, __VA_ARGS__)
-#define notice(...) logmsg(5, __VA_ARGS__)
-#define warn(...) logmsg(4, __VA_ARGS__)
-#define err(...) logmsg(3, __VA_ARGS__)
-#define dbg(...) do { if (log_debug()) logmsg(7, __VA_ARGS__); } while (0)
-
-/* history.c */
-int history_open(const char *dir, uint64_t max_bytes);
-void history_add(enum amm_action act, const char *sandbox, const char *tool,
-		 pid_t pid, const char *msg);
-
 static inline uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -333,107 +326,5 @@ static inline int pidfd_getfd_(int pidfd, int fd)
 {
 	return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 }
-
-
-/* journal.c */
-int applied_save(struct daemon *d);
-int restore_file(const char *path);
-void restore_all_live(struct daemon *d);
-void sb_restore(struct sandbox *s);
-/*
- * Put a borrowed cgroup v1 memory.limit_in_bytes (of the cgroup directory
- * @dirfd) back to @orig, if it still reads @set: a value another writer
- * put there since is theirs and stays. 0 when nothing is left to do, -1
- * with errno set when the write failed.
- */
-int limit_put_back(int dirfd, const char *orig, const char *set);
-/* limit_put_back() of what a reclaim step of @s borrowed, if anything;
- * true (and a warning) while it is still borrowed */
-bool sb_restore_limit(struct sandbox *s);
-void start_guardian(struct daemon *d, int lock_fd);
-
-/* loader.c */
-void bpf_stop(struct daemon *d);
-int bpf_start(struct daemon *d);
-void bpf_sandbox_set(struct daemon *d, struct sandbox *s);
-void bpf_sandbox_del(struct daemon *d, struct sandbox *s);
-void bpf_task_set(struct daemon *d, int pidfd, struct sandbox *s, __u32 role,
-		  pid_t tool, uint64_t start_ns);
-bool bpf_task_get(struct daemon *d, int pidfd, struct amm_task *t);
-int bpf_task_tool(struct daemon *d, int pidfd);
-bool bpf_stats(struct daemon *d, struct sandbox *s, struct amm_sb_stats *st);
-void bpf_resync(struct daemon *d);
-void bpf_drops(struct daemon *d, uint64_t *ringbuf, uint64_t *tasks);
-
-/* sandbox.c */
-bool matches(struct daemon *d, const char *rel);
-void rescan(struct daemon *d);
-unsigned int sb_priority(struct daemon *d, const struct sandbox *s);
-void sb_check_ext_frozen(struct sandbox *s);
-
-/* tools.c */
-struct tool_cg *tcg_find(struct sandbox *s, const char *name);
-void tcg_add(struct sandbox *s, const char *name);
-void sample_tools(struct sandbox *s);
-void sample_tool_peaks(struct sandbox *s);
-struct tool_call *tool_find(struct sandbox *s, pid_t tgid);
-void tool_close(struct tool_call *t);
-void tool_read_uids(struct tool_call *t);
-void tool_start(struct daemon *d, struct sandbox *s, pid_t tgid,
-		       const struct amm_event *e);
-void tool_end(struct sandbox *s, pid_t tgid, int code);
-void tcg_drop(struct sandbox *s, unsigned int i);
-void scan_tools(struct daemon *d, struct sandbox *s);
-bool tool_running(const struct sandbox *s);
-bool tool_may_record(struct sandbox *s, uint64_t now);
-void tool_records_dropped_say(struct sandbox *s);
-bool tool_without_cgroup(const struct sandbox *s);
-int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
-bool sample_running_tools(struct daemon *d);
-
-/* runtime.c */
-bool is_init_shim(pid_t pid, const char *comm);
-void runtime_drop(struct daemon *d, struct sandbox *s);
-bool runtime_alive(const struct sandbox *s);
-void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
-			   size_t len);
-void detect_runtime(struct daemon *d, struct sandbox *s);
-
-/* actuate.c */
-void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
-	    pid_t tool, const char *msg);
-void set_high(struct daemon *d, struct sandbox *s, const char *name,
-	      uint64_t high);
-int own_memory_bounded(pid_t pid, uint64_t *bytes);
-void release_high(struct daemon *d, struct sandbox *s);
-void set_frozen(struct daemon *d, struct sandbox *s, bool on);
-int kill_step(struct daemon *d, const int *map, int n,
-	      const struct amm_thresholds *th);
-
-/* events.c */
-int handle_event(void *ctx, void *data, size_t len);
-
-/* tick.c */
-void policy(struct daemon *d, uint64_t now, bool slow);
-unsigned int busy_ms(struct daemon *d);
-unsigned int idle_ms(struct daemon *d);
-unsigned int next_interval(struct daemon *d, uint64_t now);
-bool tool_growth_ends_idle(struct daemon *d);
-void psi_start(struct daemon *d, int ep);
-
-/* status.c */
-void write_status(struct daemon *d, uint64_t now);
-
-/* metrics.c */
-extern const char *metrics_sysfs;	/* "/sys"; unit tests point elsewhere */
-size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len);
-void metrics_tick(struct daemon *d, uint64_t now, bool force);
-
-/* control.c */
-int control_start(struct daemon *d, int ep);
-void control_handle(struct daemon *d);
-void control_stop(struct daemon *d);
-struct sandbox *sb_by_name(struct daemon *d, const char *name);
-
 
 #endif

@@ -14,6 +14,12 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "actuate.h"
+#include "events.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
+#include "tools.h"
 #include "identity.h"
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "log.h"
 #include "escape.h"
 #include "exempt.h"
 

@@ -42,6 +42,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
+#include "log.h"
 #include "parse.h"
 #include "thpknob.h"
 #include "usergov.h"

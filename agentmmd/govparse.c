@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "usergov.h"
+#include "govparse.h"
 
 /* Copy the line at @p (without '\n') into @buf; return the next line. */
 static const char *next_line(const char *p, char *buf, size_t len)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "history.h"
 #include "escape.h"
 
 static int hist_fd = -1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "loader.h"
 #include "identity.h"
 
 /*

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
+#include "log.h"
 #include "journalfmt.h"
 #include "thpfile.h"
 
@@ -48,7 +50,7 @@
  */
 int applied_save(struct daemon *d)
 {
-	static char esc[AMM_PATH_MAX * 4 + 8];
+	char esc[AMM_PATH_MAX * 4 + 8];
 	char gov[4096];
 	struct sandbox *s;
 	char *buf = NULL;
@@ -174,9 +176,8 @@ static int restore_line(char *line)
  */
 int restore_file(const char *path)
 {
-	static char line[AMM_PATH_MAX * 4 + 128];
-	char *keep = NULL;
-	size_t keep_len = 0;
+	char *line = NULL, *copy = NULL, *keep = NULL;
+	size_t cap = 0, keep_len = 0;
 	int n = 0, kept = 0, r;
 	FILE *f = fopen(path, "re"), *o;
 
@@ -185,20 +186,28 @@ int restore_file(const char *path)
 	/* what could not be undone, to write back; without it the file is
 	 * left as it was */
 	o = open_memstream(&keep, &keep_len);
-	while (fgets(line, sizeof(line), f)) {
-		char copy[sizeof(line)];
-
-		memcpy(copy, line, sizeof(copy));
+	while (getline(&line, &cap, f) > 0) {
+		free(copy);
+		copy = strdup(line);	/* restore_line() cuts @line up */
 		r = restore_line(line);
 		if (r > 0) {
 			n++;
 		} else if (r < 0) {
 			kept++;
-			copy[strcspn(copy, "\n")] = 0;
-			if (o)
+			if (o && !copy) {	/* cannot keep it: keep the file */
+				fclose(o);
+				free(keep);
+				keep = NULL;
+				o = NULL;
+			}
+			if (o) {
+				copy[strcspn(copy, "\n")] = 0;
 				fprintf(o, "%s\n", copy);
+			}
 		}
 	}
+	free(line);
+	free(copy);
 	fclose(f);
 	if (o && (ferror(o) | fclose(o))) {
 		free(keep);

@@ -19,6 +19,8 @@
 
 #include "agentmm.skel.h"
 #include "daemon.h"
+#include "loader.h"
+#include "log.h"
 
 static int libbpf_log(enum libbpf_print_level l, const char *fmt, va_list ap)
 {
@@ -44,7 +46,7 @@ void bpf_stop(struct daemon *d)
 	d->n_attached = d->n_progs = 0;
 }
 
-int bpf_start(struct daemon *d)
+int bpf_start(struct daemon *d, amm_event_fn on_event)
 {
 	struct {
 		struct bpf_program *prog;
@@ -132,7 +134,7 @@ retry:
 		d->n_attached++;
 	}
 	d->rb = ring_buffer__new(bpf_map__fd(d->skel->maps.events),
-				 handle_event, d, NULL);
+				 on_event, d, NULL);
 	if (!d->rb) {
 		err("bpf: cannot set up the ring buffer: %s; running without BPF",
 		    strerror(errno));

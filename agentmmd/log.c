@@ -24,6 +24,8 @@
 #include <sys/un.h>
 
 #include "daemon.h"
+#include "history.h"
+#include "log.h"
 #include "action.h"
 #include "escape.h"
 

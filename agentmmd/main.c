@@ -33,6 +33,17 @@
 #include <bpf/libbpf.h>
 
 #include "daemon.h"
+#include "control.h"
+#include "events.h"
+#include "history.h"
+#include "journal.h"
+#include "loader.h"
+#include "log.h"
+#include "metrics.h"
+#include "sandbox.h"
+#include "status.h"
+#include "tick.h"
+#include "tools.h"
 #include "usage.h"
 
 
@@ -157,7 +168,7 @@ static int config_untrusted(const char *path, char *why, size_t len)
 
 static void reload(struct daemon *d)
 {
-	static struct amm_config next;
+	struct amm_config next;
 	char e[1024];
 	bool bpf_was = d->cfg.bpf;
 	int gov_was = d->cfg.governor;
@@ -190,7 +201,7 @@ static void reload(struct daemon *d)
 	v1_limits(d);
 	if (d->cfg.bpf && !bpf_was) {
 		/* the new maps start empty: what we manage goes back in */
-		if (bpf_start(d) == 0)
+		if (bpf_start(d, handle_event) == 0)
 			bpf_resync(d);
 	}
 	else if (!d->cfg.bpf && bpf_was)
@@ -442,7 +453,7 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
 	else if (d->cfg.bpf)
-		bpf_start(d);
+		bpf_start(d, handle_event);
 	else
 		info("bpf = 0: running from cgroupfs only");
 	gov_start(d);

@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "loader.h"
+#include "log.h"
+#include "metrics.h"
 #include "escape.h"
 #include "parse.h"
-#ifndef AMM_NO_BPF
-#include "agentmm.skel.h"
-#endif
 
 const char *metrics_sysfs = "/sys";
 
@@ -60,16 +60,10 @@ static void head(struct out *o, const char *name, const char *type,
 
 static uint64_t event_drops(struct daemon *d)
 {
-#ifndef AMM_NO_BPF
-	if (d->skel && d->skel->bss)
-		return __atomic_load_n(&d->skel->bss->ringbuf_drops,
-				       __ATOMIC_RELAXED) +
-		       __atomic_load_n(&d->skel->bss->task_drops,
-				       __ATOMIC_RELAXED);
-#else
-	(void)d;
-#endif
-	return 0;
+	uint64_t ringbuf, tasks;
+
+	bpf_drops(d, &ringbuf, &tasks);
+	return ringbuf + tasks;
 }
 
 /* One number from a sysfs file; false if absent or not a number. */
@@ -301,7 +295,7 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 		{ "agentmm_sandbox_refault_bytes_total", "counter", "Anonymous memory of the sandbox that came back after reclaim (workingset_refault_anon)." },
 		{ "agentmm_sandbox_reclaim_step_ratio", "gauge", "The sandbox's next paced reclaim step, as a fraction of its memory." },
 	};
-	static char label[AMM_PATH_MAX * 2];
+	char label[AMM_PATH_MAX * 2];
 	unsigned int k;
 	int i;
 

@@ -21,6 +21,11 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
+#include "log.h"
+#include "runtime.h"
+#include "tick.h"
+#include "tools.h"
 #include "reclaim.h"
 
 #ifndef MADV_PAGEOUT
@@ -30,13 +35,10 @@
 #define SYS_process_madvise	440
 #endif
 
-/* At most this many mappings of one process are read per step: a sandbox
- * that maps a million regions costs the daemon no more than this. */
-#define PAGEOUT_MAX_VMAS	16384
-#define PAGEOUT_IOV		512
-/* ...and at most this many of its processes: a sandbox of thousands of
- * processes with nothing to page out costs no more than this per step
- * (the next step goes on with the next ones). */
+/* At most AMM_PAGEOUT_MAX_VMAS mappings of one process are read per step
+ * (daemon.h), and at most this many of its processes: a sandbox of
+ * thousands of processes with nothing to page out costs no more than this
+ * per step (the next step goes on with the next ones). */
 #define PAGEOUT_MAX_PROCS	64
 /* Per mille of an advised range found resident, before a step has told:
  * all of it, so a first step never frees more than it was asked for */
@@ -87,11 +89,11 @@ bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
  * learned per sandbox from what earlier steps freed (pageout_density).
  * Returns bytes advised; *next is where the next step goes on.
  */
-static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
-			   uint64_t *next)
+static int64_t pageout_pid(struct pageout_scratch *ps, int pidfd, pid_t pid,
+			   uint64_t from, uint64_t vwant, uint64_t *next)
 {
-	static struct iovec iov[PAGEOUT_IOV];
-	static struct { uint64_t start, len; } v[PAGEOUT_MAX_VMAS];
+	struct iovec *iov = ps->iov;
+	struct pageout_vma *v = ps->vma;
 	char path[64], line[512];
 	unsigned int nv = 0, i, k, first = 0, ni = 0;
 	uint64_t got = 0;
@@ -102,7 +104,7 @@ static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f) && nv < PAGEOUT_MAX_VMAS) {
+	while (fgets(line, sizeof(line), f) && nv < AMM_PAGEOUT_MAX_VMAS) {
 		char perms[8] = "", name[256] = "";
 		unsigned long long a, b;
 
@@ -140,7 +142,7 @@ static int64_t pageout_pid(int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
 			iov[ni].iov_len = (vwant - got + 4095) & ~(uint64_t)4095;
 		got += iov[ni].iov_len;
 		*next = v[i].start + iov[ni].iov_len;
-		if (++ni == PAGEOUT_IOV || got >= vwant || k + 1 == nv) {
+		if (++ni == AMM_PAGEOUT_IOV || got >= vwant || k + 1 == nv) {
 			ssize_t r = syscall(SYS_process_madvise, pidfd, iov,
 					    ni, MADV_PAGEOUT, 0);
 
@@ -191,9 +193,9 @@ int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 		if (fd < 0)
 			continue;
 		tried++;
-		r = amm_dry_run ? 0 : pageout_pid(fd, pid, from,
-						  want - (uint64_t)total,
-						  &next);
+		r = amm_dry_run ? 0 :
+			pageout_pid(&d->scan.pageout_mem, fd, pid, from,
+				    want - (uint64_t)total, &next);
 		close(fd);
 		if (r < 0) {
 			errs++;
@@ -232,22 +234,21 @@ static void limit_step_alarm(int sig)
 	(void)sig;	/* only to interrupt the write (no SA_RESTART) */
 }
 
-/* Arm (ms > 0) or disarm (0) the one-shot timer that ends a step. */
-static void limit_step_timer(unsigned int ms)
+/*
+ * Arm (ms > 0) or disarm (0) the one-shot timer that ends a step. The
+ * handler is installed at each arming (SIGALRM without it would end the
+ * daemon): -1 when it cannot be, and then nothing is armed.
+ */
+static int limit_step_timer(unsigned int ms)
 {
-	static bool installed;
+	struct sigaction sa = { .sa_handler = limit_step_alarm };
 	struct itimerval it = { .it_value = { .tv_sec = ms / 1000,
 					      .tv_usec = (ms % 1000) * 1000 } };
 
-	if (!installed) {
-		struct sigaction sa = { .sa_handler = limit_step_alarm };
-
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGALRM, &sa, NULL) == 0)
-			installed = true;
-	}
-	if (installed)
-		setitimer(ITIMER_REAL, &it, NULL);
+	sigemptyset(&sa.sa_mask);
+	if (ms && sigaction(SIGALRM, &sa, NULL))
+		return -1;
+	return setitimer(ITIMER_REAL, &it, NULL);
 }
 
 /*
@@ -292,7 +293,11 @@ static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
 		s->limit_orig[0] = 0;
 		return 0;	/* said; nothing changed */
 	}
-	limit_step_timer(LIMIT_STEP_MAX_MS);
+	if (limit_step_timer(LIMIT_STEP_MAX_MS)) {	/* unbounded: no */
+		s->limit_orig[0] = 0;
+		applied_save(d);
+		return -1;
+	}
 	r = cg_write_at(s->dir_fd, "memory.limit_in_bytes", s->limit_set);
 	e = errno;
 	limit_step_timer(0);

@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
 
 /*
  * A container's init shim (it dies with the container: no score, never a

@@ -15,13 +15,19 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
+#include "sandbox.h"
+#include "tools.h"
 #include "exempt.h"
 
-static const char *path_of(struct daemon *d, const char *rel)
+/* @rel's path under cgroup_root into @path (@len bytes) */
+static const char *path_of(struct daemon *d, const char *rel, char *path,
+			   size_t len)
 {
-	static char path[AMM_PATH_MAX + 600];
-
-	snprintf(path, sizeof(path), "%s/%s", d->cfg.cgroup_root, rel);
+	snprintf(path, len, "%s/%s", d->cfg.cgroup_root, rel);
 	return path;
 }
 
@@ -247,15 +253,15 @@ static void scan_dir(struct daemon *d, const char *rel, int depth)
 			 * In cgroupfs a directory entry's inode number is the
 			 * cgroup id: no stat per sandbox per scan.
 			 */
+			char path[AMM_PATH_MAX + 600];
 			uint64_t id = de->d_ino ? (uint64_t)de->d_ino :
-					cg_id(path_of(d, sub));
+				cg_id(path_of(d, sub, path, sizeof(path)));
 
 			s = id ? sb_by_cgid(d, id) : NULL;
 			if (s && strcmp(s->rel, sub)) {
 				info("sandbox %s is now %s", s->rel, sub);
 				snprintf(s->rel, sizeof(s->rel), "%s", sub);
-				snprintf(s->path, sizeof(s->path), "%s",
-					 path_of(d, sub));
+				path_of(d, sub, s->path, sizeof(s->path));
 			}
 			if (s)
 				s->seen = true;

@@ -15,6 +15,9 @@
 
 #include <bpf/libbpf.h>
 #include "daemon.h"
+#include "loader.h"
+#include "log.h"
+#include "status.h"
 #include "escape.h"
 
 static const char *level_name(enum amm_level l)
@@ -42,8 +45,8 @@ static const char *tool_state_name(enum tool_state s)
 void write_status(struct daemon *d, uint64_t now)
 {
 	/* names and commands come from sandboxes: one word, no newline */
-	static char name[AMM_PATH_MAX], cg[4 * AMM_NAME_MAX], cmd[1200];
-	static char gov[16384];
+	char name[AMM_PATH_MAX], cg[4 * AMM_NAME_MAX], cmd[1200];
+	char gov[16384];
 	char path[AMM_PATH_MAX + 16], *buf = NULL, *last;
 	size_t off = 0, up0, up1, n;
 	uint64_t rb_drops, task_drops;

@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "daemon.h"
+#include "log.h"
 #include "parse.h"
 #include "thpfile.h"
 

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
+#include "log.h"
 #include "parse.h"
 #include "thpfile.h"
 #include "thpknob.h"

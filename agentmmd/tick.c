@@ -15,6 +15,14 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "actuate.h"
+#include "journal.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
+#include "sandbox.h"
+#include "tick.h"
+#include "tools.h"
 #include "reclaim.h"
 
 /*

@@ -14,6 +14,10 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "history.h"
+#include "log.h"
+#include "runtime.h"
+#include "tools.h"
 #include "identity.h"
 #include "escape.h"
 

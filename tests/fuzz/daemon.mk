@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzz targets for what agentmmd and agentmmctl parse: the configuration
 # file, the restore journal, the status file. Included by tests/fuzz/build.mk.
-FUZZ_AMMD := $(TOP)/agentmmd
-FUZZ_AMMD_HDRS := $(wildcard $(FUZZ_AMMD)/*.h)
+# Each links the daemon's library built for fuzzing (agentmmd/build.mk's
+# AMMD_LIB_FUZZ): what it calls, as agentmmd and agentmmctl link it.
+FUZZ_AMMD_CFLAGS = $(FUZZ_CFLAGS) -DAMM_VERSION='"fuzz"' \
+	-I$(BPF_OUT) -I$(AMMD_DIR) -I$(TOP)/bpf -I$(TOP)/policy
+FUZZ_AMMD_DEPS = $(AMMD_LIB_FUZZ) $(AMM_HDRS)
 
-$(BUILD)/fuzz/fuzz_config: $(TOP)/tests/fuzz/fuzz_config.c \
-		$(FUZZ_AMMD)/config.c $(FUZZ_AMMD_HDRS)
+$(BUILD)/fuzz/fuzz_config: $(TOP)/tests/fuzz/fuzz_config.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/config.c
+	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(AMMD_LIB_FUZZ)
 
 # agentmmctl's status parser and printers, as agentmmctl links them.
-$(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c \
-		$(FUZZ_AMMD)/statusfile.c $(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
+$(BUILD)/fuzz/fuzz_status: $(TOP)/tests/fuzz/fuzz_status.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< \
-		$(FUZZ_AMMD)/statusfile.c $(FUZZ_AMMD)/escape.c
+	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(AMMD_LIB_FUZZ)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_config $(BUILD)/fuzz/fuzz_status
 
@@ -32,35 +32,30 @@ soak: test-module guest-bins
 
 # The journal's parser (journalfmt.c, what restore_file() reads with) and
 # the escaper applied_save() writes paths with (cgroup.c).
-FUZZ_JOURNAL_SRCS := $(addprefix $(FUZZ_AMMD)/,journalfmt.c cgroup.c escape.c) \
-	$(TOP)/policy/parse.c $(TOP)/policy/contig.c
-$(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c \
-		$(FUZZ_JOURNAL_SRCS) $(FUZZ_AMMD_HDRS)
+$(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/policy -o $@ $< \
-		$(FUZZ_JOURNAL_SRCS)
+	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(AMMD_LIB_FUZZ)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_journal
 
 # The escaper, against a terminal-safety oracle (no C0, DEL, C1, bidi
 # controls or invalid UTF-8 in any output; TEXT and WORD read back).
-$(BUILD)/fuzz/fuzz_escape: $(TOP)/tests/fuzz/fuzz_escape.c \
-		$(FUZZ_AMMD)/escape.c $(FUZZ_AMMD_HDRS)
+$(BUILD)/fuzz/fuzz_escape: $(TOP)/tests/fuzz/fuzz_escape.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -o $@ $< $(FUZZ_AMMD)/escape.c
+	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(AMMD_LIB_FUZZ)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_escape
 
 # The event path (events.c, tools.c) against a fake process table with PID
 # reuse: actions only on the event's own process and sandbox, no pidfd
 # leaked. The process layer (cgroup.c's pidfd and /proc functions, the BPF
-# task storage, runtime.c, actuate.c's notify) is the target's own.
-FUZZ_EVENTS_SRCS := $(addprefix $(FUZZ_AMMD)/,events.c identity.c tools.c escape.c) \
-	$(TOP)/policy/pressure.c
-$(BUILD)/fuzz/fuzz_events: $(TOP)/tests/fuzz/fuzz_events.c \
-		$(FUZZ_EVENTS_SRCS) $(FUZZ_AMMD_HDRS)
+# task storage, runtime.c, actuate.c's notify) is the target's own, so it
+# links the library's objects under test by name rather than the archive.
+FUZZ_EVENTS_OBJS := $(addprefix $(BUILD)/obj/fuzz/agentmmd/,events.o identity.o \
+	tools.o escape.o) $(BUILD)/obj/fuzz/policy/pressure.o
+$(BUILD)/fuzz/fuzz_events: $(TOP)/tests/fuzz/fuzz_events.c $(FUZZ_EVENTS_OBJS) \
+		$(AMM_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(FUZZ_AMMD) -I$(TOP)/bpf -I$(TOP)/policy \
-		-DAMM_VERSION='"fuzz"' -o $@ $< $(FUZZ_EVENTS_SRCS)
+	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(FUZZ_EVENTS_OBJS)
 
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_events

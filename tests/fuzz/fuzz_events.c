@@ -37,6 +37,13 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "actuate.h"
+#include "events.h"
+#include "history.h"
+#include "loader.h"
+#include "log.h"
+#include "runtime.h"
+#include "tools.h"
 #include "identity.h"
 
 #define NSB	3		/* sandboxes; index 3 = outside every one */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "journal.h"
 #include "unit.h"
 
 static char base[64], jpath[128];

@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "history.h"
+#include "log.h"
+#include "metrics.h"
 #include "escape.h"
 #include "unit.h"
 

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metrics.c: Prometheus text metrics (STATE_DIR/metrics, node_exporter
+ * textfile).
+ */
+#ifndef _AGENTMMD_METRICS_H
+#define _AGENTMMD_METRICS_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct daemon;
+
+extern const char *metrics_sysfs;	/* "/sys"; unit tests point elsewhere */
+size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len);
+void metrics_tick(struct daemon *d, uint64_t now, bool force);
+
+#endif
