@@ -158,7 +158,7 @@ extern unsigned int agentmm_interval_ms;
 
 int agentmm_sensor_init(void);
 void agentmm_sensor_exit(void);
-int agentmm_sensor_start(void);
+int agentmm_sensor_start(void (*on_sample)(void));
 void agentmm_sensor_stop(void);
 
 void agentmm_gov_start(void);
@@ -169,7 +169,7 @@ int agentmm_gov_load_params(void);
 int agentmm_gov_show_config(char *buf);
 int agentmm_gov_feed(const char *buf, size_t len);
 int agentmm_gov_show_counters(char *buf);
-bool agentmm_gov_tick(void);
+void agentmm_gov_tick(void);
 
 int agentmm_mode_start(void);
 void agentmm_mode_stop(void);

@@ -423,10 +423,11 @@ int agentmm_gov_show_counters(char *buf)
  * Builds the input from the sensor's numbers and the fed counters, steps
  * the decision logic and, in enforce mode, queues compaction for the
  * largest size below its headroom.
+ * When the enabled sizes change, readers of governor/decision (agentmmd) are
+ * woken by sysfs_notify.
  * Context: process context (the sampling work); agentmm_sensor.lock held.
- * Return: true if the enabled sizes changed (readers are to be woken).
  */
-bool agentmm_gov_tick(void)
+void agentmm_gov_tick(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
 	struct agentmm_governor *g = &agentmm_gov;
@@ -437,7 +438,7 @@ bool agentmm_gov_tick(void)
 
 	lockdep_assert_held(&s->lock);
 	if (!g->running)
-		return false;
+		return;
 	memset(in, 0, sizeof(*in));
 	in->now_ms = div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
 	in->mem = s->mem;
@@ -456,7 +457,7 @@ bool agentmm_gov_tick(void)
 		err = amm_gov_step(&g->st, &g->cfg, in, &g->dec);
 	}
 	if (err)
-		return false;
+		return;
 	g->ticks++;
 	for (order = 0; order < NR_PAGE_ORDERS; order++)
 		reasons[order] = g->dec.reason[order];
@@ -468,7 +469,8 @@ bool agentmm_gov_tick(void)
 		WRITE_ONCE(agentmm_compact_order, __fls(g->dec.compact_mask));
 		queue_work(system_unbound_wq, &agentmm_compact_work);
 	}
-	return g->dec.changed;
+	if (g->dec.changed && g->decision_kn)
+		sysfs_notify_dirent(g->decision_kn);
 }
 
 /*

@@ -9,39 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/string.h>
 #include "agentmm.h"
-
-#define CREATE_TRACE_POINTS
-#include "agentmm_trace.h"
-
-unsigned int agentmm_interval_ms = AGENTMM_INTERVAL_DEFAULT_MS;
-
-static int agentmm_interval_param_set(const char *val,
-				      const struct kernel_param *kp)
-{
-	u64 v;
-
-	if (amm_parse_u64(val, strlen(val), &v) ||
-	    v < AGENTMM_INTERVAL_MIN_MS || v > AGENTMM_INTERVAL_MAX_MS) {
-		pr_err("interval_ms: '%.*s' is invalid; allowed: %u..%u\n",
-		       (int)strcspn(val, "\n"), val, AGENTMM_INTERVAL_MIN_MS,
-		       AGENTMM_INTERVAL_MAX_MS);
-		return -EINVAL;
-	}
-	WRITE_ONCE(agentmm_interval_ms, v);
-	return 0;
-}
-
-static const struct kernel_param_ops agentmm_interval_ops = {
-	.set = agentmm_interval_param_set,
-	.get = param_get_uint,
-};
-module_param_cb(interval_ms, &agentmm_interval_ops, &agentmm_interval_ms,
-		0644);
-MODULE_PARM_DESC(interval_ms,
-		 "sensor sampling period in ms, 10..60000 (default 500)");
 
 static int __init agentmm_init(void)
 {

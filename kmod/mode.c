@@ -77,12 +77,18 @@ static int agentmm_transition(enum agentmm_mode old, enum agentmm_mode new)
 
 	if (was_enf && !enf)
 		agentmm_gov_enforce(false);
-	if (was_on && !on)
+	if (was_on && !on) {
 		agentmm_sensor_stop();
+		agentmm_gov_sync();
+		agentmm_gov_stop();
+	}
 	if (!was_on && on) {
-		err = agentmm_sensor_start();
-		if (err)
+		agentmm_gov_start();
+		err = agentmm_sensor_start(agentmm_gov_tick);
+		if (err) {
+			agentmm_gov_stop();
 			return err;
+		}
 	}
 	if (!was_enf && enf)
 		agentmm_gov_enforce(true);

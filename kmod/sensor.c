@@ -15,9 +15,11 @@
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/mmzone.h>
+#include <linux/moduleparam.h>
 #include <linux/nodemask.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/mm.h>
@@ -37,8 +39,37 @@ enum {
 	SENSOR_KICKED,		/* an event asked for an early sample */
 };
 static unsigned long agentmm_sensor_flags;
+/* called after each sample, agentmm_sensor.lock held (the governor) */
+static void (*agentmm_on_sample)(void);
 static struct delayed_work agentmm_sample_work;
 static struct irq_work agentmm_kick_work;
+
+unsigned int agentmm_interval_ms = AGENTMM_INTERVAL_DEFAULT_MS;
+
+static int agentmm_interval_param_set(const char *val,
+				      const struct kernel_param *kp)
+{
+	u64 v;
+
+	if (amm_parse_u64(val, strlen(val), &v) ||
+	    v < AGENTMM_INTERVAL_MIN_MS || v > AGENTMM_INTERVAL_MAX_MS) {
+		pr_err("interval_ms: '%.*s' is invalid; allowed: %u..%u\n",
+		       (int)strcspn(val, "\n"), val, AGENTMM_INTERVAL_MIN_MS,
+		       AGENTMM_INTERVAL_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(agentmm_interval_ms, v);
+	return 0;
+}
+
+static const struct kernel_param_ops agentmm_interval_ops = {
+	.set = agentmm_interval_param_set,
+	.get = param_get_uint,
+};
+module_param_cb(interval_ms, &agentmm_interval_ops, &agentmm_interval_ms,
+		0644);
+MODULE_PARM_DESC(interval_ms,
+		 "sensor sampling period in ms, 10..60000 (default 500)");
 
 /*
  * Adds @zone to @mem as struct amm_gov_mem defines it: free pages above
@@ -64,8 +95,6 @@ static void agentmm_sample(bool from_event)
 	u64 suitable[NR_PAGE_ORDERS];
 	u16 unusable[NR_PAGE_ORDERS];
 	unsigned int i, j, order;
-
-	bool changed;
 
 	mutex_lock(&s->lock);
 	s->mem = (struct amm_gov_mem){ 0 };
@@ -120,10 +149,8 @@ static void agentmm_sample(bool from_event)
 	WRITE_ONCE(s->last_ns, ktime_get_boottime_ns());
 	trace_agentmm_sample(s->seq, from_event, s->total.nr_free, suitable,
 			     unusable);
-	changed = agentmm_gov_tick();
+	agentmm_on_sample();
 	mutex_unlock(&s->lock);
-	if (changed && agentmm_gov.decision_kn)
-		sysfs_notify_dirent(agentmm_gov.decision_kn);
 }
 
 static void agentmm_sample_workfn(struct work_struct *work)
@@ -251,17 +278,19 @@ static void agentmm_probes_register(void)
 /**
  * agentmm_sensor_start() - start sampling
  *
- * Takes one sample (and governor decision) before returning, so sysfs is
+ * @on_sample: called after every sample with agentmm_sensor.lock held
+ *
+ * Takes one sample (and calls @on_sample) before returning, so sysfs is
  * current on return, then samples every interval_ms and on
  * compaction/fragmentation events.
  * Context: process context; may sleep.
  * Return: 0.
  */
-int agentmm_sensor_start(void)
+int agentmm_sensor_start(void (*on_sample)(void))
 {
 	clear_bit(SENSOR_KICKED, &agentmm_sensor_flags);
 	set_bit(SENSOR_RUNNING, &agentmm_sensor_flags);
-	agentmm_gov_start();
+	agentmm_on_sample = on_sample;
 	agentmm_probes_register();
 	agentmm_sample(false);
 	queue_delayed_work(system_power_efficient_wq, &agentmm_sample_work,
@@ -281,8 +310,6 @@ void agentmm_sensor_stop(void)
 	agentmm_probes_unregister();
 	irq_work_sync(&agentmm_kick_work);
 	cancel_delayed_work_sync(&agentmm_sample_work);
-	agentmm_gov_sync();
-	agentmm_gov_stop();
 }
 
 /*
