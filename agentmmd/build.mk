@@ -13,7 +13,7 @@ BPF_OUT := $(BUILD)/bpf
 AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
-	governor.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
+	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
 	control.c exempt.c reclaim.c) \
 	$(addprefix $(TOP)/policy/,pressure.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
@@ -37,7 +37,7 @@ $(BUILD)/obj/prod/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(AMM_USER_CFLAGS) -c -o $@ $<
 
-# -Wno-restrict: gcc 12 with the sanitizers misreads governor.c's snprintf
+# -Wno-restrict: gcc 12 with the sanitizers misreads usergov.c's snprintf
 # from one member of a struct into another as an overlap.
 $(BUILD)/obj/san/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)

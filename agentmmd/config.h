@@ -14,7 +14,7 @@
 
 /*
  * The mTHP governor's tunables as config keys governor_<name>, in the order
- * agentmmd/governor.c maps them onto struct amm_gov_config (same names and
+ * agentmmd/usergov.c maps them onto struct amm_gov_config (same names and
  * meaning as agentmm.ko's module parameters, docs/governor.md).
  */
 extern const char *const amm_gov_param_names[AMM_GOV_NPARAMS];

@@ -22,7 +22,7 @@
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
- *   governor.c the mTHP governor in user space (govparse.c: its parsers)
+ *   usergov.c  the mTHP governor in user space (govparse.c: its parsers)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H
@@ -282,7 +282,7 @@ struct daemon {
 				 * before we acted (pidfd_of_event, identity.h) */
 	int psi_fd;		/* PSI trigger on /proc/pressure/memory */
 
-	/* the mTHP governor in user space (governor.c); NULL when off */
+	/* the mTHP governor in user space (usergov.c); NULL when off */
 	struct ugov *gov;
 	bool gov_only;		/* no cgroup v2 memory controller: governor only */
 	/* cgroup_root is a cgroup v1 memory hierarchy: sandboxes are watched

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsers for the user-space mTHP governor (agentmmd/governor.c): plain
+ * Parsers for the user-space mTHP governor (agentmmd/usergov.c): plain
  * functions on NUL-terminated /proc and sysfs text, no file access, so the
  * host unit test (tests/unit/test_usergov.c) and fuzz targets can call them
  * on captured text. Any bytes are accepted; nothing is read past the NUL,

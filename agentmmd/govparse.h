@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the mTHP governor in user space (governor.c, usergov.h) reads, parsed
+ * What the mTHP governor in user space (usergov.c) reads, parsed
  * (govparse.c): /proc/zoneinfo, /proc/buddyinfo and hugepages-<N>kB/stats/
  * text into the input of the same policy/governor.c as agentmm.ko's.
  *

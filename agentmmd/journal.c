@@ -32,7 +32,7 @@
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
  *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
- *                             (governor.c: gov_journal; thpknob.c: thp_knob_restore_line)
+ *                             (usergov.c: gov_journal; thpknob.c: thp_knob_restore_line)
  * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
  * pool is the host's own cgroup, named in the config, not a sandbox's.
  * CGID is the cgroup's id (inode): an entry is undone only on the very
@@ -134,7 +134,7 @@ static int restore_line(char *line)
 	int fd, r;
 
 	line[strcspn(line, "\n")] = 0;
-	if (!strncmp(line, "thp ", 4))		/* governor.c's switches */
+	if (!strncmp(line, "thp ", 4))		/* usergov.c's switches */
 		return thp_knob_restore_line(line) < 0 ? -1 : 1;
 	if (!journal_parse(line, &e))
 		return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The mTHP governor in user space (governor.c): the same policy/governor.c
+ * The mTHP governor in user space (usergov.c): the same policy/governor.c
  * as agentmm.ko, fed from /proc text (govparse.h), for hosts that cannot
  * load the module; with the module loaded, it applies the module's decision.
  */

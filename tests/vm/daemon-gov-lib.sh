@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared set-up for the daemon-gov-* tests: agentmmd's user-space mTHP
-# governor (governor.c) on the guest's real kernel, without agentmm.ko.
+# governor (agentmmd/usergov.c) on the guest's real kernel, without agentmm.ko.
 . /tests/lib.sh
 LOG=/tmp/agentmmd.log ST=/run/agentmm
 

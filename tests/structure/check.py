@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The code's shape, checked on the built tree (make structure-check).
+
+Usage: tests/structure/check.py TOP
+
+- no cycle in the call graph between the files of agentmmd/ + policy/, nor
+  between those of kmod/ (from the objects' defined and undefined symbols:
+  build/obj/prod/ and kmod/*.o, so build them first);
+- no cycle in the include graph of agentmmd/, policy/, kmod/;
+- no file includes a .c file;
+- every agentmmd/*.c but the two mains has a header of its own name;
+- no source file outside tests/ over 800 lines, no C function over 120.
+
+Prints one line per check and ends with "N passed, N failed".
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
+passed = failed = 0
+
+
+def result(ok, name, detail=''):
+    global passed, failed
+    if ok:
+        passed += 1
+        print('ok   ' + name)
+    else:
+        failed += 1
+        print('FAIL ' + name)
+        if detail:
+            print('\n'.join('     ' + l for l in detail.splitlines()))
+
+
+def cycles(graph):
+    """Strongly connected components with more than one member."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def call_graph(objs):
+    defs, undef = {}, {}
+    for o in objs:
+        name = os.path.relpath(o, os.path.dirname(os.path.dirname(o)))
+        nm = subprocess.run(['nm', o], capture_output=True, text=True,
+                            check=True).stdout
+        undef[name] = set()
+        for line in nm.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in 'TDBRC':
+                defs.setdefault(f[2], name)
+            elif len(f) == 2 and f[0] == 'U':
+                undef[name].add(f[1])
+    graph = {n: {defs[u] for u in us if u in defs and defs[u] != n}
+             for n, us in undef.items()}
+    return graph, defs, undef
+
+
+def why(graph, defs, undef, comp):
+    lines = []
+    for a in comp:
+        for b in sorted(graph[a]):
+            if b in comp:
+                syms = sorted(u for u in undef[a] if defs.get(u) == b)
+                lines.append('%s -> %s (%s)' % (a, b, ', '.join(syms[:4])))
+    return '\n'.join(lines)
+
+
+def check_calls(label, objs, expect_min):
+    if len(objs) < expect_min:
+        result(False, '%s: call graph without cycles' % label,
+               'only %d objects found: build first' % len(objs))
+        return
+    graph, defs, undef = call_graph(objs)
+    cyc = cycles(graph)
+    result(not cyc, '%s: call graph of %d files has no cycle' %
+           (label, len(objs)),
+           '\n'.join(why(graph, defs, undef, c) for c in cyc))
+
+
+prod = os.path.join(top, 'build/obj/prod')
+# objects of the sources there are (a renamed file's old object is not)
+daemon_objs = [o for o in glob.glob(prod + '/agentmmd/*.o') +
+               glob.glob(prod + '/policy/*.o')
+               if os.path.basename(o) not in ('main.o', 'agentmmctl.o') and
+               os.path.exists(os.path.join(top, os.path.relpath(o, prod))[:-2]
+                              + '.c')]
+check_calls('agentmmd+policy', daemon_objs, 20)
+kmod_objs = [o for o in glob.glob(os.path.join(top, 'kmod/*.o'))
+             if os.path.exists(o[:-2] + '.c')]
+check_calls('kmod', kmod_objs, 4)
+
+src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks',
+                   'benchmarks/replay', 'tests/unit', 'tests/fuzz',
+                   'tests/progs')
+       for f in glob.glob(os.path.join(top, d, '*.[ch]'))]
+inc = {}
+for f in src:
+    text = open(f, errors='replace').read()
+    inc[f] = [m.group(1) for m in re.finditer(r'#include "([^"]+)"', text)]
+bad = ['%s includes %s' % (os.path.relpath(f, top), i)
+       for f, l in inc.items() for i in l if i.endswith('.c')]
+result(not bad, 'no file includes a .c file', '\n'.join(bad))
+
+graph = {}
+for f, l in inc.items():
+    d = os.path.dirname(f)
+    if os.path.basename(os.path.dirname(f)) not in ('agentmmd', 'policy',
+                                                    'kmod'):
+        continue
+    for i in l:
+        for cand in (os.path.join(d, i), os.path.join(top, 'policy', i),
+                     os.path.join(top, 'kmod', i), os.path.join(top, 'bpf', i)):
+            if os.path.exists(cand):
+                graph.setdefault(os.path.relpath(f, top), set()).add(
+                    os.path.relpath(os.path.normpath(cand), top))
+                break
+cyc = cycles(graph)
+result(not cyc, 'include graph of agentmmd/, policy/, kmod/ has no cycle',
+       '\n'.join(' <-> '.join(c) for c in cyc))
+
+missing = [os.path.relpath(c, top)
+           for c in glob.glob(os.path.join(top, 'agentmmd/*.c'))
+           if os.path.basename(c) not in ('main.c', 'agentmmctl.c') and
+           not os.path.exists(c[:-2] + '.h')]
+result(not missing, 'every agentmmd/*.c has a header of its own name',
+       '\n'.join(missing))
+
+files = subprocess.run(['git', '-C', top, 'ls-files'], capture_output=True,
+                       text=True).stdout.split()
+if not files:	# not a git checkout (a tarball): the sources by name
+    files = [os.path.relpath(f, top) for f in src]
+long_files, long_funcs = [], []
+for rel in files:
+    if rel.startswith('tests/') or not re.search(
+            r'\.(c|h|sh|py)$|^[^.]+$', os.path.basename(rel)):
+        continue
+    path = os.path.join(top, rel)
+    if not os.path.isfile(path) or '/traces/' in rel:
+        continue
+    try:
+        lines = open(path).read().split('\n')
+    except UnicodeDecodeError:
+        continue
+    if not rel.endswith(('.c', '.h', '.sh', '.py')) and \
+            not lines[0].startswith('#!'):
+        continue
+    if len(lines) - 1 > 800:
+        long_files.append('%s: %d lines' % (rel, len(lines) - 1))
+    if rel.endswith('.c'):
+        start = None
+        for i, l in enumerate(lines):
+            if l.startswith('{') and start is None:
+                start = i
+            elif l.startswith('}') and start is not None:
+                if i - start + 1 > 120:
+                    j = start - 1
+                    while j > 0 and '(' not in lines[j]:
+                        j -= 1
+                    m = re.findall(r'(\w+)\s*\(', lines[j])
+                    long_funcs.append('%s:%d: %s, %d lines' % (
+                        rel, start + 1, m[0] if m else '?', i - start + 1))
+                start = None
+result(not long_files, 'no source file outside tests/ over 800 lines',
+       '\n'.join(long_files))
+result(not long_funcs, 'no C function outside tests/ over 120 lines',
+       '\n'.join(long_funcs))
+
+print('%d passed, %d failed' % (passed, failed))
+sys.exit(1 if failed else 0)
