@@ -289,6 +289,7 @@ struct daemon {
 	 * and reclaimed (process_madvise), never throttled, frozen or killed */
 	bool cg_v1;
 	/* metrics.c, control.c */
+	const char *sysfs;	/* where sysfs is read for metrics; NULL: /sys */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */
 	/* systemd notify socket and watchdog (main.c); -1 / 0 if none */

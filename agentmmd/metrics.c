@@ -28,8 +28,6 @@
 #include "escape.h"
 #include "parse.h"
 
-const char *metrics_sysfs = "/sys";
-
 struct out {
 	char *buf;
 	size_t len, off;
@@ -109,7 +107,7 @@ static int size_cmp(const void *a, const void *b)
 #define MAX_SIZES 16
 
 /* "hugepages-64kB" entries, smallest first; returns how many. */
-static int mthp_sizes(char names[MAX_SIZES][32])
+static int mthp_sizes(const char *sysfs, char names[MAX_SIZES][32])
 {
 	char path[256], *ptr[MAX_SIZES], tmp[MAX_SIZES][32];
 	struct dirent *e;
@@ -117,7 +115,7 @@ static int mthp_sizes(char names[MAX_SIZES][32])
 	int n = 0, i;
 
 	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage",
-		 metrics_sysfs);
+		 sysfs);
 	dir = opendir(path);
 	if (!dir)
 		return 0;
@@ -138,7 +136,7 @@ static int mthp_sizes(char names[MAX_SIZES][32])
 	return n;
 }
 
-static void mthp_metrics(struct out *o)
+static void mthp_metrics(struct out *o, const char *sysfs)
 {
 	static const struct {
 		const char *file, *name, *type, *help;
@@ -163,19 +161,19 @@ static void mthp_metrics(struct out *o)
 	char names[MAX_SIZES][32], path[512], top[32] = "never", mode[32];
 	uint64_t v;
 	unsigned int k;
-	int n = mthp_sizes(names), i;
+	int n = mthp_sizes(sysfs, names), i;
 
 	if (!n)
 		return;
 	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled",
-		 metrics_sysfs);
+		 sysfs);
 	sys_choice(path, top, sizeof(top));
 	head(o, "agentmm_mthp_enabled", "gauge",
 	     "1 if anonymous THP of this size can be used (setting always or madvise, or inherit from an enabled top-level setting).");
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path),
 			 "%s/kernel/mm/transparent_hugepage/%s/enabled",
-			 metrics_sysfs, names[i]);
+			 sysfs, names[i]);
 		if (!sys_choice(path, mode, sizeof(mode)))
 			continue;
 		if (!strcmp(mode, "inherit"))
@@ -189,7 +187,7 @@ static void mthp_metrics(struct out *o)
 		for (i = 0; i < n; i++) {
 			snprintf(path, sizeof(path),
 				 "%s/kernel/mm/transparent_hugepage/%s/stats/%s",
-				 metrics_sysfs, names[i], stats[k].file);
+				 sysfs, names[i], stats[k].file);
 			if (!sys_u64(path, &v))
 				continue;
 			if (!headed)
@@ -205,7 +203,7 @@ static void mthp_metrics(struct out *o)
 		for (i = 0; i < n; i++) {
 			snprintf(path, sizeof(path),
 				 "%s/kernel/agentmm/sensor/sizes/%s/%s",
-				 metrics_sysfs, names[i] + 10, sensor[k].file);
+				 sysfs, names[i] + 10, sensor[k].file);
 			if (!sys_u64(path, &v))
 				continue;
 			if (!headed)
@@ -218,7 +216,7 @@ static void mthp_metrics(struct out *o)
 }
 
 /* agentmm.ko's governor, when the module is loaded. */
-static void governor_metrics(struct out *o)
+static void governor_metrics(struct out *o, const char *sysfs)
 {
 	static const struct {
 		const char *file, *name, *type, *help;
@@ -249,7 +247,7 @@ static void governor_metrics(struct out *o)
 	unsigned int k;
 	bool loaded;
 
-	snprintf(path, sizeof(path), "%s/kernel/agentmm/mode", metrics_sysfs);
+	snprintf(path, sizeof(path), "%s/kernel/agentmm/mode", sysfs);
 	loaded = access(path, F_OK) == 0;
 	head(o, "agentmm_module_loaded", "gauge",
 	     "1 if agentmm.ko is loaded (its sensor and governor metrics follow).");
@@ -258,7 +256,7 @@ static void governor_metrics(struct out *o)
 		return;
 	for (k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
 		snprintf(path, sizeof(path), "%s/kernel/agentmm/governor/%s",
-			 metrics_sysfs, g[k].file);
+			 sysfs, g[k].file);
 		if (!sys_u64(path, &v))
 			continue;
 		head(o, g[k].name, g[k].type, g[k].help);
@@ -409,8 +407,8 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	put(&o, "agentmm_memory_pressure_some_avg10_ratio %u.%04u\n",
 	    d->host_psi / 10000, d->host_psi % 10000);
 	sandbox_metrics(d, &o, now);
-	mthp_metrics(&o);
-	governor_metrics(&o);
+	mthp_metrics(&o, d->sysfs ? d->sysfs : "/sys");
+	governor_metrics(&o, d->sysfs ? d->sysfs : "/sys");
 	*cut = o.off >= len;
 	if (*cut) {
 		/* cut at the last complete line rather than emit half a one */

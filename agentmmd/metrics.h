@@ -13,7 +13,6 @@
 
 struct daemon;
 
-extern const char *metrics_sysfs;	/* "/sys"; unit tests point elsewhere */
 size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len);
 void metrics_tick(struct daemon *d, uint64_t now, bool force);
 

@@ -315,8 +315,8 @@ TEST(metrics_parse)
 	SYS("kernel/agentmm/governor/compact_runs", "9\n");
 	SYS("kernel/agentmm/sensor/sizes/64kB/servable_pages", "4096\n");
 #undef SYS
-	metrics_sysfs = sys;
 	memset(&dm, 0, sizeof(dm));
+	dm.sysfs = sys;
 	dm.host_limit = 8ULL << 30;
 	dm.host_used = 5ULL << 30;
 	dm.level = AMM_LEVEL_THROTTLE;
