@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -43,10 +42,9 @@ struct sandbox *sb_by_name(struct daemon *d, const char *name)
 	return NULL;
 }
 
-int control_start(struct daemon *d, int ep)
+int control_start(struct daemon *d)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct epoll_event ev = { .events = EPOLLIN };
 	mode_t old;
 	int fd;
 
@@ -68,9 +66,6 @@ int control_start(struct daemon *d, int ep)
 	}
 	umask(old);
 	if (chmod(a.sun_path, 0600) || listen(fd, 8))
-		goto fail;
-	ev.data.fd = fd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
 		goto fail;
 	d->ctl_fd = fd;
 	return 0;

@@ -6,7 +6,7 @@
 struct daemon;
 struct sandbox;
 
-int control_start(struct daemon *d, int ep);
+int control_start(struct daemon *d);
 void control_handle(struct daemon *d);
 void control_stop(struct daemon *d);
 struct sandbox *sb_by_name(struct daemon *d, const char *name);

@@ -409,15 +409,83 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 	return -1;
 }
 
-/* The event loop's own state: its fds and when each kind of work is due. */
+struct loop;
+
+/* An event source: an fd the loop waits on, and what its being ready
+ * means (true: the daemon is to exit). Handlers record and wake; the
+ * ticks act. */
+struct source {
+	int fd;
+	bool (*ready)(struct daemon *d, struct loop *l);
+};
+
+/* signals, the BPF ring buffer, the PSI trigger, the control socket */
+#define LOOP_SOURCES	4
+
+/* The event loop's own state: its sources and when each kind of work is
+ * due. */
 struct loop {
 	int ep, sfd;
+	struct source src[LOOP_SOURCES];
+	unsigned int n_src;
 	uint64_t next;		/* the next policy tick */
 	uint64_t last_tick;
 	uint64_t next_peak;	/* the next sample of running tools' peaks */
 	uint64_t next_wd;	/* the next watchdog ping */
 	bool peaks;		/* tool calls run: sample their peaks too */
 };
+
+/*
+ * Wait on @fd for @events with @ready as its handler. A handler has one
+ * source: adding it again (the ring buffer after a reload turned BPF off
+ * and on) replaces its fd. 0, or -1 with errno set.
+ */
+static int loop_add(struct loop *l, int fd, uint32_t events,
+		    bool (*ready)(struct daemon *d, struct loop *l))
+{
+	struct epoll_event ev = { .events = events };
+	unsigned int i;
+
+	for (i = 0; i < l->n_src && l->src[i].ready != ready; i++)
+		;
+	if (i == LOOP_SOURCES) {
+		errno = ENOSPC;
+		return -1;
+	}
+	ev.data.ptr = &l->src[i];
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	l->src[i].fd = fd;
+	l->src[i].ready = ready;
+	if (i == l->n_src)
+		l->n_src++;
+	return 0;
+}
+
+static bool on_signal(struct daemon *d, struct loop *l);
+
+static bool on_ring(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	if (d->rb)
+		ring_buffer__consume(d->rb);	/* events.c: handle_event() */
+	return false;
+}
+
+/* memory stalls: act at the busy pace */
+static bool on_psi(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	d->wake_policy = true;
+	return false;
+}
+
+static bool on_control(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	control_handle(d);
+	return false;
+}
 
 /*
  * Everything between reading the configuration and the first tick: the
@@ -427,7 +495,6 @@ struct loop {
  */
 static int daemon_setup(struct daemon *d, struct loop *l)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	sigset_t mask;
 	int lock_fd, n;
 
@@ -470,15 +537,25 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 		err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	ev.data.fd = l->sfd;
-	epoll_ctl(l->ep, EPOLL_CTL_ADD, l->sfd, &ev);
-	if (d->rb) {
-		ev.data.fd = ring_buffer__epoll_fd(d->rb);
-		epoll_ctl(l->ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	if (loop_add(l, l->sfd, EPOLLIN, on_signal)) {
+		err("cannot wait for signals: %s", strerror(errno));
+		return -1;
 	}
-	if (!d->gov_only)
-		psi_start(d, l->ep);
-	control_start(d, l->ep);
+	if (d->rb && loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
+		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
+		     strerror(errno));
+	if (!d->gov_only && !psi_start(d) &&
+	    loop_add(l, d->psi_fd, EPOLLPRI, on_psi)) {
+		info("cannot wait on the PSI trigger (%s): polling only",
+		     strerror(errno));
+		close(d->psi_fd);
+		d->psi_fd = -1;
+	}
+	if (!control_start(d) && loop_add(l, d->ctl_fd, EPOLLIN, on_control)) {
+		warn("cannot wait on the control socket: %s; agentmmctl thaw/release/exempt will not work",
+		     strerror(errno));
+		control_stop(d);
+	}
 	sd_notify_init(d);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
@@ -580,7 +657,7 @@ static uint64_t loop_due(struct daemon *d, struct loop *l)
 }
 
 /* A signal: reload on SIGHUP; true when the daemon is to exit. */
-static bool loop_signal(struct daemon *d, struct loop *l)
+static bool on_signal(struct daemon *d, struct loop *l)
 {
 	struct signalfd_siginfo si;
 	bool had_rb = d->rb != NULL;
@@ -592,12 +669,10 @@ static bool loop_signal(struct daemon *d, struct loop *l)
 		return true;
 	}
 	reload(d);
-	if (d->rb && !had_rb) {
-		struct epoll_event ev = { .events = EPOLLIN };
-
-		ev.data.fd = ring_buffer__epoll_fd(d->rb);
-		epoll_ctl(l->ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
-	}
+	if (d->rb && !had_rb &&
+	    loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
+		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
+		     strerror(errno));
 	d->slow_due = d->status_force = true;
 	l->next = 0;
 	return false;
@@ -680,17 +755,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			if (evs[i].data.fd == l.sfd) {
-				if (loop_signal(d, &l))
-					return 0;
-			} else if (evs[i].data.fd == d->ctl_fd) {
-				control_handle(d);
-			} else if (evs[i].data.fd == d->psi_fd) {
-				/* memory stalls: act at the busy pace */
-				d->wake_policy = true;
-			} else if (d->rb) {
-				ring_buffer__consume(d->rb);
-			}
+			struct source *src = evs[i].data.ptr;
+
+			if (src->ready(d, &l))
+				return 0;
 		}
 		loop_requests(d, &l);
 	}

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -727,12 +726,12 @@ bool tool_growth_ends_idle(struct daemon *d)
 
 /*
  * Wake on memory stalls anywhere on the host (pool stalls count there
- * too): 50 ms of "some" stall within 1 s. Optional: polling still works.
+ * too): 50 ms of "some" stall within 1 s, in d->psi_fd (EPOLLPRI when one
+ * fires). Optional: polling still works.
  */
-void psi_start(struct daemon *d, int ep)
+int psi_start(struct daemon *d)
 {
 	static const char trig[] = "some 50000 1000000";
-	struct epoll_event ev = { .events = EPOLLPRI };
 
 	d->psi_fd = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (d->psi_fd < 0 || write(d->psi_fd, trig, sizeof(trig)) < 0) {
@@ -741,11 +740,7 @@ void psi_start(struct daemon *d, int ep)
 		if (d->psi_fd >= 0)
 			close(d->psi_fd);
 		d->psi_fd = -1;
-		return;
+		return -1;
 	}
-	ev.data.fd = d->psi_fd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, d->psi_fd, &ev)) {
-		close(d->psi_fd);
-		d->psi_fd = -1;
-	}
+	return 0;
 }

@@ -16,6 +16,6 @@ unsigned int busy_ms(struct daemon *d);
 unsigned int idle_ms(struct daemon *d);
 unsigned int next_interval(struct daemon *d, uint64_t now);
 bool tool_growth_ends_idle(struct daemon *d);
-void psi_start(struct daemon *d, int ep);
+int psi_start(struct daemon *d);
 
 #endif
