@@ -20,7 +20,9 @@ check "burst throttled" wait_for 60 grep -q 'throttling .*agent.slice/a/tool-bur
 kill $(cat $AS/a/tool-burst/cgroup.procs)
 wait $CTL
 check "released" wait_for 20 grep -q 'released throttle on' $LOG
-agentmmctl -c /tmp/amm.conf exec --name short agent.slice/a -- sh -c 'exit 3'
+# long enough for its cgroup to be read before it is gone (a call that
+# ends before the daemon sees it is recorded without its tool cgroup)
+agentmmctl -c /tmp/amm.conf exec --name short agent.slice/a -- sh -c 'sleep 0.5; exit 3'
 check "tool call recorded" wait_for 10 grep -q "	tool	agent.slice/a	tool-short	" /run/agentmm/events
 # a bad reload: kept the old configuration, said why, recorded it
 cp /tmp/amm.conf /tmp/amm.conf.good
@@ -41,7 +43,7 @@ agentmmctl -c /tmp/amm.conf events >/tmp/ev.txt
 sed 's/^/    /' /tmp/ev.txt
 check "throttle of the first run listed" grep -q ' throttle .*throttling .*agent.slice/a/tool-burst' /tmp/ev.txt
 check "release listed" grep -q ' release .*released throttle' /tmp/ev.txt
-check "tool call listed with its exit" grep -q ' tool .*done, exit 3 after .*: sh -c exit 3' /tmp/ev.txt
+check "tool call listed with its exit" grep -q ' tool .*done, exit 3 after .*: sh -c sleep 0.5; exit 3' /tmp/ev.txt
 check "killed tool listed with its signal" grep -q ' tool .*killed by signal 15 after .*: memhog' /tmp/ev.txt
 check "bad reload listed" grep -q ' reload-failed .*interval_ms' /tmp/ev.txt
 expect_eq "$(grep -c ' start ' /tmp/ev.txt)" 2 "both starts listed"
