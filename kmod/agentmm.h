@@ -9,6 +9,7 @@
 #include <linux/kobject.h>
 #include <linux/mmzone.h>
 #include <linux/mutex.h>
+#include "compat.h"
 #include "policy/contig.h"
 #include "policy/governor.h"
 #include "policy/parse.h"

@@ -7,6 +7,7 @@
 
 #include <linux/tracepoint.h>
 #include <linux/mmzone.h>
+#include "compat.h"
 
 /*
  * agentmm_sample - one contiguity sample, summed over all populated zones:

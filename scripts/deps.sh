@@ -2,18 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what agentmm's build and tests need, and fetch the pinned test
-# kernel (image, headers, kbuild) into a cache directory. Idempotent: a
-# second run installs and downloads nothing.
+# kernels (image, headers, kbuild) into a cache directory: the main one
+# (tests/vm/kernel-version) and the module's floor (tests/vm/kernel-floor,
+# the oldest Debian series it builds for). Idempotent: a second run
+# installs and downloads nothing.
 #
-# The test kernel is unpacked into $AGENTMM_CACHE/kernel/<ver>/root, never
+# A test kernel is unpacked into $AGENTMM_CACHE/kernel/<ver>/root, never
 # installed on the host: the host's own kernel is not what the tests boot.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-kver=$(cat "$top/tests/vm/kernel-version")	# e.g. 6.12.117+deb12-amd64
-kbase=${kver%-*}				# e.g. 6.12.117+deb12
 cache=${AGENTMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentmm}
-kroot=$cache/kernel/$kver/root
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
@@ -87,23 +86,32 @@ install_dnf() {
 	fi
 }
 
-# Debian's kernel packages, unpacked. apt-get download works without root
-# and never touches the host's installed kernels.
+# Debian's kernel packages for KVER (e.g. 6.12.117+deb12-amd64 or
+# 6.1.0-57-amd64), unpacked. apt-get download works without root and never
+# touches the host's installed kernels.
 fetch_kernel() {
+	local kver=$1
+	local kbase=${kver%-*}		# 6.12.117+deb12, 6.1.0-57
+	local kroot=$cache/kernel/$kver/root
 	local stamp=$kroot/.agentmm-complete
+	# kbuild is per upstream release (6.12.117+deb12) or, for the
+	# distribution's own series, per major.minor (linux-kbuild-6.1)
+	local kbuild=linux-kbuild-$kbase
+	apt-cache show "$kbuild" >/dev/null 2>&1 ||
+		kbuild=linux-kbuild-$(echo "$kver" | cut -d. -f1,2)
 	if [ -f "$stamp" ]; then
 		say "test kernel $kver present in $kroot"
 		return
 	fi
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
-		die "fetching the test kernel needs apt-get and dpkg-deb (Debian's packages linux-image-$kver-unsigned, linux-headers-$kver, linux-headers-$kbase-common, linux-kbuild-$kbase). On other systems unpack them by hand into $kroot."
+		die "fetching the test kernel needs apt-get and dpkg-deb (Debian's packages linux-image-$kver-unsigned, linux-headers-$kver, linux-headers-$kbase-common, $kbuild). On other systems unpack them by hand into $kroot."
 	local dl=$cache/kernel/$kver/debs
 	mkdir -p "$dl"
 	say "downloading Debian kernel packages for $kver"
 	(cd "$dl" && apt-get download -q \
 		"linux-image-$kver-unsigned" "linux-headers-$kver" \
-		"linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
-		die "apt-get download failed; run 'apt-get update' and check that $kver is still in the archive (or change tests/vm/kernel-version)"
+		"linux-headers-$kbase-common" "$kbuild") ||
+		die "apt-get download failed; run 'apt-get update' and check that $kver is still in the archive (or change tests/vm/kernel-version or kernel-floor)"
 	rm -rf "$kroot.tmp"
 	mkdir -p "$kroot.tmp"
 	local deb
@@ -181,6 +189,7 @@ elif command -v dnf >/dev/null; then
 else
 	die "no apt-get or dnf: install by hand: gcc make clang llvm libbpf (static) bpftool libelf zlib zstd qemu-system-x86_64 busybox (static) cpio kmod gnuplot rpmbuild"
 fi
-fetch_kernel
+fetch_kernel "$(cat "$top/tests/vm/kernel-version")"
+fetch_kernel "$(cat "$top/tests/vm/kernel-floor")"
 fetch_tuned
 fetch_bench_node
