@@ -21,6 +21,8 @@
  *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
+ *   cfgwatch.c the configuration file watched (reload on change)
+ *   sdnotify.c systemd's notify protocol and watchdog
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
  *   usergov.c  the mTHP governor in user space (govparse.c: its parsers)
  */

@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "daemon.h"
+#include "cfgwatch.h"
 #include "control.h"
 #include "events.h"
 #include "history.h"
@@ -41,6 +42,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "sandbox.h"
+#include "sdnotify.h"
 #include "status.h"
 #include "tick.h"
 #include "tools.h"
@@ -265,13 +267,6 @@ static void daemon_init(struct daemon *d)
 }
 
 /*
- * systemd's notify protocol (sd_notify(3)) without libsystemd: datagrams
- * to $NOTIFY_SOCKET ("/path" or "@abstract"). READY=1 once running,
- * WATCHDOG=1 from the main loop at half of $WATCHDOG_USEC (so a daemon
- * stuck anywhere stops sending and systemd restarts it; its guardian then
- * undoes what it froze), STOPPING=1 on the way out. Never blocks.
- */
-/*
  * Each sandbox holds about six fds (its directory and the files a tick
  * reads) and each tool call up to two: with thousands of sandboxes the
  * usual 1024 or 65536 runs out. Raise the limit to the kernel's per-process
@@ -299,44 +294,6 @@ static void raise_fd_limit(void)
 			warn("cannot raise the fd limit to %lu: %s; sandboxes past it are not adopted",
 			     (unsigned long)rl.rlim_max, strerror(errno));
 	}
-}
-
-static void sd_notify_init(struct daemon *d)
-{
-	const char *p = getenv("NOTIFY_SOCKET"), *w = getenv("WATCHDOG_USEC");
-	const char *wp = getenv("WATCHDOG_PID");
-	struct sockaddr_un *a = &d->notify_addr;
-	size_t l = p ? strlen(p) : 0;
-
-	if (w && (!wp || atoi(wp) == (int)getpid()))
-		d->watchdog_ms = strtoull(w, NULL, 10) / 1000;
-	if (!l || (p[0] != '/' && p[0] != '@') || l >= sizeof(a->sun_path)) {
-		d->watchdog_ms = 0;
-		return;
-	}
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	memcpy(a->sun_path, p, l);
-	if (p[0] == '@')
-		a->sun_path[0] = 0;
-	d->notify_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l);
-	d->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC |
-			      SOCK_NONBLOCK, 0);
-	if (d->notify_fd < 0)
-		warn("cannot create a socket for $NOTIFY_SOCKET: %s",
-		     strerror(errno));
-	/* not for the processes we start (agentmmctl is not ours) */
-	unsetenv("NOTIFY_SOCKET");
-	unsetenv("WATCHDOG_USEC");
-	unsetenv("WATCHDOG_PID");
-}
-
-static void sd_notify(struct daemon *d, const char *msg)
-{
-	if (d->notify_fd >= 0 &&
-	    sendto(d->notify_fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL,
-		   (struct sockaddr *)&d->notify_addr, d->notify_len) < 0)
-		dbg("sd_notify %s: %s", msg, strerror(errno));
 }
 
 /* What the command line asks for besides the configuration. */
@@ -419,14 +376,16 @@ struct source {
 	bool (*ready)(struct daemon *d, struct loop *l);
 };
 
-/* signals, the BPF ring buffer, the PSI trigger, the control socket */
-#define LOOP_SOURCES	4
+/* signals, the BPF ring buffer, the PSI trigger, the control socket, the
+ * configuration file's directory */
+#define LOOP_SOURCES	5
 
 /* The event loop's own state: its sources and when each kind of work is
  * due. */
 struct loop {
-	int ep, sfd;
+	int ep, sfd, cfg_fd;
 	struct source src[LOOP_SOURCES];
+	uint64_t reload_at;	/* the configuration changed: reload then */
 	unsigned int n_src;
 	uint64_t next;		/* the next policy tick */
 	uint64_t last_tick;
@@ -484,6 +443,17 @@ static bool on_control(struct daemon *d, struct loop *l)
 {
 	(void)l;
 	control_handle(d);
+	return false;
+}
+
+/* The configuration file changed: reload once writes have settled (an
+ * editor's save, a ConfigMap's swap) */
+#define CFG_SETTLE_MS	500
+
+static bool on_config(struct daemon *d, struct loop *l)
+{
+	if (cfgwatch_changed(l->cfg_fd, d->cfg_path))
+		l->reload_at = now_ms() + CFG_SETTLE_MS;
 	return false;
 }
 
@@ -556,6 +526,14 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 		     strerror(errno));
 		control_stop(d);
 	}
+	l->cfg_fd = cfgwatch_open(d->cfg_path);
+	if (l->cfg_fd < 0 || loop_add(l, l->cfg_fd, EPOLLIN, on_config)) {
+		info("changes of %s are not watched (%s): reload with SIGHUP",
+		     d->cfg_path, strerror(errno));
+		if (l->cfg_fd >= 0)
+			close(l->cfg_fd);
+		l->cfg_fd = -1;
+	}
 	sd_notify_init(d);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
@@ -618,6 +596,20 @@ static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
 	l->next = now + next_interval(d, now);
 }
 
+/* Read the configuration again (SIGHUP, or the file changed). */
+static void loop_reload(struct daemon *d, struct loop *l)
+{
+	bool had_rb = d->rb != NULL;
+
+	reload(d);
+	if (d->rb && !had_rb &&
+	    loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
+		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
+		     strerror(errno));
+	d->slow_due = d->status_force = true;
+	l->next = 0;
+}
+
 /* Whatever is due now, then when the loop must wake next. */
 static uint64_t loop_due(struct daemon *d, struct loop *l)
 {
@@ -627,6 +619,12 @@ static uint64_t loop_due(struct daemon *d, struct loop *l)
 	if (d->watchdog_ms && now >= l->next_wd) {
 		sd_notify(d, "WATCHDOG=1");
 		l->next_wd = now + d->watchdog_ms / 2;
+	}
+	if (l->reload_at && now >= l->reload_at) {
+		l->reload_at = 0;
+		info("%s changed: reloading", d->cfg_path);
+		loop_reload(d, l);
+		now = now_ms();
 	}
 	/* a new task asks for a rescan: at most one a second */
 	if (d->rescan_asked && now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
@@ -653,6 +651,8 @@ static uint64_t loop_due(struct daemon *d, struct loop *l)
 		wake = l->next_wd;
 	if (d->rescan_asked && d->last_slow_ms + AMMD_RESCAN_MIN_MS < wake)
 		wake = d->last_slow_ms + AMMD_RESCAN_MIN_MS;
+	if (l->reload_at && l->reload_at < wake)
+		wake = l->reload_at;
 	return wake;
 }
 
@@ -660,7 +660,6 @@ static uint64_t loop_due(struct daemon *d, struct loop *l)
 static bool on_signal(struct daemon *d, struct loop *l)
 {
 	struct signalfd_siginfo si;
-	bool had_rb = d->rb != NULL;
 
 	if (read(l->sfd, &si, sizeof(si)) != sizeof(si))
 		return false;
@@ -668,13 +667,7 @@ static bool on_signal(struct daemon *d, struct loop *l)
 		daemon_stop(d, (int)si.ssi_signo);
 		return true;
 	}
-	reload(d);
-	if (d->rb && !had_rb &&
-	    loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
-		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
-		     strerror(errno));
-	d->slow_due = d->status_force = true;
-	l->next = 0;
+	loop_reload(d, l);
 	return false;
 }
 
@@ -705,7 +698,7 @@ int main(int argc, char **argv)
 {
 	struct daemon *d = &daemon_state;
 	struct args a = { 0 };
-	struct loop l = { .ep = -1, .sfd = -1 };
+	struct loop l = { .ep = -1, .sfd = -1, .cfg_fd = -1 };
 	struct epoll_event evs[8];
 	char e[1024];
 	int r, n, i;

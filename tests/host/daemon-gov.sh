@@ -135,6 +135,19 @@ kill $daemon_pid; wait $daemon_pid; daemon_pid=
 # SIGTERM restores
 start daemon
 check "driving again" wait_for 10 sh -c "[ \"\$(for f in $THP/hugepages-*kB/enabled; do echo \"\$f \$(cat \$f)\"; done)\" != \"$admin\" ]"
+# The configuration file changes under it, no SIGHUP: a bad one (renamed
+# over it, as an editor saves) is refused and the old one kept; a good one
+# saying governor = off is taken and the admin's values come back while
+# the daemon runs.
+printf 'governor = daemon\nstate_dir = %s\ninterval_ms = 1\n' "$ST" >$tmp/new.conf
+mv $tmp/new.conf $tmp/daemon.conf
+check "a changed configuration file is noticed without SIGHUP" wait_for 10 grep -q "$tmp/daemon.conf changed: reloading" $LOG
+check "a bad one is refused, the running one kept" wait_for 10 grep -q "bad value '1' for 'interval_ms'.*keeping the previous configuration" $LOG
+check "still driving" test "$(knobs)" != "$admin"
+printf 'governor = off\nstate_dir = %s\n' "$ST" >$tmp/daemon.conf
+check "governor = off written in place: reloaded, the admin's values back while it runs" \
+	wait_for 10 sh -c "grep -q 'reloaded $tmp/daemon.conf' $LOG && [ \"\$(for f in $THP/hugepages-*kB/enabled; do echo \"\$f \$(cat \$f)\"; done)\" = \"$admin\" ]"
+check "the daemon is still running" kill -0 $daemon_pid
 kill $daemon_pid; wait $daemon_pid; daemon_pid=
 check "SIGTERM restores the admin's values byte for byte" test "$(knobs)" = "$admin"
 exit 0
