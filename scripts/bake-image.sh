@@ -43,7 +43,7 @@ Enable agentmm in an RPM-based image root or on this host.
 
 Steps: install packages; tuned profile agent-sandbox (tuned-adm when
 tuned runs, else /etc/tuned/active_profile); enable tuned.service and
-agentmmd.service (systemctl preset); dracut -f per kernel (--no-hostonly
+agentmmd.service (systemctl enable); dracut -f per kernel (--no-hostonly
 for images); optional command line with grubby, else /etc/default/grub +
 grub2-mkconfig, or bootc's kargs.d.
 EOF
@@ -117,10 +117,12 @@ else
 	write /etc/tuned/profile_mode manual
 fi
 
-# 3. services: tuned, and agentmmd per its vendor preset.
+# 3. services: tuned, and agentmmd. Baking agentmm into an image is the
+# choice to run it, so the unit is enabled here (the agentmm package ships
+# no preset: agentmm-preset is the package-level way to the same).
 if have systemctl || [ $DRY = 1 ]; then
 	run systemctl enable tuned.service
-	run systemctl preset agentmmd.service
+	run systemctl enable agentmmd.service
 fi
 
 # 4. initramfs (dracut.conf.d/50-agentmm.conf forces agentmm in).
