@@ -64,13 +64,9 @@ restore() {
 		diff <(echo "$snapshot") <(knobs) >&2
 	fi
 	[ $fail -eq 0 ] || sed 's/^/    log: /' $LOG 2>/dev/null
-	rm -rf "$tmp"
-	result
-	[ $fail -eq 0 ] && [ $failed -eq 0 ]
-	exit $?
+	end_restored
 }
-trap restore EXIT
-trap 'echo "interrupted"; restore' INT TERM HUP
+restore_on_exit restore
 
 conf() {
 	printf 'governor = %s\nstate_dir = %s\n' "$1" "$ST" >$tmp/$1.conf

@@ -11,3 +11,20 @@ skip() {
 	echo "0 passed, 0 failed"
 	exit 77
 }
+
+# The end of a test that changed host state: its restore function (which
+# sets failed=1 when it could not put something back) runs on every exit
+# path, then end_restored removes $tmp, prints the result and exits
+# non-zero if a check or the restore failed.
+#   restore() { ...put back...; end_restored; }
+#   restore_on_exit restore
+end_restored() {
+	rm -rf "$tmp"
+	result
+	[ "$fail" -eq 0 ] && [ "${failed:-0}" -eq 0 ]
+	exit $?
+}
+restore_on_exit() {   # FN
+	trap "$1" EXIT
+	trap "echo interrupted; $1" INT TERM HUP
+}

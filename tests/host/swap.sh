@@ -98,13 +98,9 @@ restore() {
 	fi
 	if [ -z "$(swaps)" ]; then ok "no swap active at the end"; else bad "no swap active at the end"; swaps >&2; failed=1; fi
 	if [ "$(zrams)" = "$zram_found" ]; then ok "zram devices as found"; else bad "zram devices as found"; failed=1; fi
-	rm -rf "$tmp"
-	result
-	[ $fail -eq 0 ] && [ $failed -eq 0 ]
-	exit $?
+	end_restored
 }
-trap restore EXIT
-trap 'echo "interrupted"; restore' INT TERM HUP
+restore_on_exit restore
 
 F=$tmp/swap/swapfile	# its directory does not exist yet: setup makes it
 S=$tmp/state		# nor does the state directory
