@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cfgwatch.h"
@@ -37,9 +39,20 @@ static const char *split(const char *path, char *dir, size_t len)
 int cfgwatch_open(const char *cfg_path)
 {
 	char dir[PATH_MAX];
+	struct statvfs sv;
+	struct stat st;
 	int fd, e;
 
 	split(cfg_path, dir, sizeof(dir));
+	/* a directory someone else may write to (/tmp) is not watched: its
+	 * names would let them make the daemon reload at will */
+	if (stat(dir, &st) || statvfs(dir, &sv))
+		return -1;
+	if ((st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) &&
+	    !(sv.f_flag & ST_RDONLY)) {
+		errno = EPERM;
+		return -1;
+	}
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (fd < 0)
 		return -1;

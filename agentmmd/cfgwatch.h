@@ -12,7 +12,8 @@
 /*
  * An inotify descriptor watching the directory of @cfg_path (a file
  * replaced by rename counts, and ConfigMap volumes swap a "..data" link);
- * -1 with errno set when it cannot be had.
+ * -1 with errno set when it cannot be had, EPERM when another user may
+ * write to that directory (a read-only mount, as a ConfigMap's, is fine).
  */
 int cfgwatch_open(const char *cfg_path);
 /*

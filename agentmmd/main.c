@@ -368,11 +368,10 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 
 struct loop;
 
-/* An event source: an fd the loop waits on, and what its being ready
- * means (true: the daemon is to exit). Handlers record and wake; the
- * ticks act. */
+/* An event source: what its fd (in the epoll set, data.ptr pointing
+ * here) being ready means (true: the daemon is to exit). Handlers record
+ * and wake; the ticks act. */
 struct source {
-	int fd;
 	bool (*ready)(struct daemon *d, struct loop *l);
 };
 
@@ -414,7 +413,6 @@ static int loop_add(struct loop *l, int fd, uint32_t events,
 	ev.data.ptr = &l->src[i];
 	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev))
 		return -1;
-	l->src[i].fd = fd;
 	l->src[i].ready = ready;
 	if (i == l->n_src)
 		l->n_src++;
@@ -529,7 +527,8 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	l->cfg_fd = cfgwatch_open(d->cfg_path);
 	if (l->cfg_fd < 0 || loop_add(l, l->cfg_fd, EPOLLIN, on_config)) {
 		info("changes of %s are not watched (%s): reload with SIGHUP",
-		     d->cfg_path, strerror(errno));
+		     d->cfg_path, errno == EPERM ?
+		     "its directory is writable by others" : strerror(errno));
 		if (l->cfg_fd >= 0)
 			close(l->cfg_fd);
 		l->cfg_fd = -1;

@@ -146,4 +146,16 @@ check "governor = off written in place: reloaded, the admin's values back while 
 check "the daemon is still running" kill -0 $daemon_pid
 kill $daemon_pid; wait $daemon_pid; daemon_pid=
 check "SIGTERM restores the admin's values byte for byte" test "$(knobs)" = "$admin"
+
+# A configuration in a directory others may write to (as /tmp) is not
+# watched: its names would let them make the daemon reload at will.
+mkdir -m 1777 $tmp/shared
+printf 'governor = off\nstate_dir = %s\n' "$ST" >$tmp/shared/off.conf
+rm -f $ST/status $ST/agentmmd.pid
+"$AGENTMMD" -c $tmp/shared/off.conf >>$LOG 2>&1 &
+daemon_pid=$!
+wait_for 10 test -s $ST/status
+check "a config in a directory others may write is not watched, and it says why" \
+	grep -q "changes of $tmp/shared/off.conf are not watched (its directory is writable by others)" $LOG
+kill $daemon_pid; wait $daemon_pid; daemon_pid=''
 exit 0
