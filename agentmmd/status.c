@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,7 +41,9 @@ static const char *tool_state_name(enum tool_state s)
 
 /*
  * Rewritten after every action and on the slow tick, and then only when
- * something other than the uptime changed.
+ * something other than the uptime changed; otherwise only its time is
+ * renewed, since its age is what `agentmmctl health` (the probes) reads:
+ * an idle daemon is not a stuck one.
  */
 void write_status(struct daemon *d, uint64_t now)
 {
@@ -136,12 +139,15 @@ void write_status(struct daemon *d, uint64_t now)
 	}
 	if (up1 > off)
 		up1 = up0 = off;
+	snprintf(path, sizeof(path), "%s/status", d->cfg.state_dir);
 	/* compare without the uptime */
 	if (!d->status_force && d->status_last &&
 	    d->status_last_len == off - (up1 - up0) &&
 	    !memcmp(d->status_last, buf, up0) &&
 	    !memcmp(d->status_last + up0, buf + up1, off - up1)) {
 		free(buf);
+		if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW))
+			dbg("cannot touch %s: %s", path, strerror(errno));
 		return;
 	}
 	last = malloc(off - (up1 - up0) + 1);
@@ -153,7 +159,6 @@ void write_status(struct daemon *d, uint64_t now)
 		d->status_last_len = off - (up1 - up0);
 		d->status_force = false;
 	}
-	snprintf(path, sizeof(path), "%s/status", d->cfg.state_dir);
 	if (write_atomic(path, buf, off))
 		warn("cannot write %s: %s", path, strerror(errno));
 	free(buf);

@@ -157,5 +157,10 @@ daemon_pid=$!
 wait_for 10 test -s $ST/status
 check "a config in a directory others may write is not watched, and it says why" \
 	grep -q "changes of $tmp/shared/off.conf are not watched (its directory is writable by others)" $LOG
+# An idle daemon (nothing in its status changes) is still healthy: the
+# status file's age is what probes read.
+sleep 7
+check "agentmmctl health 4 on an idle daemon, 7 s after its start" \
+	"$AGENTMMCTL" -c $tmp/shared/off.conf health 4
 kill $daemon_pid; wait $daemon_pid; daemon_pid=''
 exit 0
