@@ -21,6 +21,11 @@
 #   make density-smoke         the same, one seed and one step (6 replays;
 #                              27 min on the loaded 2-core development
 #                              machine, see RESULTS.md)
+#
+# The sandboxes' pages hold a sample of a real agent runtime's memory,
+# taken natively before the guest boots (mkcontent.py: node with
+# typescript, as bench-host runs it; needs make deps):
+# $(BUILD)/replay/content.bin. DENSITY_CONTENT=none: random bytes instead.
 
 REPLAY_DIR := $(TOP)/benchmarks/replay
 REPLAY_TRACES ?= $(REPLAY_DIR)/traces/agentcgroup
@@ -33,6 +38,8 @@ DENSITY_ARGS ?=
 DENSITY_TIMEOUT ?= 10800
 DENSITY_OUT ?= density
 DENSITY_LOG ?= $(BUILD)/$(DENSITY_OUT)/console.log
+DENSITY_CONTENT ?= $(BUILD)/replay/content.bin
+REPLAY_CONTENT_MB ?= 64
 
 # replay.c (main) and one module per concern, each with its header.
 REPLAY_MODULES := common hist options trace plan mem worker cgtree measure report
@@ -81,11 +88,20 @@ replay: test-module guest-bins
 		--timeout $(REPLAY_TIMEOUT) --log $(REPLAY_LOG) \
 		--cmd "replay-guest --traces $(REPLAY_GUEST_TRACES) --trace-set $(REPLAY_SET) --out /host/build/replay $(REPLAY_ARGS)"
 
-density: test-module guest-bins
+# A sample of the real-tool workload's runtime memory (mkcontent.py), once.
+$(BUILD)/replay/content.bin: $(REPLAY_DIR)/mkcontent.py $(TOP)/benchmarks/tools/runtime.js
+	@mkdir -p $(dir $@)
+	python3 $(REPLAY_DIR)/mkcontent.py --mb $(REPLAY_CONTENT_MB) $@
+
+DENSITY_CONTENT_ARG = $(if $(filter none,$(DENSITY_CONTENT)),,--content /host/$(patsubst $(TOP)/%,%,$(abspath $(DENSITY_CONTENT))))
+
+density: test-module guest-bins $(if $(filter none,$(DENSITY_CONTENT)),,$(DENSITY_CONTENT))
 	@mkdir -p $(dir $(DENSITY_LOG))
+	@case "$(DENSITY_CONTENT)" in none|$(TOP)/*) ;; \
+		*) echo "density: DENSITY_CONTENT must be inside the checkout ($(TOP)) or none" >&2; exit 2 ;; esac
 	$(TOP)/tests/vm/run --tcg-threads $(BENCH_TCG_THREADS) --share $(TOP) --mem $(REPLAY_VM_MEM) \
 		--timeout $(DENSITY_TIMEOUT) --log $(DENSITY_LOG) \
-		--cmd "replay-density --traces $(REPLAY_GUEST_TRACES) --trace-set $(REPLAY_SET) --out /host/build/$(DENSITY_OUT) $(DENSITY_ARGS)"
+		--cmd "replay-density --traces $(REPLAY_GUEST_TRACES) --trace-set $(REPLAY_SET) --out /host/build/$(DENSITY_OUT) $(DENSITY_CONTENT_ARG) $(DENSITY_ARGS)"
 
 density-smoke:
 	$(MAKE) density DENSITY_OUT=density-smoke DENSITY_TIMEOUT=3600 DENSITY_ARGS="--smoke $(DENSITY_ARGS)"

@@ -23,9 +23,11 @@ median, so that one noisy run near the bound neither passes nor fails an
 R alone (a runtime lost ends the seed's runs: it fails either way). A
 seed that fails ends the step early. The result per arm is the largest R
 that passed (LO when none did; "< LO" if LO failed - LO is checked
-first), and as agents per GiB of pool: R x 1024 / the mean
-unscaled peak (MiB) of the replayed traces, i.e. how many agents of the
-traces' real size one GiB of pool holds at that overcommit. A run during
+first), and as agents per GiB: R x LIMIT / the mean unscaled peak (MiB)
+of the replayed traces is how many agents of the traces' real size the
+pool holds at that overcommit, counted per GiB of the pool and per GiB of
+RAM, where RAM is the pool and the most the swap device (zram, whose
+pages are host RAM too) held in any run of that arm at that R. A run during
 which the kernel logs a WARNING, BUG or Oops is voided (kept as
 *.voided.json, its report in *.kernel) and repeated once; a second report
 stops the search.
@@ -37,8 +39,8 @@ Options:
   --seeds N        seeds 1..N (3)
   --seed-list L    these seeds instead, comma-separated (e.g. 2 or 1,3)
   --repeats K      runs per arm, seed and R; the median is judged (1)
-  --steps N        bisection steps after checking LO (3)
-  --lo R, --hi R   overcommit range (1.0, 2.0)
+  --steps N        bisection steps after checking LO (4: resolution 0.094)
+  --lo R, --hi R   overcommit range (1.0, 2.5)
   --bound X        completion bound vs uncontended (1.10)
   --sandboxes M    concurrent sandboxes (5)
   --limit-mb N     memory.max of agent.slice (1024)
@@ -48,19 +50,24 @@ Options:
                    (scaled by default; see replay-guest --time-scale)
   --swap KIND      none, zram or zswap (as replay-guest), --swap-mb N
   --daemon-conf F  extra agentmmd config lines for every daemon arm
+  --content FILE   the sandboxes' pages come from FILE, a sample of a real
+                   agent runtime's memory (mkcontent.py; replay --content),
+                   copied into the guest's RAM once, outside the pool;
+                   without it pages get random bytes (--fill-pct 33)
   --smoke          one seed, one step, 3 sandboxes, 120 trace s: checks
                    the machinery (6 replays), measures nothing
   --out DIR        results (default /tmp/replay-density)
   -h, --help       this text
 Anything after -- goes to every replay invocation (default
---max-trace-s 300 --fill-pct 33 --retry-killed-tools 1: a killed tool's
-call runs again, so a kill costs the work it threw away).
+--max-trace-s 300 --retry-killed-tools 1: a killed tool's call runs again,
+so a kill costs the work it threw away; replay's runtimes read their memory
+before every tool call unless given --no-touch-on-call).
 EOF
 }
 
-TRACES= SET= ARMS= SEEDS=3 SEED_LIST= REPEATS=1 STEPS=3 LO=1.0 HI=2.0 BOUND=1.10 M=5 LIMIT=1024
+TRACES= SET= ARMS= SEEDS=3 SEED_LIST= REPEATS=1 STEPS=4 LO=1.0 HI=2.5 BOUND=1.10 M=5 LIMIT=1024
 FREE=1800 SPEED=20 TSCALE=1 SWAP=none SWAP_MB= EXTRA_CONF= OUT=/tmp/replay-density
-SMOKE=0
+SMOKE=0 CONTENT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--traces) TRACES=$2; shift ;;
@@ -82,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--swap-mb) SWAP_MB=$2; shift ;;
 	--daemon-conf) EXTRA_CONF=$2; shift ;;
 	--smoke) SMOKE=1 ;;
+	--content) CONTENT=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -89,7 +97,17 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# -gt 0 ] || set -- --max-trace-s 300 --fill-pct 33 --retry-killed-tools 1
+if [ $# -eq 0 ]; then
+	set -- --max-trace-s 300 --retry-killed-tools 1
+	[ -n "$CONTENT" ] || set -- "$@" --fill-pct 33
+fi
+if [ -n "$CONTENT" ]; then
+	[ -f "$CONTENT" ] || { echo "replay-density: --content $CONTENT: no such file (mkcontent.py makes one)" >&2; exit 2; }
+	# in the guest's RAM (tmpfs), read by every sandbox through one copy
+	cp "$CONTENT" /tmp/replay-density-content.bin ||
+		{ echo "replay-density: cannot copy $CONTENT to /tmp" >&2; exit 1; }
+	set -- "$@" --content /tmp/replay-density-content.bin
+fi
 if [ $SMOKE = 1 ]; then
 	SEEDS=1 SEED_LIST= STEPS=1 M=3
 	set -- "$@" --max-trace-s 120
@@ -210,6 +228,7 @@ passes() {
 				{ echo "replay-density: no runtimes_killed or completion_s in $f.json" >&2; exit 1; }
 			t=$(jget "$f.json" tools_killed)
 			k=$((k + v)) cs="$cs $c" n=$i tk=$((tk + ${t:-0}))
+			zram_note "$arm" "$r" "$(jget "$f.json" zram_peak_mb)"
 			i=$((i + 1))
 			[ "$k" = 0 ] || break	# a runtime lost fails the seed: no more runs
 		done
@@ -227,6 +246,16 @@ passes() {
 		[ "$ok" = 1 ] || return 1
 	done
 	return 0
+}
+
+# the swap device's RAM: the most zram held in any run of ARM at R, MiB
+zram_note() {	# ARM R MB
+	local f=$OUT/zram-$1-$2
+	awk -v a="$(cat "$f" 2>/dev/null || echo 0)" -v b="${3:-0}" 'BEGIN { print (b > a) ? b : a }' >"$f.new" &&
+		mv "$f.new" "$f"
+}
+zram_max() {	# ARM R
+	cat "$OUT/zram-$1-$2" 2>/dev/null || echo 0
 }
 
 # mean unscaled peak of the traces the seeds select, MiB
@@ -265,7 +294,10 @@ for a in $ARMS; do
 		res="< $LO"
 	fi
 	apg=$(awk -v r="$best" -v p="$PEAK" 'BEGIN { printf "%.2f", r * 1024 / p }')
-	line=$(printf '%-10s sustainable overcommit %-7s agents per GiB %s' "$arm" "$res" "$apg")
+	zr=$(zram_max "$arm" "$best")
+	apr=$(awk -v r="$best" -v p="$PEAK" -v l="$LIMIT" -v z="$zr" 'BEGIN { printf "%.2f", r * l / p * 1024 / (l + z) }')
+	line=$(printf '%-10s sustainable overcommit %-7s agents per GiB of pool %s, of RAM %s (pool %s MiB + zram peak %.0f MiB)' \
+		"$arm" "$res" "$apg" "$apr" "$LIMIT" "$zr")
 	echo "$line"
 	echo "$line" >>"$OUT/density.txt"
 done

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mem.h"
 #include "options.h"
 
 #define STR_(x) #x
@@ -14,7 +15,8 @@ struct options opt = {
 	.sandboxes = 3, .speed = 50, .limit_mb = 1024, .overcommit = 1.3,
 	.stagger = 30, .seed = 1, .min_samples = 10, .min_dur = 60,
 	.synth_dur = 300, .tick_ms = 10, .step_kb = 2048, .min_tool_mb = 1,
-	.cgroup = "/sys/fs/cgroup/agent.slice",
+	.cgroup = "/sys/fs/cgroup/agent.slice", .touch_on_call = true,
+	.content_fd = -1, .content_shared_pct = 7,
 };
 
 int nsb;
@@ -92,17 +94,30 @@ static const char usage_text[] =
 "    --tick-ms N         control loop period of every process (10)\n"
 "    --step-kb N         allocation step (2048)\n"
 "    --min-tool-mb N     smallest tool memory that gets a process (1)\n"
-"    --fill-pct P        fill P% of every touched page with random bytes\n"
-"                        (0: one byte per page, as compressible as a zero\n"
-"                        page; 33: lz4 compresses pages about 3:1, like a\n"
-"                        real heap), for runs with a compressed swap device\n"
+"    --content FILE      fill every touched page with a page of FILE, a\n"
+"                        sample of real memory (benchmarks/replay/\n"
+"                        mkcontent.sh takes one from a running agent\n"
+"                        runtime), so that a compressed tier and page\n"
+"                        merging see what they would see on an agent host;\n"
+"                        pages are picked from --seed, each process's own\n"
+"                        are marked as its own\n"
+"    --content-shared-pct P  the share of pages that are the same in every\n"
+"                        process (7: what page merging found natively in\n"
+"                        the real-tool workload's runtimes)\n"
+"    --fill-pct P        without --content: fill P% of every touched page\n"
+"                        with random bytes (0: one byte per page, as\n"
+"                        compressible as a zero page; 33: lz4 compresses\n"
+"                        pages about 3:1), a synthetic stand-in\n"
 "    --hold-idle         a runtime that reached the end of its trace stays\n"
 "                        resident and idle (an agent waiting for its user)\n"
 "                        until every sandbox has reached its end; its\n"
 "                        completion time is taken at its trace's end\n"
-"    --touch-on-call     before every tool call the runtime reads every page\n"
-"                        it holds (a heap walk), so memory reclaimed while it\n"
-"                        was idle is faulted back in and costs time\n"
+"    --no-touch-on-call  the runtime does not read its memory before a tool\n"
+"                        call. By default it reads every page it holds (a\n"
+"                        heap walk, as an agent runtime serialising its\n"
+"                        conversation does), so memory reclaimed while it\n"
+"                        was idle is faulted back in and costs time; without\n"
+"                        it every page is cold by construction\n"
 "    --retry-killed-tools N  a tool call whose worker is killed (by the\n"
 "                        kernel OOM killer or a daemon) is run again from its\n"
 "                        start, up to N times, as an agent reruns a tool\n"
@@ -164,7 +179,7 @@ static double num_arg(const char *s, const char *name, double min)
 enum { O_TRACE = 256, O_SYNTH, O_SYNTH_DUR, O_MAXT, O_SCALE, O_STAGGER,
        O_SEED, O_CGROUP, O_TICK, O_STEP, O_MINTOOL, O_JSON, O_LABEL,
        O_DRY, O_MINS, O_MIND, O_MINP, O_FILL, O_HOLD, O_TOUCH,
-       O_RETRY };
+       O_RETRY, O_NOTOUCH, O_CONTENT, O_SHARED };
 
 static const struct option long_opts[] = {
 	{ "traces", required_argument, NULL, 't' },
@@ -189,6 +204,9 @@ static const struct option long_opts[] = {
 	{ "fill-pct", required_argument, NULL, O_FILL },
 	{ "hold-idle", no_argument, NULL, O_HOLD },
 	{ "touch-on-call", no_argument, NULL, O_TOUCH },
+	{ "no-touch-on-call", no_argument, NULL, O_NOTOUCH },
+	{ "content", required_argument, NULL, O_CONTENT },
+	{ "content-shared-pct", required_argument, NULL, O_SHARED },
 	{ "retry-killed-tools", required_argument, NULL, O_RETRY },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "label", required_argument, NULL, O_LABEL },
@@ -238,6 +256,13 @@ static int apply_option(int c, char *arg)
 		break;
 	case O_HOLD: opt.hold_idle = true; break;
 	case O_TOUCH: opt.touch_on_call = true; break;
+	case O_NOTOUCH: opt.touch_on_call = false; break;
+	case O_CONTENT: opt.content = arg; break;
+	case O_SHARED:
+		opt.content_shared_pct = num_arg(arg, "--content-shared-pct", 0);
+		if (opt.content_shared_pct > 100)
+			bad_opt("--content-shared-pct %s: at most 100", arg);
+		break;
 	case O_RETRY:
 		opt.retry_killed = (int)num_arg(arg, "--retry-killed-tools", 0);
 		if (opt.retry_killed > 100 || opt.retry_killed != atof(arg))
@@ -281,6 +306,10 @@ int parse_options(int argc, char **argv)
 	if (strlen(opt.cgroup) > 400)
 		die("--cgroup path too long");
 	opt.step_kb = (opt.step_kb + 3) & ~3;
+	if (opt.content && opt.fill_pct > 0)
+		bad_opt("--content and --fill-pct: give one of them");
+	if (opt.content)
+		opt.content_fd = mem_content_open(opt.content);
 	nsb = opt.sandboxes;
 	return -1;
 }

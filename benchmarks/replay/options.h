@@ -14,8 +14,9 @@ struct options {
 	int min_samples;
 	double min_dur, min_peak_mb, synth_dur;
 	int tick_ms, step_kb, retry_killed;
-	double min_tool_mb, fill_pct;
-	const char *cgroup, *json, *label, *root;
+	double min_tool_mb, fill_pct, content_shared_pct;
+	const char *cgroup, *json, *label, *root, *content;
+	int content_fd;		/* --content, open; -1 without */
 	char *trace_dirs[MAX_SB];
 	int n_trace_dirs;
 	bool synthetic, dry_run, quiet, hold_idle, touch_on_call;

@@ -18,6 +18,11 @@ void print_plan(const struct totals *t)
 	       nsb, t->scale, t->sum_peaks / MIB,
 	       t->sum_peaks / (opt.limit_mb * MIB), opt.limit_mb, opt.speed,
 	       t->nominal);
+	printf("pages: %s%s%s\n", opt.content ? "content of " : "",
+	       opt.content ? opt.content : opt.fill_pct > 0 ? "random bytes" :
+	       "one byte each",
+	       opt.touch_on_call ? ", read by the runtime before every tool call" :
+	       ", never read again (--no-touch-on-call)");
 	for (i = 0; i < nsb; i++)
 		printf("  sb-%d: %s: %d samples, %.0f s, %s, %d calls -> %d tool processes; baseline %.0f MB, peak %.0f MB, runtime max %.0f MB (scaled), start +%.1f trace s\n",
 		       i, traces[i].name, traces[i].n, traces[i].dur,
@@ -52,13 +57,17 @@ static void json_run(FILE *f, const struct totals *t, const char *date)
 		", \"sandboxes\": %d, \"speed\": %g, \"limit_mb\": %g, "
 		"\"overcommit\": %.3f, \"scale\": %.5f, \"stagger_s\": %g, "
 		"\"tick_ms\": %d, \"step_kb\": %d, \"fill_pct\": %g, "
+		"\"content_shared_pct\": %g, "
 		"\"hold_idle\": %s, \"touch_on_call\": %s, "
-		"\"retry_killed_tools\": %d, \"cgroup\": ",
+		"\"retry_killed_tools\": %d, \"content\": ",
 		date, opt.synthetic ? "synthetic" : "traces", opt.seed, nsb,
 		opt.speed, opt.limit_mb, t->sum_peaks / (opt.limit_mb * MIB),
 		t->scale, opt.stagger, opt.tick_ms, opt.step_kb, opt.fill_pct,
+		opt.content ? opt.content_shared_pct : 0,
 		opt.hold_idle ? "true" : "false",
 		opt.touch_on_call ? "true" : "false", opt.retry_killed);
+	json_str(f, opt.content ? opt.content : "");
+	fprintf(f, ", \"cgroup\": ");
 	json_str(f, opt.cgroup);
 	fprintf(f, "},\n  \"sandboxes\": [\n");
 }
@@ -178,6 +187,9 @@ static void print_table(FILE *f, const struct totals *t)
 		opt.label ? " " : "", opt.label ? opt.label : "", nsb,
 		opt.speed, opt.limit_mb, t->sum_peaks / (opt.limit_mb * MIB),
 		t->scale, opt.seed);
+	if (opt.content)
+		fprintf(f, "pages from %s, %g%% the same in every process\n",
+			opt.content, opt.content_shared_pct);
 	fprintf(f, "%-6s %7s %7s %8s %8s %6s %6s %6s %7s %8s  %s\n", "sb",
 		"base_MB", "peak_MB", "nominal", "elapsed", "tools", "killed",
 		"high", "frozen", "runtime", "trace");

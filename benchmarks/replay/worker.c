@@ -49,9 +49,16 @@ static double vclock(double *last)
 
 /* What a runtime hands its tool worker through a pipe, before the curve. */
 struct tool_hdr {
-	double speed, start, end, fill_pct;
-	int tick_ms, step_kb, n, idx;
+	double speed, start, end, fill_pct, content_shared_pct;
+	uint64_t seed;
+	int tick_ms, step_kb, n, idx, call, content_fd;
 };
+
+/* --content: every process's private pages are its own */
+static uint64_t content_tag(int idx, int call)
+{
+	return ((uint64_t)(unsigned int)idx << 32) | (unsigned int)call;
+}
 
 static int read_all(int fd, void *buf, size_t len)
 {
@@ -113,6 +120,10 @@ int tool_worker(int fd, int nsandboxes)
 	opt.fill_pct = h.fill_pct;
 	opt.tick_ms = h.tick_ms;
 	opt.step_kb = h.step_kb;
+	if (h.content_fd >= 0)
+		mem_content_attach(h.content_fd, h.seed,
+				   content_tag(h.idx, h.call),
+				   h.content_shared_pct);
 	for (i = 0; i < h.n; i++)
 		max = fmax(max, pts[i].b);
 	mem_init(&m, max);
@@ -131,9 +142,13 @@ int tool_worker(int fd, int nsandboxes)
 static pid_t spawn_tool(int idx, int k, const struct plan *p, char *cg,
 			size_t cglen)
 {
-	struct tool_hdr h = { opt.speed, p->w[k].start, p->w[k].end,
-			      opt.fill_pct, opt.tick_ms, opt.step_kb, p->ntp[k],
-			      idx };
+	struct tool_hdr h = {
+		.speed = opt.speed, .start = p->w[k].start, .end = p->w[k].end,
+		.fill_pct = opt.fill_pct,
+		.content_shared_pct = opt.content_shared_pct, .seed = opt.seed,
+		.tick_ms = opt.tick_ms, .step_kb = opt.step_kb, .n = p->ntp[k],
+		.idx = idx, .call = k, .content_fd = opt.content_fd,
+	};
 	char fdarg[16], nsbarg[16], karg[24], procs[PATH_LEN + 32];
 	int pfd[2];
 	pid_t pid;
@@ -327,6 +342,9 @@ int runtime_main(int idx)
 	double last;
 
 	runtime_enter(idx);
+	if (opt.content_fd >= 0)
+		mem_content_attach(opt.content_fd, opt.seed,
+				   content_tag(idx, -1), opt.content_shared_pct);
 	mem_init(&r.m, r.p->rt_max);
 	sleep_s(r.p->offset / opt.speed);
 	last = now_s();

@@ -42,6 +42,30 @@ fi
 [ "$(git -C "$ws/proj" log -1 --format=%s)" = "edit m4" ] &&
 	ok "the git call committed in the workspace" || bad "the git call committed in the workspace"
 
+# replay --content's sample of this runtime's memory (mkcontent.py): the
+# size asked for, real memory (neither zeros nor noise), nothing left behind.
+mk=$here/../replay/mkcontent.py
+if [ "$(id -u)" != 0 ]; then
+	echo "  skip mkcontent.py (needs root)"
+elif python3 "$mk" --mb 4 "$tmp/content.bin" >"$tmp/mk.out" 2>&1; then
+	ok "mkcontent.py sampled the runtime's memory: $(sed -n 's/.*: \([0-9]* pages of [0-9]* resident\).*/\1/p' "$tmp/content.bin.txt")"
+	[ "$(wc -c <"$tmp/content.bin")" = 4194304 ] && ok "the sample is the 4 MiB asked for" ||
+		bad "the sample is the 4 MiB asked for ($(wc -c <"$tmp/content.bin") bytes)"
+	r=$(sed -n 's/.*deflate level 1 ratio \([0-9.]*\):1.*/\1/p' "$tmp/content.bin.txt")
+	awk -v r="$r" 'BEGIN { exit !(r > 1.3 && r < 30) }' &&
+		ok "it compresses as memory does, neither noise nor zeros (deflate-1 $r:1)" ||
+		bad "it compresses as memory does (deflate-1 '$r':1)"
+	ls -d "${TMPDIR:-/tmp}"/agentmm-mkcontent.* >/dev/null 2>&1 &&
+		bad "mkcontent.py left its workspace behind" || ok "mkcontent.py left no workspace behind"
+	pgrep -f 'agentmm-mkcontent\.' >/dev/null && bad "mkcontent.py left its runtime running" ||
+		ok "mkcontent.py left no runtime running"
+else
+	bad "mkcontent.py exited $?"; sed 's/^/     /' "$tmp/mk.out" | tail -20
+fi
+python3 "$mk" --mb 0 "$tmp/c0" 2>"$tmp/mk0.out"
+[ $? = 2 ] && grep -q -- '--mb 0: 1-1024' "$tmp/mk0.out" && [ ! -e "$tmp/c0" ] &&
+	ok "mkcontent.py refuses --mb 0, writing nothing" || bad "mkcontent.py refuses --mb 0"
+
 # Without its npm package the runtime says how to get it.
 if AGENTMM_BENCH_NODE_MODULES=$tmp/none node "$here/runtime.js" "$tmp/plan" "$tmp/results2" 1 1 "$ws" >"$tmp/out2" 2>&1; then
 	bad "runtime.js fails without its npm package"
