@@ -36,6 +36,9 @@ apt_packages=(
 	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
 	# (module 90agentmm is built into a real image by tests/pkg)
 	debugedit elfutils rpmlint dracut-core
+	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
+	# for the scratch Debian root it installs into
+	debhelper dh-dkms lintian mmdebstrap
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml

@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# `make pkg-check`: build the RPMs and check packages and configuration
-# files on the host (tests/pkg/run; changes nothing on the host).
+# `make pkg-check`: build the RPMs and the .debs and check packages and
+# configuration files (tests/pkg/run, then tests/pkg/deb; changes nothing on
+# the host). One result line for both.
 .PHONY: pkg-check
 pkg-check:
-	$(TOP)/tests/pkg/run
+	@mkdir -p $(BUILD); set -o pipefail; rc=0; \
+	$(TOP)/tests/pkg/run | tee $(BUILD)/pkg-rpm.log || rc=1; \
+	$(TOP)/tests/pkg/deb | tee $(BUILD)/pkg-deb.log || rc=1; \
+	awk '/^[0-9]+ passed, [0-9]+ failed/ { p += $$1; f += $$3 } END { printf "%d passed, %d failed\n", p, f }' \
+		$(BUILD)/pkg-rpm.log $(BUILD)/pkg-deb.log; \
+	exit $$rc
