@@ -39,6 +39,8 @@ apt_packages=(
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
 	# for the scratch Debian root it installs into
 	debhelper dh-dkms lintian mmdebstrap
+	# agentmm.ko cross-built for arm64 (make cross-check)
+	gcc-aarch64-linux-gnu
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml
@@ -136,6 +138,43 @@ fetch_kernel() {
 	say "test kernel unpacked in $kroot"
 }
 
+# Headers of a kernel of another architecture (tests/vm/kernel-cross, e.g.
+# arm64 6.12.117+deb12-arm64-16k) to cross-build agentmm.ko against:
+# linux-headers-KVER of that architecture (through a private apt state that
+# knows only it, so the host's dpkg architectures stay as they are) with
+# the common headers and kbuild tools of this host's architecture, the same
+# upstream release. Nothing is installed.
+fetch_kernel_cross() {
+	local arch=$1 kver=$2 kbase
+	kbase=$(echo "$kver" | sed -E 's/-(amd64|arm64)(-16k)?$//')
+	local kroot=$cache/kernel/$kver/root apt_dir dl
+	[ -f "$kroot/.agentmm-complete" ] && { say "$arch kernel headers $kver present in $kroot"; return; }
+	say "downloading Debian's $arch headers for $kver"
+	apt_dir=$(mktemp -d)
+	dl=$apt_dir/debs
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$dl"
+	cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$apt_dir/parts/" 2>/dev/null || :
+	[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$apt_dir/sources.list"
+	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
+		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
+		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root
+		-o "APT::Architecture=$arch" -o "APT::Architectures=$arch")
+	apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
+	(cd "$dl" && apt-get "${o[@]}" download -qq "linux-headers-$kver" >/dev/null) &&
+	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
+		{ rm -rf "$apt_dir"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
+	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
+	local deb
+	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$kroot.tmp"; done
+	rm -rf "$apt_dir"
+	[ -f "$kroot.tmp/usr/src/linux-headers-$kver/Makefile" ] ||
+		die "no headers at usr/src/linux-headers-$kver in the downloads"
+	sed -i "s|^include /usr/src/|include $kroot/usr/src/|" \
+		"$kroot.tmp/usr/src/linux-headers-$kver/Makefile"
+	rm -rf "$kroot" && mv "$kroot.tmp" "$kroot" && touch "$kroot/.agentmm-complete"
+	say "$arch kernel headers unpacked in $kroot"
+}
+
 # A current tuned release, for tests/pkg to run its profile loader on the
 # agent-sandbox profile (Debian 13's package, unpacked into the cache, never
 # installed; Debian 12's tuned 2.20 is the one installed). Optional: the
@@ -194,5 +233,8 @@ else
 fi
 fetch_kernel "$(cat "$top/tests/vm/kernel-version")"
 fetch_kernel "$(cat "$top/tests/vm/kernel-floor")"
+while read -r arch kver; do
+	[ -n "$kver" ] && fetch_kernel_cross "$arch" "$kver"
+done < <(grep -v '^#' "$top/tests/vm/kernel-cross")
 fetch_tuned
 fetch_bench_node
