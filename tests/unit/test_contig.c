@@ -233,6 +233,12 @@ TEST(order_of_kb)
 	EXPECT_EQ(amm_order_of_kb(2048, 4), 9);
 	EXPECT_EQ(amm_order_of_kb(4096, 4), 10);
 	EXPECT_EQ(amm_order_of_kb(2048, 64), 5);	/* arm64 64K pages */
+	EXPECT_EQ(amm_order_of_kb(524288, 64), 13);	/* ...its PMD */
+	EXPECT_EQ(amm_order_of_kb(32, 16), 1);		/* arm64 16K pages */
+	EXPECT_EQ(amm_order_of_kb(32768, 16), 11);	/* ...its PMD */
+	EXPECT_EQ(amm_order_of_kb(16, 16), 0);
+	EXPECT_EQ(amm_order_of_kb(8, 16), -1);		/* below the page */
+	EXPECT_EQ(amm_order_of_kb(48, 16), -1);
 	EXPECT_EQ(amm_order_of_kb(12, 4), -1);
 	EXPECT_EQ(amm_order_of_kb(0, 4), -1);
 	EXPECT_EQ(amm_order_of_kb(16, 0), -1);
