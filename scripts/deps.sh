@@ -39,8 +39,9 @@ apt_packages=(
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
 	# for the scratch Debian root it installs into
 	debhelper dh-dkms lintian mmdebstrap
-	# agentmm.ko cross-built for arm64 (make cross-check)
-	gcc-aarch64-linux-gnu
+	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
+	# arm64, the programs run under qemu-user (make cross-check)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml
@@ -138,21 +139,14 @@ fetch_kernel() {
 	say "test kernel unpacked in $kroot"
 }
 
-# Headers of a kernel of another architecture (tests/vm/kernel-cross, e.g.
-# arm64 6.12.117+deb12-arm64-16k) to cross-build agentmm.ko against:
-# linux-headers-KVER of that architecture (through a private apt state that
-# knows only it, so the host's dpkg architectures stay as they are) with
-# the common headers and kbuild tools of this host's architecture, the same
-# upstream release. Nothing is installed.
-fetch_kernel_cross() {
-	local arch=$1 kver=$2 kbase
-	kbase=$(echo "$kver" | sed -E 's/-(amd64|arm64)(-16k)?$//')
-	local kroot=$cache/kernel/$kver/root apt_dir dl
-	[ -f "$kroot/.agentmm-complete" ] && { say "$arch kernel headers $kver present in $kroot"; return; }
-	say "downloading Debian's $arch headers for $kver"
+# apt_download_arch ARCH DIR PKG...: Debian packages of architecture ARCH
+# downloaded into DIR through a private apt state that knows only ARCH and
+# the host's sources, so the host's dpkg architectures stay as they are.
+apt_download_arch() {
+	local arch=$1 dir=$2 apt_dir rc=0
+	shift 2
 	apt_dir=$(mktemp -d)
-	dl=$apt_dir/debs
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$dl"
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$dir"
 	cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$apt_dir/parts/" 2>/dev/null || :
 	[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$apt_dir/sources.list"
 	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
@@ -160,19 +154,52 @@ fetch_kernel_cross() {
 		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root
 		-o "APT::Architecture=$arch" -o "APT::Architectures=$arch")
 	apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
-	(cd "$dl" && apt-get "${o[@]}" download -qq "linux-headers-$kver" >/dev/null) &&
+		(cd "$dir" && apt-get "${o[@]}" download -qq "$@" >/dev/null) || rc=1
+	rm -rf "$apt_dir"
+	return $rc
+}
+
+# Headers of a kernel of another architecture (tests/vm/kernel-cross, e.g.
+# arm64 6.12.117+deb12-arm64-16k) to cross-build agentmm.ko against:
+# linux-headers-KVER of that architecture with the common headers and
+# kbuild tools of this host's architecture, the same upstream release.
+# Nothing is installed.
+fetch_kernel_cross() {
+	local arch=$1 kver=$2 kbase
+	kbase=$(echo "$kver" | sed -E 's/-(amd64|arm64)(-16k)?$//')
+	local kroot=$cache/kernel/$kver/root dl
+	[ -f "$kroot/.agentmm-complete" ] && { say "$arch kernel headers $kver present in $kroot"; return; }
+	say "downloading Debian's $arch headers for $kver"
+	dl=$(mktemp -d)
+	apt_download_arch "$arch" "$dl" "linux-headers-$kver" &&
 	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
-		{ rm -rf "$apt_dir"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
+		{ rm -rf "$dl"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
 	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
 	local deb
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$kroot.tmp"; done
-	rm -rf "$apt_dir"
+	rm -rf "$dl"
 	[ -f "$kroot.tmp/usr/src/linux-headers-$kver/Makefile" ] ||
 		die "no headers at usr/src/linux-headers-$kver in the downloads"
 	sed -i "s|^include /usr/src/|include $kroot/usr/src/|" \
 		"$kroot.tmp/usr/src/linux-headers-$kver/Makefile"
 	rm -rf "$kroot" && mv "$kroot.tmp" "$kroot" && touch "$kroot/.agentmm-complete"
 	say "$arch kernel headers unpacked in $kroot"
+}
+
+# The libraries agentmmd links statically (libbpf, libelf, zlib, zstd), of
+# architecture ARCH, unpacked into $cache/sysroot/ARCH for cross builds
+# (make cross-check); the C library comes with the cross compiler.
+fetch_cross_sysroot() {
+	local arch=$1 root=$cache/sysroot/$1 dl deb
+	[ -f "$root/.agentmm-complete" ] && { say "$arch libraries present in $root"; return; }
+	say "downloading Debian's $arch libbpf, libelf, zlib, zstd for cross builds"
+	dl=$(mktemp -d)
+	apt_download_arch "$arch" "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 ||
+		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
+	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
+	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done
+	rm -rf "$dl" "$root" && mv "$root.tmp" "$root" && touch "$root/.agentmm-complete"
+	say "$arch libraries unpacked in $root"
 }
 
 # A current tuned release, for tests/pkg to run its profile loader on the
@@ -236,5 +263,8 @@ fetch_kernel "$(cat "$top/tests/vm/kernel-floor")"
 while read -r arch kver; do
 	[ -n "$kver" ] && fetch_kernel_cross "$arch" "$kver"
 done < <(grep -v '^#' "$top/tests/vm/kernel-cross")
+for arch in $(grep -v '^#' "$top/tests/vm/kernel-cross" | awk '{ print $1 }' | sort -u); do
+	fetch_cross_sysroot "$arch"
+done
 fetch_tuned
 fetch_bench_node

@@ -7,7 +7,9 @@
 #   make cross-check     build them and check each (tests/cross/run): no
 #                        warning, modpost finds every symbol in that
 #                        kernel's exports, the ELF is the architecture's,
-#                        vermagic and base page size are the kernel's
+#                        vermagic and base page size are the kernel's; then
+#                        agentmmd, agentmmctl and the unit tests built for
+#                        each architecture and run under qemu-user
 .PHONY: module-cross cross-check
 module-cross cross-check:
 	$(TOP)/tests/cross/run $(if $(filter module-cross,$@),--build-only)
