@@ -41,7 +41,7 @@ apt_packages=(
 	debhelper dh-dkms lintian mmdebstrap
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml
@@ -169,15 +169,19 @@ fetch_kernel_cross() {
 	kbase=$(echo "$kver" | sed -E 's/-(amd64|arm64)(-16k)?$//')
 	local kroot=$cache/kernel/$kver/root dl
 	[ -f "$kroot/.agentmm-complete" ] && { say "$arch kernel headers $kver present in $kroot"; return; }
-	say "downloading Debian's $arch headers for $kver"
+	say "downloading Debian's $arch headers and image for $kver"
 	dl=$(mktemp -d)
+	# the image for the guest (make vm-check-arm64): its boot/ only
+	apt_download_arch "$arch" "$dl/image" "linux-image-$kver-unsigned" &&
 	apt_download_arch "$arch" "$dl" "linux-headers-$kver" &&
 	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
 		{ rm -rf "$dl"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
 	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
 	local deb
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$kroot.tmp"; done
+	dpkg-deb --fsys-tarfile "$dl"/image/*.deb | tar -C "$kroot.tmp" -x ./boot
 	rm -rf "$dl"
+	[ -f "$kroot.tmp/boot/vmlinuz-$kver" ] || die "no boot/vmlinuz-$kver in linux-image-$kver-unsigned"
 	[ -f "$kroot.tmp/usr/src/linux-headers-$kver/Makefile" ] ||
 		die "no headers at usr/src/linux-headers-$kver in the downloads"
 	sed -i "s|^include /usr/src/|include $kroot/usr/src/|" \
@@ -194,7 +198,8 @@ fetch_cross_sysroot() {
 	[ -f "$root/.agentmm-complete" ] && { say "$arch libraries present in $root"; return; }
 	say "downloading Debian's $arch libbpf, libelf, zlib, zstd for cross builds"
 	dl=$(mktemp -d)
-	apt_download_arch "$arch" "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 ||
+	apt_download_arch "$arch" "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
+		busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done

@@ -279,31 +279,31 @@ TEST(psi_avg10)
 }
 
 /*
- * Other base pages (arm64): the sizes a kernel offers start at two base
- * pages and end at its PMD size, 32 MB with 16K pages (order 11) and 512
- * MB with 64K pages (order 13); a size is a power-of-two multiple of the
- * page, whatever the page is.
+ * Other base pages (arm64): a kernel's anonymous mTHP sizes run from order
+ * 2 to its PMD order, 64K to 32 MB with 16K pages (order 11; seen on
+ * Debian's 6.12 arm64-16k kernel) and 256K to 512 MB with 64K pages (order
+ * 13); a size is a power-of-two multiple of the page, whatever the page is.
  */
 TEST(sizes_16k_64k_pages)
 {
 	char buf[128];
 	u32 m = 0;
 
-	EXPECT_EQ(amm_parse_sizes("32,64,2048,32768", 16, 16, 1, 11, &m), 0);
-	EXPECT_EQ(m, BIT(1) | BIT(2) | BIT(7) | BIT(11));
-	EXPECT_EQ(amm_format_sizes(m, 16, buf, sizeof(buf)), 16);
-	EXPECT_TRUE(!strcmp(buf, "32,64,2048,32768"));
-	m = 0xdead;	/* a 16K kernel has no 16K mTHP size, no 64 MB, no 48K */
-	EXPECT_EQ(amm_parse_sizes("16", 2, 16, 1, 11, &m), -AMM_EINVAL);
-	EXPECT_EQ(amm_parse_sizes("65536", 5, 16, 1, 11, &m), -AMM_EINVAL);
-	EXPECT_EQ(amm_parse_sizes("48", 2, 16, 1, 11, &m), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_sizes("64,128,2048,32768", 17, 16, 2, 11, &m), 0);
+	EXPECT_EQ(m, BIT(2) | BIT(3) | BIT(7) | BIT(11));
+	EXPECT_EQ(amm_format_sizes(m, 16, buf, sizeof(buf)), 17);
+	EXPECT_TRUE(!strcmp(buf, "64,128,2048,32768"));
+	m = 0xdead;	/* no 32K (order 1), no 64 MB, no 48K on a 16K kernel */
+	EXPECT_EQ(amm_parse_sizes("32", 2, 16, 2, 11, &m), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_sizes("65536", 5, 16, 2, 11, &m), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_sizes("48", 2, 16, 2, 11, &m), -AMM_EINVAL);
 	EXPECT_EQ(m, 0xdead);
 
-	EXPECT_EQ(amm_parse_sizes("128,2048,524288", 15, 64, 1, 13, &m), 0);
-	EXPECT_EQ(m, BIT(1) | BIT(5) | BIT(13));
+	EXPECT_EQ(amm_parse_sizes("256,2048,524288", 15, 64, 2, 13, &m), 0);
+	EXPECT_EQ(m, BIT(2) | BIT(5) | BIT(13));
 	EXPECT_EQ(amm_format_sizes(m, 64, buf, sizeof(buf)), 15);
-	EXPECT_TRUE(!strcmp(buf, "128,2048,524288"));
-	EXPECT_EQ(amm_parse_sizes("64", 2, 64, 1, 13, &m), -AMM_EINVAL);
+	EXPECT_TRUE(!strcmp(buf, "256,2048,524288"));
+	EXPECT_EQ(amm_parse_sizes("128", 3, 64, 2, 13, &m), -AMM_EINVAL);
 }
 
 int main(void)
