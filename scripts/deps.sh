@@ -139,20 +139,25 @@ fetch_kernel() {
 	say "test kernel unpacked in $kroot"
 }
 
-# apt_download_arch ARCH DIR PKG...: Debian packages of architecture ARCH
-# downloaded into DIR through a private apt state that knows only ARCH and
-# the host's sources, so the host's dpkg architectures stay as they are.
-apt_download_arch() {
-	local arch=$1 dir=$2 apt_dir rc=0
-	shift 2
+# apt_download ARCH SOURCE DIR PKG...: Debian packages downloaded into DIR
+# through a private apt state, so the host's apt lists and dpkg
+# architectures stay as they are. ARCH: only that architecture ('': the
+# host's); SOURCE: one sources.list line ('': the host's sources).
+apt_download() {
+	local arch=$1 source=$2 dir=$3 apt_dir rc=0
+	shift 3
 	apt_dir=$(mktemp -d)
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts" "$dir"
-	cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$apt_dir/parts/" 2>/dev/null || :
-	[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$apt_dir/sources.list"
+	if [ -n "$source" ]; then
+		echo "$source" >"$apt_dir/sources.list"
+	else
+		cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$apt_dir/parts/" 2>/dev/null || :
+		[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$apt_dir/sources.list"
+	fi
 	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
 		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root
-		-o "APT::Architecture=$arch" -o "APT::Architectures=$arch")
+		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root)
+	[ -z "$arch" ] || o+=(-o "APT::Architecture=$arch" -o "APT::Architectures=$arch")
 	apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
 		(cd "$dir" && apt-get "${o[@]}" download -qq "$@" >/dev/null) || rc=1
 	rm -rf "$apt_dir"
@@ -172,8 +177,8 @@ fetch_kernel_cross() {
 	say "downloading Debian's $arch headers and image for $kver"
 	dl=$(mktemp -d)
 	# the image for the guest (make vm-check-arm64): its boot/ only
-	apt_download_arch "$arch" "$dl/image" "linux-image-$kver-unsigned" &&
-	apt_download_arch "$arch" "$dl" "linux-headers-$kver" &&
+	apt_download "$arch" '' "$dl/image" "linux-image-$kver-unsigned" &&
+	apt_download "$arch" '' "$dl" "linux-headers-$kver" &&
 	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
 		{ rm -rf "$dl"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
 	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
@@ -198,7 +203,7 @@ fetch_cross_sysroot() {
 	[ -f "$root/.agentmm-complete" ] && { say "$arch libraries present in $root"; return; }
 	say "downloading Debian's $arch libbpf, libelf, zlib, zstd for cross builds"
 	dl=$(mktemp -d)
-	apt_download_arch "$arch" "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
+	apt_download "$arch" '' "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
 		busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
@@ -213,24 +218,18 @@ fetch_cross_sysroot() {
 # test says so when it is missing.
 tuned_new=2.25.1-1
 fetch_tuned() {
-	local dir=$cache/tuned/$tuned_new apt_dir
+	local dir=$cache/tuned/$tuned_new dl
 	[ -f "$dir/.agentmm-complete" ] && { say "tuned $tuned_new present in $dir"; return; }
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || return 0
 	say "fetching tuned $tuned_new (Debian 13) for the profile-loader test"
-	apt_dir=$(mktemp -d)
-	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dir"
-	echo "deb http://deb.debian.org/debian trixie main" >"$apt_dir/sources.list"
-	local o=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-		-o Dir::State::status=/dev/null -o APT::Sandbox::User=root)
-	if apt-get "${o[@]}" update -qq >/dev/null 2>&1 &&
-	   (cd "$apt_dir" && apt-get "${o[@]}" download -qq "tuned=$tuned_new" >/dev/null 2>&1); then
-		rm -rf "$dir/root" && dpkg-deb -x "$apt_dir"/tuned_*.deb "$dir/root" &&
+	dl=$(mktemp -d)
+	if apt_download '' "deb http://deb.debian.org/debian trixie main" "$dl" "tuned=$tuned_new" 2>/dev/null; then
+		mkdir -p "$dir" && rm -rf "$dir/root" && dpkg-deb -x "$dl"/tuned_*.deb "$dir/root" &&
 			touch "$dir/.agentmm-complete"
 	else
 		say "warning: could not fetch tuned $tuned_new; tests/pkg runs only the installed tuned's loader"
 	fi
-	rm -rf "$apt_dir"
+	rm -rf "$dl"
 }
 
 # The npm package the real-tool benchmark's agent runtime loads

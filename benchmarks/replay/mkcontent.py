@@ -141,19 +141,20 @@ def main():
         results = os.path.join(tmp, 'results')
         with open(plan, 'w') as f:
             f.write('0.100000\t0\tpytest\t3\n0.100000\t0\tgit\t4\n600.000000\t0\tpytest\t3\n')
-        log = open(os.path.join(tmp, 'runtime.log'), 'w')
-        proc = subprocess.Popen(['node', os.path.join(TOOLS, 'runtime.js'), plan, results,
-                                 str(a.heap_mb), str(a.seed), os.path.join(tmp, 'wd', 'run', 'sb-0')],
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(os.path.join(tmp, 'runtime.log'), 'w') as log:
+            proc = subprocess.Popen(['node', os.path.join(TOOLS, 'runtime.js'), plan, results,
+                                     str(a.heap_mb), str(a.seed), os.path.join(tmp, 'wd', 'run', 'sb-0')],
+                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         t0 = time.time()
         sys.stderr.write('mkcontent: runtime %d: two tool calls, then the sample\n' % proc.pid)
         while True:
             if proc.poll() is not None:
-                log.flush()
                 with open(os.path.join(tmp, 'runtime.log')) as f:
                     die('the runtime exited %d:\n%s' % (proc.returncode, f.read()[-2000:]))
-            if os.path.exists(results) and open(results).read().count('\n') >= 2:
-                break
+            if os.path.exists(results):
+                with open(results) as f:
+                    if f.read().count('\n') >= 2:
+                        break
             if time.time() - t0 > a.timeout:
                 die('no two tool calls after %d s' % a.timeout)
             time.sleep(0.2)

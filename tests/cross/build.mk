@@ -3,7 +3,9 @@
 # tests/vm/kernel-cross (arm64 with 4K and with 16K base pages; Debian's
 # headers, fetched by make deps), each in a copy under build/cross/KVER.
 #
-#   make module-cross    build them: build/cross/KVER/agentmm.ko
+#   make module-cross    build them: build/cross/KVER/agentmm.ko, and
+#                        agentmmd for each architecture in
+#                        build/cross/ARCH-user/guest/bin
 #   make cross-check     build them and check each (tests/cross/run): no
 #                        warning, modpost finds every symbol in that
 #                        kernel's exports, the ELF is the architecture's,
