@@ -15,10 +15,11 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
 	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c) \
-	$(addprefix $(TOP)/policy/,pressure.c governor.c contig.c parse.c)
+	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
-	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h
+	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h \
+	$(TOP)/policy/hotmap.h
 # Paths are bounded when sandboxes are found (longer ones are skipped), so
 # gcc's worst-case snprintf truncation analysis only produces noise here.
 AMM_USER_CFLAGS := $(USER_CFLAGS) -Wno-format-truncation -I$(BPF_OUT) \

@@ -66,6 +66,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_paced_step_permille = 100;
 	c->reclaim_settle_ms = 1000;
 	c->reclaim_refault_max_pct = 10;
+	c->reclaim_hot_skip_s = 120;
 	c->reclaim_v1_limit = false;
 	c->retry_repeats = 3;
 	c->metrics_interval_s = 15;
@@ -227,6 +228,7 @@ static const struct num_key num_keys[] = {
 	KUINT(reclaim_paced_step_permille, 1, 500),
 	KUINT(reclaim_settle_ms, 0, 3600000),
 	KUINT(reclaim_refault_max_pct, 0, 100),
+	KUINT(reclaim_hot_skip_s, 0, 86400),
 	KBOOL(reclaim_v1_limit),
 	KUINT(retry_repeats, 0, 100),
 	KBOOL(dry_run),
@@ -532,7 +534,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nreclaim_paced = %d\n"
 		"reclaim_paced_step_permille = %u\nreclaim_settle_ms = %u\n"
-		"reclaim_refault_max_pct = %u\nreclaim_v1_limit = %d\n"
+		"reclaim_refault_max_pct = %u\nreclaim_hot_skip_s = %u\n"
+		"reclaim_v1_limit = %d\n"
 		"retry_repeats = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
 		"metrics_interval_s = %u\nevents_max_kb = %u\n",
@@ -553,7 +556,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
 		c->reclaim_budget_mb_per_s, c->reclaim_paced,
 		c->reclaim_paced_step_permille, c->reclaim_settle_ms,
-		c->reclaim_refault_max_pct, c->reclaim_v1_limit,
+		c->reclaim_refault_max_pct, c->reclaim_hot_skip_s,
+		c->reclaim_v1_limit,
 		c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
 		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);

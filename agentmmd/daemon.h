@@ -46,6 +46,7 @@
 #include "action.h"
 #include "config.h"
 #include "exempt.h"
+#include "hotmap.h"
 #include "pressure.h"
 #include "sbtable.h"
 #include "usergov.h"
@@ -160,6 +161,9 @@ struct sandbox {
 	pid_t pageout_pid;		/* process_madvise: where the last */
 	uint64_t pageout_addr;		/* step stopped */
 	uint32_t pageout_density_pm;	/* resident share of what it named */
+	struct amm_hotmap hot;		/* its chunks paged out, found back
+					 * (policy/hotmap.h); allocated at
+					 * the first step that needs it */
 	/* cgroup v1 reclaim by limit (reclaim.c): memory.limit_in_bytes as it
 	 * was and as we set it, while borrowed; "" when not */
 	char limit_orig[32], limit_set[32];
@@ -255,6 +259,8 @@ struct daemon {
 	unsigned int reclaim_next;	/* where the next tick's steps begin */
 	/* over every sandbox ever watched, forgotten ones too */
 	uint64_t reclaimed_total, refault_total;
+	/* bytes of chunks a step left alone: found back after reclaim */
+	uint64_t reclaim_hot_skipped;
 	/* forecast: usage and time at the last tick, time left then */
 	uint64_t fc_used, fc_ms, time_left_ms;
 	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)

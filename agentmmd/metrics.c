@@ -384,6 +384,10 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	head(&o, "agentmm_refault_bytes_total", "counter",
 	     "Anonymous memory of watched sandboxes that came back after reclaim, since agentmmd started.");
 	put(&o, "agentmm_refault_bytes_total %" PRIu64 "\n", d->refault_total);
+	head(&o, "agentmm_reclaim_hot_skipped_bytes_total", "counter",
+	     "Address range of runtimes' memory that process_madvise reclaim left alone because it had come back after an earlier step (reclaim_hot_skip_s).");
+	put(&o, "agentmm_reclaim_hot_skipped_bytes_total %" PRIu64 "\n",
+	    d->reclaim_hot_skipped);
 	head(&o, "agentmm_daemon_bpf_programs", "gauge", "BPF programs attached.");
 	put(&o, "agentmm_daemon_bpf_programs %d\n", d->n_attached);
 	head(&o, "agentmm_daemon_dry_run", "gauge", "1 in dry-run mode (actions are logged, not taken).");

@@ -81,22 +81,99 @@ bool reclaim_tool_active(struct daemon *d, struct sandbox *s)
 	return false;
 }
 
+/* Chunks found back after an earlier step are skipped (policy/hotmap.h):
+ * the table a sandbox keeps of them, 2 GiB of its memory's worth */
+#define HOTMAP_ENTRIES	1024
+
+/* What one process's step needs beside its maps (pageout_pid). */
+struct pageout_ctx {
+	struct amm_hotmap *hot;	/* NULL: every range is paged out as named */
+	uint32_t now_s, hot_s;
+	int pagemap_fd;		/* the process's /proc/PID/pagemap, -1 */
+	uint64_t skipped;	/* address range left alone as hot */
+};
+
+/* Of the pages in the parts @parts of the chunk holding @addr, those
+ * resident and those swapped out (in swap or zswap), from pagemap: -1 if
+ * it cannot be read (the piece is then paged out as if new). At most one
+ * chunk's 512 entries. */
+static int chunk_residency(int fd, uint64_t addr, uint64_t parts,
+			   uint64_t *present, uint64_t *swapped)
+{
+	uint64_t e[AMM_HOT_CHUNK / 4096];
+	uint64_t base = addr & ~(AMM_HOT_CHUNK - 1);
+	uint64_t a = base + ((uint64_t)__builtin_ctzll(parts) << AMM_HOT_PART_SHIFT);
+	uint64_t b = base + ((uint64_t)(64 - __builtin_clzll(parts)) <<
+			     AMM_HOT_PART_SHIFT);
+	size_t n = (size_t)((b - a) / 4096), i;
+	ssize_t r;
+
+	if (fd < 0 || !parts)
+		return -1;
+	r = pread(fd, e, n * sizeof(e[0]), (off_t)(a / 4096 * sizeof(e[0])));
+	if (r < 0)
+		return -1;
+	*present = *swapped = 0;
+	for (i = 0; i < (size_t)r / sizeof(e[0]); i++) {
+		uint64_t addr = a + i * 4096;
+
+		if (!(parts >> ((addr - base) >> AMM_HOT_PART_SHIFT) & 1))
+			continue;
+		if (e[i] >> 63 & 1)
+			(*present)++;
+		else if (e[i] >> 62 & 1)
+			(*swapped)++;
+	}
+	return 0;
+}
+
+/*
+ * Whether to page out the piece [a, b) of @pid (within one chunk): not
+ * when its chunk was found back within hot_s, nor when it is found back
+ * now (of the parts of the chunk paged out before, wherever they lie,
+ * more resident again than out). What is paged out is remembered as such.
+ */
+static bool piece_wanted(struct pageout_ctx *c, pid_t pid, uint64_t a,
+			 uint64_t b)
+{
+	enum amm_chunk_state st;
+	uint64_t out, present, swapped;
+
+	if (!c->hot)
+		return true;
+	st = amm_hotmap_state(c->hot, (uint32_t)pid, a, c->now_s, c->hot_s,
+			      &out);
+	if (st == AMM_CHUNK_HOT)
+		return false;
+	if (st == AMM_CHUNK_OUT &&
+	    !chunk_residency(c->pagemap_fd, a, out, &present, &swapped) &&
+	    amm_chunk_came_back(present, swapped)) {
+		amm_hotmap_set(c->hot, (uint32_t)pid, a, b, c->now_s, true);
+		return false;
+	}
+	amm_hotmap_set(c->hot, (uint32_t)pid, a, b, c->now_s, false);
+	return true;
+}
+
 /*
  * One process: its private anonymous mappings from @from on (then from the
  * start), advised in batches until @vwant bytes of address range were
- * named. Only /proc/PID/maps is read (no page-table walk of the whole
+ * named, piece by piece of AMM_HOT_CHUNK (chunks found back left alone;
+ * at most PAGEOUT_MAX_RANGE of them per step). Only /proc/PID/maps and
+ * the pagemap of what is named are read (no page-table walk of the whole
  * process, as smaps would cost); how much of a range is resident is
  * learned per sandbox from what earlier steps freed (pageout_density).
  * Returns bytes advised; *next is where the next step goes on.
  */
-static int64_t pageout_pid(struct pageout_scratch *ps, int pidfd, pid_t pid,
-			   uint64_t from, uint64_t vwant, uint64_t *next)
+static int64_t pageout_pid(struct pageout_scratch *ps, struct pageout_ctx *c,
+			   int pidfd, pid_t pid, uint64_t from, uint64_t vwant,
+			   uint64_t *next)
 {
 	struct iovec *iov = ps->iov;
 	struct pageout_vma *v = ps->vma;
 	char path[64], line[512];
 	unsigned int nv = 0, i, k, first = 0, ni = 0;
-	uint64_t got = 0;
+	uint64_t got = 0, skipped = 0;
 	int64_t done = 0;
 	FILE *f;
 
@@ -134,36 +211,81 @@ static int64_t pageout_pid(struct pageout_scratch *ps, int pidfd, pid_t pid,
 		v[first].start = from;
 	}
 	*next = 0;
-	for (k = 0; k < nv && got < vwant; k++) {
-		i = (first + k) % nv;
-		iov[ni].iov_base = (void *)(uintptr_t)v[i].start;
-		iov[ni].iov_len = v[i].len;
-		if (got + v[i].len > vwant)	/* the step ends inside it */
-			iov[ni].iov_len = (vwant - got + 4095) & ~(uint64_t)4095;
-		got += iov[ni].iov_len;
-		*next = v[i].start + iov[ni].iov_len;
-		if (++ni == AMM_PAGEOUT_IOV || got >= vwant || k + 1 == nv) {
-			ssize_t r = syscall(SYS_process_madvise, pidfd, iov,
-					    ni, MADV_PAGEOUT, 0);
+	for (k = 0; k < nv && got < vwant && skipped < PAGEOUT_MAX_RANGE; k++) {
+		uint64_t a, end;
 
-			if (r < 0)
-				return done ? done : -1;
-			done += r;
-			ni = 0;
+		i = (first + k) % nv;
+		a = v[i].start;
+		end = v[i].start + v[i].len;
+		while (a < end && got < vwant && skipped < PAGEOUT_MAX_RANGE) {
+			/* to the chunk's end (the mapping's, the step's) */
+			uint64_t b = (a | (AMM_HOT_CHUNK - 1)) + 1;
+
+			if (b > end)
+				b = end;
+			if (b - a > vwant - got)	/* the step ends here */
+				b = a + ((vwant - got + 4095) & ~4095ULL);
+			*next = b;
+			if (!piece_wanted(c, pid, a, b)) {
+				skipped += b - a;
+				a = b;
+				continue;
+			}
+			/* a piece that goes on from the last one extends it */
+			if (ni && (uint64_t)(uintptr_t)iov[ni - 1].iov_base +
+				  iov[ni - 1].iov_len == a)
+				iov[ni - 1].iov_len += b - a;
+			else {
+				if (ni == AMM_PAGEOUT_IOV) {
+					ssize_t r = syscall(SYS_process_madvise,
+							    pidfd, iov, ni,
+							    MADV_PAGEOUT, 0);
+
+					if (r < 0)
+						return done ? done : -1;
+					done += r;
+					ni = 0;
+				}
+				iov[ni].iov_base = (void *)(uintptr_t)a;
+				iov[ni].iov_len = b - a;
+				ni++;
+			}
+			got += b - a;
+			a = b;
 		}
 	}
+	if (ni) {
+		ssize_t r = syscall(SYS_process_madvise, pidfd, iov, ni,
+				    MADV_PAGEOUT, 0);
+
+		if (r < 0)
+			return done ? done : -1;
+		done += r;
+	}
+	c->skipped += skipped;
 	return done;
 }
 
 int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 {
 	pid_t *pids = d->scan.pageout;
+	struct pageout_ctx ctx = { .now_s = (uint32_t)(now_ms() / 1000),
+				   .hot_s = d->cfg.reclaim_hot_skip_s };
 	int64_t total = 0;
 	int n, i, start = 0, errs = 0, tried = 0;
+	char pm[48];
 
 	n = cg_pids(s->path, pids, AMM_SCAN_PIDS);
 	if (n <= 0)
 		return n < 0 ? -1 : 0;
+	/* chunks found back are skipped for reclaim_hot_skip_s: the table
+	 * is allocated at the first step (without it, as before) */
+	if (ctx.hot_s && !s->hot.c) {
+		s->hot.c = calloc(HOTMAP_ENTRIES, sizeof(*s->hot.c));
+		s->hot.n = s->hot.c ? HOTMAP_ENTRIES : 0;
+	}
+	if (ctx.hot_s && s->hot.c)
+		ctx.hot = &s->hot;
 	/* address range to name for @want resident bytes, at the share of
 	 * a range earlier steps found resident (at most 1 GiB a step) */
 	if (!s->pageout_density_pm)
@@ -193,9 +315,16 @@ int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 		if (fd < 0)
 			continue;
 		tried++;
+		ctx.pagemap_fd = -1;
+		if (ctx.hot) {
+			snprintf(pm, sizeof(pm), "/proc/%d/pagemap", (int)pid);
+			ctx.pagemap_fd = open(pm, O_RDONLY | O_CLOEXEC);
+		}
 		r = amm_dry_run ? 0 :
-			pageout_pid(&d->scan.pageout_mem, fd, pid, from,
+			pageout_pid(&d->scan.pageout_mem, &ctx, fd, pid, from,
 				    want - (uint64_t)total, &next);
+		if (ctx.pagemap_fd >= 0)
+			close(ctx.pagemap_fd);
 		close(fd);
 		if (r < 0) {
 			errs++;
@@ -205,6 +334,7 @@ int64_t reclaim_pageout(struct daemon *d, struct sandbox *s, uint64_t want)
 		s->pageout_pid = pid;
 		s->pageout_addr = next;
 	}
+	d->reclaim_hot_skipped += ctx.skipped;
 	if (tried && errs == tried) {
 		errno = EPERM;
 		return -1;

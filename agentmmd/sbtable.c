@@ -112,6 +112,7 @@ void sb_remove(struct daemon *d, struct sandbox *s)
 	last->slot = s->slot;
 	free(s->hist);
 	free(s->tcg);
+	free(s->hot.c);
 	free(s);
 }
 

@@ -53,6 +53,10 @@ Arms:
   agentmm-v1limit  agentmm whose daemon reclaims cgroup v1 sandboxes
             through memory.limit_in_bytes steps (reclaim_v1_limit = 1 in
             the configuration bench-host writes). Not in the default arms.
+  agentmm-nohotskip  agentmm whose process_madvise reclaim pages out
+            chunks that came back after an earlier step again at once
+            (reclaim_hot_skip_s = 0 in the configuration bench-host
+            writes; the rule before 2026-12-05). Not in the default arms.
   agentmm-ksm  agentmm plus KSM page merging: every sandbox opts in
             (agentload --merge: PR_SET_MEMORY_MERGE, inherited by its
             tools) and ksmd runs at --ksm-pace (its knobs restored after
@@ -207,7 +211,7 @@ for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count" 
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 [ -z "$order_seed" ] || [ ${#order_seed} -le 9 ] || die "--order-seed: at most 9 digits"
-all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit"
+all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit agentmm-nohotskip"
 for a in $arms; do
 	case " $all_arms " in *" $a "*) ;; *) die "unknown arm '$a' ($(echo $all_arms | sed 's/ /, /g'))" ;; esac
 done
@@ -357,7 +361,7 @@ arm_levers() {
 	stock-zswap) echo "swap" ;;
 	static-mthp) echo "mthp" ;;
 	tuned) echo "tuned" ;;
-	agentmm|agentmm-noreclaim|agentmm-v1limit) echo "tuned module swap daemon" ;;
+	agentmm|agentmm-noreclaim|agentmm-v1limit|agentmm-nohotskip) echo "tuned module swap daemon" ;;
 	agentmm-nozswap) echo "tuned module daemon" ;;
 	agentmm-nogov) echo "tuned swap daemon" ;;
 	agentmm-ksm) echo "tuned module swap daemon ksm" ;;

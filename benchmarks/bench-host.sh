@@ -34,6 +34,9 @@ under these arms, against the baselines an operator already has:
                     (reclaim_v1_limit = 1) instead of process_madvise
                     (MADV_PAGEOUT) of their runtimes' address ranges (not in
                     the default arms; the same as agentmm on cgroup v2)
+  agentmm-nohotskip agentmm whose process_madvise reclaim pages out again
+                    at once what came back after an earlier step
+                    (reclaim_hot_skip_s = 0; not in the default arms)
   agentmm-nozswap   agentmm without the compressed tier
   agentmm-nogov     agentmm with governor = off (and no module)
   agentmm-ksm       agentmm plus KSM: sandboxes opt in to page merging
@@ -191,7 +194,7 @@ sumdir=${sumdir:-$out/summaries}
 arm_needs() {	# swap daemon
 	case $1 in
 	stock-zswap) echo swap ;;
-	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit) echo swap daemon ;;
+	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip) echo swap daemon ;;
 	agentmm-nozswap) echo daemon ;;
 	esac
 }
@@ -261,6 +264,7 @@ daemon_conf() {	# arm -> agentmmd configuration
 	echo "reclaim = $reclaim"
 	echo "reclaim_paced = $reclaim"
 	[ "$1" = agentmm-v1limit ] && echo "reclaim_v1_limit = 1"
+	[ "$1" = agentmm-nohotskip ] && echo "reclaim_hot_skip_s = 0"
 	case $cg_mode in
 	# cgroup_root is the v1 hierarchy's mount point: agentmmd reads a
 	# process's cgroup from /proc/PID/cgroup, relative to it

@@ -9,7 +9,9 @@
 # LRU reclaim behind memory.limit_in_bytes, each sandbox's limit put back as
 # it was, nothing left in the journal); never while a tool call runs, never
 # from a tool call's own memory, never with reclaim = 0; never throttled,
-# frozen or killed. Needs root, a cgroup v1 memory hierarchy and no active swap;
+# frozen or killed. By pageout, a runtime that reads half of its memory
+# again and again keeps that half (its chunks are found back and left
+# alone: reclaim_hot_skip_s) while the other half is paged out. Needs root, a cgroup v1 memory hierarchy and no active swap;
 # skips (exit 77) otherwise. Everything it makes (cgroups, processes, the
 # swap file) is removed on every exit path.
 #
@@ -90,8 +92,58 @@ time.sleep(600)
 	pids+=($!)
 }
 
+# hold MB of text-like memory in two mappings in cgroup DIR, reading the
+# first again every 300 ms (the part of a heap a runtime uses on every turn)
+# and never the second; their addresses go to READY
+hold_hot_cold() {
+	python3 -c '
+import mmap, os, sys, time
+with open(sys.argv[1] + "/cgroup.procs", "w") as f:
+    f.write(str(os.getpid()))
+n = int(sys.argv[2]) << 20
+line = b"".join(b"context line %d: the agent reads file src/m%d.py and keeps it\n" % (i, i % 97) for i in range(64))
+import ctypes
+# one mapping, its middle 2 MiB made inaccessible: two mappings apart
+# (adjacent anonymous mappings would merge into one)
+gap = 2 << 20
+m = mmap.mmap(-1, 2 * n + gap, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+base = ctypes.addressof(ctypes.c_char.from_buffer(m))
+if ctypes.CDLL(None).mprotect(ctypes.c_void_p(base + n), ctypes.c_size_t(gap), 0):
+    sys.exit("mprotect failed")
+for start in (0, n + gap):
+    for off in range(0, n, len(line)):
+        k = min(len(line), n - off)
+        m[start + off:start + off + k] = line[:k]
+with open(sys.argv[3] + ".tmp", "w") as f:
+    f.write("%x %x\n" % (base, base + n + gap))
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+s = 0
+while True:
+    for off in range(0, n, 4096):
+        s += m[off]
+    time.sleep(0.3)
+' "$1" "$2" "$3" &
+	pids+=($!)
+}
+# Rss of the mapping starting at hex ADDR of PID, MB
+rss_at() {
+	awk -v a="$2" '$1 ~ /^[0-9a-f]+-/ { split($1, r, "-"); on = (r[1] == a) }
+		on && $1 == "Rss:" { print int($2 / 1024); exit }' "/proc/$1/smaps"
+}
+metric() {	# NAME SANDBOX: its value in agentmmctl metrics, 0 if none
+	"$AGENTMMCTL" -c "$TMP/amm.conf" metrics |
+		awk -v n="$1" -v s="$2" '$1 == n || index($1, n "{sandbox=\"" s "\"}") == 1 { v = $2 } END { print v + 0 }'
+}
+
 mkdir -p "$ROOT"/idle/runtime "$ROOT"/busy/runtime "$ROOT"/busy/tool-build "$ROOT"/off/runtime ||
 	{ bad "cannot make v1 cgroups under $ROOT"; exit 1; }
+n_sb=3
+if [ $BY_LIMIT = 0 ]; then
+	mkdir -p "$ROOT"/hot/runtime || { bad "cannot make $ROOT/hot/runtime"; exit 1; }
+	hold_hot_cold "$ROOT/hot/runtime" 48 "$TMP/hot.ready"
+	hot_pid=${pids[-1]}
+	n_sb=4
+fi
 hold "$ROOT/idle/runtime" 96 "$TMP/idle.ready"
 hold "$ROOT/busy/runtime" 96 "$TMP/busy.ready"
 hold "$ROOT/busy/tool-build" 32 "$TMP/tool.ready"
@@ -118,8 +170,8 @@ CONF
 daemon_pid=$!
 check "daemon says the v1 hierarchy is reclaimed only" \
 	wait_for 20 grep -q 'cgroup v1 memory hierarchy.*never throttled, frozen or killed' "$TMP/log"
-check "daemon adopts the three sandboxes" \
-	wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' '$TMP/log') -eq 3 ]"
+check "daemon adopts the $n_sb sandboxes" \
+	wait_for 20 sh -c "[ \$(grep -c 'adopted sandbox' '$TMP/log') -eq $n_sb ]"
 # idle: the paced steps take it below 60% within seconds
 check "idle sandbox paged out below 60% of ${idle0} MB" \
 	wait_for 30 sh -c "[ \$(( \$(cat '$ROOT/idle/memory.usage_in_bytes') / 1048576 )) -lt $((idle0 * 6 / 10)) ]"
@@ -139,6 +191,21 @@ if [ $BY_LIMIT = 1 ]; then
 		grep -q "memory.limit_in_bytes step on $NAME/idle" "$TMP/log"
 	check "no step fell back to process_madvise" \
 		sh -c "! grep -q 'process_madvise on' '$TMP/log'"
+fi
+if [ $BY_LIMIT = 0 ]; then
+	# the hot half: paged out once, found back at the next pass, left alone
+	read -r hot_a cold_a <"$TMP/hot.ready"
+	check "a runtime reading half its memory: the other half paged out" \
+		wait_for 60 sh -c "[ \$(awk -v a=$cold_a '\$1 ~ /^[0-9a-f]+-/ { split(\$1, r, \"-\"); on = (r[1] == a) } on && \$1 == \"Rss:\" { print int(\$2 / 1024); exit }' /proc/$hot_pid/smaps) -lt 12 ]"
+	check "chunks found back are left alone (counted)" \
+		wait_for 30 sh -c "[ \$('$AGENTMMCTL' -c '$TMP/amm.conf' metrics | awk '\$1 == \"agentmm_reclaim_hot_skipped_bytes_total\" { print int(\$2) }') -gt $((16 << 20)) ]"
+	sleep 4		# every hot chunk judged (a pass is ~5 s here)
+	r0=$(metric agentmm_sandbox_refault_bytes_total "$NAME/hot")
+	sleep 6
+	r1=$(metric agentmm_sandbox_refault_bytes_total "$NAME/hot")
+	echo "     hot/cold runtime: hot mapping $(rss_at $hot_pid $hot_a) MB, cold $(rss_at $hot_pid $cold_a) MB resident; $(( (r1 - r0) >> 20 )) MB refaulted in 6 s"
+	check "the hot half stays resident" [ "$(rss_at $hot_pid $hot_a)" -ge 40 ]
+	check "and is not paged out again: under 8 MB refaulted in 6 s" [ $((r1 - r0)) -lt $((8 << 20)) ]
 fi
 check "no throttle, freeze or kill was taken" \
 	sh -c "! grep -Eq 'action=(throttle|freeze|kill)' '$TMP/log'"

@@ -5,9 +5,11 @@
 
 $(BUILD)/unit/test_pressure: $(TOP)/tests/unit/test_pressure.c \
 		$(TOP)/policy/pressure.c $(TOP)/policy/pressure.h \
+		$(TOP)/policy/hotmap.c $(TOP)/policy/hotmap.h \
 		$(TOP)/policy/amm_types.h $(TOP)/tests/unit/unit.h | $(BUILD)/unit
 	$(CC) $(USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/policy -I$(TOP)/tests/unit \
-		-o $@ $(TOP)/tests/unit/test_pressure.c $(TOP)/policy/pressure.c
+		-o $@ $(TOP)/tests/unit/test_pressure.c $(TOP)/policy/pressure.c \
+		$(TOP)/policy/hotmap.c
 
 AMMD_TEST_CFLAGS = $(AMM_USER_CFLAGS) $(SAN_FLAGS) -I$(TOP)/tests/unit
 

@@ -2,6 +2,7 @@
 /* Host unit tests for policy/pressure.c (built with ASan/UBSan). */
 #include <stdio.h>
 #include <string.h>
+#include "hotmap.h"
 #include "pressure.h"
 
 #include "unit.h"
@@ -386,6 +387,65 @@ TEST(reclaim_paced)
 	p.max_step_permille = 40;
 	p.refault_max_pct = 101;
 	CHECK(!amm_paced_params_valid(&p));
+}
+
+TEST(hotmap)
+{
+	struct amm_chunk tab[16] = { 0 };
+	struct amm_hotmap m = { .c = tab, .n = 16 };
+	const u64 a = 0x7f0000200000ULL, b = a + AMM_HOT_CHUNK;
+	const u64 part = 1ULL << AMM_HOT_PART_SHIFT;
+	u64 out;
+	u32 i;
+
+	/* the parts a range touches */
+	CHECK(amm_chunk_parts(a, b) == AMM_U64_MAX);
+	CHECK(amm_chunk_parts(a, a + 4096) == 1);
+	CHECK(amm_chunk_parts(a + part - 4096, a + part + 4096) == 3);
+	CHECK(amm_chunk_parts(b - 4096, b) == 1ULL << 63);
+	CHECK(amm_chunk_parts(a, a) == 0);
+	/* never seen: new; any address in the chunk names it */
+	CHECK(amm_hotmap_state(&m, 10, a, 100, 120, &out) == AMM_CHUNK_NEW &&
+	      !out);
+	amm_hotmap_set(&m, 10, a + 4096, a + 2 * part, 100, false);
+	CHECK(amm_hotmap_state(&m, 10, b - 1, 101, 120, &out) ==
+	      AMM_CHUNK_OUT && out == 3);
+	/* more of it paged out: the parts add up */
+	amm_hotmap_set(&m, 10, b - part, b, 101, false);
+	CHECK(amm_hotmap_state(&m, 10, a, 101, 120, &out) == AMM_CHUNK_OUT &&
+	      out == (3 | 1ULL << 63));
+	/* the next chunk and another process's same address are others */
+	CHECK(amm_hotmap_state(&m, 10, b, 101, 120, &out) == AMM_CHUNK_NEW);
+	CHECK(amm_hotmap_state(&m, 11, a, 101, 120, &out) == AMM_CHUNK_NEW);
+	/* found back: hot for hot_s seconds, then judged anew */
+	amm_hotmap_set(&m, 10, a, b, 200, true);
+	CHECK(amm_hotmap_state(&m, 10, a, 200, 120, &out) == AMM_CHUNK_HOT &&
+	      !out);
+	CHECK(amm_hotmap_state(&m, 10, a, 319, 120, &out) == AMM_CHUNK_HOT);
+	CHECK(amm_hotmap_state(&m, 10, a, 320, 120, &out) == AMM_CHUNK_NEW);
+	CHECK(amm_hotmap_state(&m, 10, a, 319, 0, &out) == AMM_CHUNK_NEW);
+	/* paged out again: out, with only what was paged out this time */
+	amm_hotmap_set(&m, 10, a, a + part, 320, false);
+	CHECK(amm_hotmap_state(&m, 10, a, 321, 120, &out) == AMM_CHUNK_OUT &&
+	      out == 1);
+	/* a full table forgets the oldest, never fails; pid 0 is no process */
+	for (i = 0; i < 64; i++)
+		amm_hotmap_set(&m, 20, (u64)i << AMM_HOT_CHUNK_SHIFT,
+			       ((u64)i << AMM_HOT_CHUNK_SHIFT) + 4096, 400 + i,
+			       false);
+	CHECK(amm_hotmap_state(&m, 20, 63ULL << AMM_HOT_CHUNK_SHIFT, 500, 120,
+			       &out) == AMM_CHUNK_OUT);
+	CHECK(amm_hotmap_state(&m, 10, a, 500, 120, &out) == AMM_CHUNK_NEW);
+	amm_hotmap_set(&m, 0, a, b, 500, true);
+	CHECK(amm_hotmap_state(&m, 0, a, 500, 120, &out) == AMM_CHUNK_NEW);
+	/* no table: nothing known, nothing written */
+	m.c = NULL;
+	amm_hotmap_set(&m, 10, a, b, 500, true);
+	CHECK(amm_hotmap_state(&m, 10, a, 500, 120, &out) == AMM_CHUNK_NEW);
+	/* back: more of it resident than still out */
+	CHECK(amm_chunk_came_back(300, 100));
+	CHECK(!amm_chunk_came_back(100, 300));
+	CHECK(!amm_chunk_came_back(0, 0));
 }
 
 TEST(retry)
