@@ -29,12 +29,13 @@ struct opts o = {
 	.tool_cgroup = 1,
 	.workdir = "/var/tmp/agentload-work",
 	.node = "node",
+	.call_kind_index = -1,
 };
 
 enum {
 	O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
 	O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON,
-	O_MERGE
+	O_MERGE, O_CALLKIND
 };
 
 static const char short_opts[] = ":n:c:s:t:m:S:j:l:qh";
@@ -63,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "budget", required_argument, NULL, O_BUDGET },
 	{ "daemon-pid", required_argument, NULL, O_DAEMON },
 	{ "merge", no_argument, NULL, O_MERGE },
+	{ "call-kind", required_argument, NULL, O_CALLKIND },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -168,6 +170,7 @@ static void apply_option(int ch, const char *arg, char **argv)
 	case O_SAMPLE: o.sample_ms = (int)parse_long("--sample-ms", arg, 1, 100); break;
 	case O_PLAN: o.print_plan = 1; break;
 	case O_TOOLS: parse_tools(arg); break;
+	case O_CALLKIND: o.call_kind = arg; break;
 	case O_TOOLSDIR: o.tools_dir = arg; break;
 	case O_WORKDIR: o.workdir = parse_abs_path("--workdir", arg); break;
 	case O_NODE: o.node = arg; break;
@@ -225,6 +228,15 @@ static void check_options(int argc, char **argv)
 		o.calls = fitted.calls_per_task;
 	if (o.real)
 		check_real_tools();
+	if (o.call_kind) {
+		if (!o.real)
+			bad_opt("--call-kind needs --tools real");
+		for (int k = 0; k < NKINDS; k++)
+			if (!strcmp(kinds[k].name, o.call_kind))
+				o.call_kind_index = k;
+		if (o.call_kind_index < 0)
+			bad_opt("--call-kind: no kind '%s' (see --help)", o.call_kind);
+	}
 	/* the label goes into JSON unescaped */
 	for (const char *p = o.label; *p; p++)
 		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)

@@ -37,7 +37,7 @@ struct kind {
 	int weight;
 };
 
-#define NKINDS		10
+#define NKINDS		11
 #define KIND_PYTHON	2
 extern const struct kind kinds[NKINDS];
 

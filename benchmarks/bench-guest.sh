@@ -30,6 +30,14 @@ Arms:
             gets for free; skipped with a message without --swap-cmd
   static-mthp  stock plus hugepages-16kB/32kB/64kB enabled=always: what an
             admin who simply turns mTHP on does (no governor, no tuning)
+  distro-ubuntu  THP as Ubuntu 24.04 ships it, whatever this host was
+            found with: enabled=madvise, defrag=madvise, hugepages-2048kB
+            inherit, every other size never (the kernel's defaults with
+            CONFIG_TRANSPARENT_HUGEPAGE_MADVISE). Not in the default arms.
+  distro-rhel  THP as the RHEL family ships it: enabled=always,
+            defrag=madvise, hugepages-2048kB inherit, every other size
+            never (CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS). Not in the default
+            arms.
   tuned     agentmm's static tuning: the [vm], [sysctl] and [sysfs] entries of
             the tuned profile (--tuned-profile; include= is not followed);
             skipped with a message when no profile is found, unless
@@ -211,7 +219,7 @@ for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count" 
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 [ -z "$order_seed" ] || [ ${#order_seed} -le 9 ] || die "--order-seed: at most 9 digits"
-all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit agentmm-nohotskip"
+all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit agentmm-nohotskip distro-ubuntu distro-rhel"
 for a in $arms; do
 	case " $all_arms " in *" $a "*) ;; *) die "unknown arm '$a' ($(echo $all_arms | sed 's/ /, /g'))" ;; esac
 done
@@ -333,6 +341,23 @@ apply_static_mthp() {
 	return $rc
 }
 
+# A distribution's THP defaults (distro-ubuntu, distro-rhel): ENABLED for
+# THP, defrag=madvise, the PMD size inherit and every other size never,
+# as its kernel boots (the host's own values do not leak in)
+apply_distro() {
+	rc=0
+	set_file $THP/enabled "$1" || rc=1
+	set_file $THP/defrag madvise || rc=1
+	for f in $THP/hugepages-*kB/enabled; do
+		[ -f "$f" ] || continue
+		case $f in
+		*/hugepages-2048kB/*) set_file "$f" inherit || rc=1 ;;
+		*) set_file "$f" never || rc=1 ;;
+		esac
+	done
+	return $rc
+}
+
 # Static tuning; 77 = not available.
 apply_tuned() {
 	p=$(find_profile)
@@ -352,6 +377,7 @@ apply_tuned() {
 
 # What each arm is made of (its levers):
 #   tuned   the tuned profile's values   mthp    16K-64K always
+#   ubuntu, rhel  a distribution's THP defaults (apply_distro)
 #   swap    the compressed tier          module  agentmm.ko mode=enforce
 #   daemon  the --governor-cmd command   small   agentmm.ko + --small-params
 #   ksm     ksmd on at --ksm-pace, sandboxes opted in (agentload --merge)
@@ -360,6 +386,8 @@ arm_levers() {
 	stock) echo "" ;;
 	stock-zswap) echo "swap" ;;
 	static-mthp) echo "mthp" ;;
+	distro-ubuntu) echo "ubuntu" ;;
+	distro-rhel) echo "rhel" ;;
 	tuned) echo "tuned" ;;
 	agentmm|agentmm-noreclaim|agentmm-v1limit|agentmm-nohotskip) echo "tuned module swap daemon" ;;
 	agentmm-nozswap) echo "tuned module daemon" ;;
@@ -394,6 +422,8 @@ arm_setup() {
 	for l in $levers; do
 		case $l in
 		mthp) apply_static_mthp || return 1 ;;
+		ubuntu) apply_distro madvise || return 1 ;;
+		rhel) apply_distro always || return 1 ;;
 		tuned)
 			apply_tuned
 			rc=$?

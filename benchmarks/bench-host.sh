@@ -23,6 +23,12 @@ under these arms, against the baselines an operator already has:
   stock-zswap       stock plus the compressed tier (config/swap/agentmm-swap
                     setup with its defaults; torn down after the run)
   static-mthp       stock plus 16K-64K always (not in the default arms)
+  distro-ubuntu     THP as Ubuntu 24.04 ships it: enabled and defrag
+                    madvise, 2048kB inherit, other sizes never (not in the
+                    default arms)
+  distro-rhel       THP as the RHEL family ships it: enabled always, defrag
+                    madvise, 2048kB inherit, other sizes never (not in the
+                    default arms)
   tuned             the agent-sandbox profile's values, written directly to
                     sysfs/sysctl (no tuned daemon)
   agentmm           tuned + the compressed tier + agentmmd (its mTHP
@@ -51,6 +57,12 @@ those are missing. Load regimes:
          the model thinks between tool calls) and resident baseline
          (scale 1.0 unless -s is given): healthy. Memory per agent: where
          the runtimes sit between calls, as they do most of the time
+  coldstart  max(8, 2 per CPU) sandboxes, gaps x0.005, real tools only
+         (--workload real): every call starts a Flask web service
+         (benchmarks/tools/service.py, python3-flask) and asks its health
+         check until it answers 200 (agentload --call-kind serve); a
+         call's latency is process start to the first 200 plus the stop,
+         its p50/p95/p99 the cold start's. Healthy memory
 Sandboxes are cgroup v1 memory cgroups (agentload --cgroup-v1) on hosts
 with the v1 memory controller and no v2 one, cgroup v2 children where v2
 has it, else process groups (--no-cgroup). Repetitions are interleaved:
@@ -65,7 +77,8 @@ Options:
   -r, --reps N          repetitions (default 10)
       --arms "A B"      arms (default "stock stock-zswap tuned agentmm
                         agentmm-noreclaim agentmm-nozswap agentmm-nogov")
-      --regimes "R S"   busy, light and/or agents (default "busy light")
+      --regimes "R S"   busy, light, agents and/or coldstart (default "busy
+                        light")
       --states "S T"    override the memory states of every regime
                         (healthy and/or fragmented)
       --workload W      real (default: node runtime + real tools) or synthetic
@@ -150,7 +163,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $workload in real|synthetic) ;; *) die "--workload: real or synthetic" ;; esac
-for r in $regimes; do case $r in busy|light|agents) ;; *) die "unknown regime '$r'" ;; esac; done
+for r in $regimes; do case $r in busy|light|agents|coldstart) ;; *) die "unknown regime '$r'" ;; esac; done
+case " $regimes " in *" coldstart "*)
+	[ "$workload" = real ] || die "the coldstart regime runs real tools only (not with --workload $workload)" ;;
+esac
 for v in "$reps" ${n_opt:+"$n_opt"} ${seed:+"$seed"}; do
 	[[ $v =~ ^[0-9]+$ ]] || die "'$v' is not a non-negative integer"
 done
@@ -368,7 +384,7 @@ say "arm order: shuffled per rep, seed $seed (--seed $seed repeats it)"
 say "host: $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
 regime_n() {
 	case $1 in
-	busy) n=$((2 * ncpu)); [ $n -ge 8 ] || n=8 ;;
+	busy|coldstart) n=$((2 * ncpu)); [ $n -ge 8 ] || n=8 ;;
 	light) n=$(( (ncpu + 1) / 2 )) ;;
 	agents) n=$((4 * ncpu)); [ $n -ge 8 ] || n=8 ;;
 	esac
@@ -409,7 +425,10 @@ for regime in $regimes; do
 	busy) t=0.005 states="healthy fragmented" ;;
 	light) t=0.1 states="healthy" ;;
 	agents) t=1 states="healthy" ;;
+	coldstart) t=0.005 states="healthy" ;;
 	esac
+	rload=$load_args
+	[ $regime = coldstart ] && rload="$load_args --call-kind serve"
 	rscale=$scale
 	[ $regime = agents ] && [ -z "$scale_given" ] && rscale=1.0
 	n=$(regime_n $regime)
@@ -420,7 +439,7 @@ for regime in $regimes; do
 		--order-seed "$seed" -S "$wseed" -n "$n" -c "$calls" -s "$rscale" -t "$t" -m max \
 		--tuned-profile "$profile" --agentmm-ko "${ko:-/nonexistent/agentmm.ko}" \
 		${gov_cmd:+--governor-cmd "$gov_cmd"} ${swap_cmd:+--swap-cmd "$swap_cmd"} \
-		${swap_args:+--swap-args "$swap_args"} --load-args "$load_args" \
+		${swap_args:+--swap-args "$swap_args"} --load-args "$rload" \
 		--frag-args "$frag_args" "$out/$regime" &
 	child=$!
 	wait "$child"

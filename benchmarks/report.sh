@@ -612,14 +612,18 @@ END {
 	for (s = 1; s <= 2; s++) {
 		st = sts[s]
 		if (!has_state(st)) continue
-		split("stock stock-zswap", bases, " ")
-		for (b = 1; b <= 2; b++) {
+		# the operator's baselines: the host as found, with the free
+		# compressed tier, and the distributions' own THP defaults
+		nb = split("stock stock-zswap distro-ubuntu distro-rhel", bases, " ")
+		for (b = 1; b <= nb; b++) {
 			if (!((bases[b]) in SEENARM)) continue
 			print ""
 			print "paired ratios / " bases[b] ", " st " memory: median [bootstrap 95% interval] of the per-rep ratios (" B " resamples)"
 			header("metric", " / " bases[b])
 			cirow("completion time", bases[b], st, "completion_s")
+			cirow("tool-call p50", bases[b], st, "latency_p50_ms")
 			cirow("tool-call p95", bases[b], st, "latency_p95_ms")
+			cirow("tool-call p99", bases[b], st, "latency_p99_ms")
 			cirow("host used peak", bases[b], st, "mem_host_used_peak_mb")
 			cirow("sandboxes PSS+SwapPss mean", bases[b], st, "mem_sandboxes_pss_swappss_mean_mb")
 		}

@@ -33,6 +33,8 @@ apt_packages=(
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev
 	python3-prometheus-client
+	# bench-host's coldstart regime: the web service each sandbox starts
+	python3-flask
 	# packages: debuginfo (find-debuginfo, eu-strip), rpmlint, dracut
 	# (module 90agentmm is built into a real image by tests/pkg)
 	debugedit elfutils rpmlint dracut-core
@@ -52,7 +54,7 @@ dnf_packages=(
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
-	python3-prometheus_client
+	python3-prometheus_client python3-flask
 	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
 )
 

@@ -42,6 +42,26 @@ fi
 [ "$(git -C "$ws/proj" log -1 --format=%s)" = "edit m4" ] &&
 	ok "the git call committed in the workspace" || bad "the git call committed in the workspace"
 
+# The cold-start call (agentload --call-kind serve): the runtime starts the
+# Flask service, which answers its health check, and stops it.
+printf '# gap_s retry kind arg\n0.100000\t0\tserve\t1\n' >"$tmp/plan-serve"
+if node "$here/runtime.js" "$tmp/plan-serve" "$tmp/results-serve" 20 1 "$ws" >"$tmp/out-serve" 2>&1 &&
+   awk -F'\t' '$3 == 0 && $5 == "serve" { n++ } END { exit n != 1 }' "$tmp/results-serve"; then
+	ok "a serve call: the web service started and answered 200 ($(cut -f2 "$tmp/results-serve") ms)"
+else
+	bad "a serve call: the web service started and answered 200"; sed 's/^/     /' "$tmp/out-serve" | tail -20
+fi
+pgrep -f "$here/service.py" >/dev/null && bad "the service outlived its call" ||
+	ok "the service stopped with its call"
+# a service that cannot start fails the call, quickly
+if python3 "$here/coldstart.py" --timeout 5 --service "$tmp/none.py" >"$tmp/cs.out" 2>&1; then
+	bad "coldstart.py fails when the service cannot start"
+elif grep -q 'exited before listening' "$tmp/cs.out"; then
+	ok "coldstart.py fails when the service cannot start, saying so"
+else
+	bad "coldstart.py says why it failed"; sed 's/^/     /' "$tmp/cs.out" | tail -5
+fi
+
 # replay --content's sample of this runtime's memory (mkcontent.py): the
 # size asked for, real memory (neither zeros nor noise), nothing left behind.
 mk=$here/../replay/mkcontent.py

@@ -869,12 +869,16 @@ function command(kind, arg) {
 	case 'ls': return arg % 2 ? 'ls -la . src/proj tests native' : 'ls -R .. | head -200';
 	case 'grep': return arg % 2 ? 'grep -rn "def build" src tests' : 'grep -rn --include=*.py -c "import" .';
 	case 'cc': return `mkdir -p build && gcc -O2 -Wall -c native/m${m}.c -o build/m${m}.o`;
+	// the cold-start workload (agentload --call-kind serve): a web service
+	// started and asked for its health until it answers
+	case 'serve': return `python3 '${path.join(__dirname, 'coldstart.py')}'`;
 	default: throw new Error(`unknown call kind ${kind}`);
 	}
 }
 const DESCRIBE = { pytest: 'Run the module\'s tests', 'pytest-suite': 'Run the whole test suite', python: 'Build and check the objects',
 		   pip: 'Reinstall the tool into the venv', source: 'Run in the project venv', git: 'Inspect the git history',
-		   find: 'Find the source files', ls: 'List the project files', grep: 'Search the sources', cc: 'Compile the C module' };
+		   find: 'Find the source files', ls: 'List the project files', grep: 'Search the sources', cc: 'Compile the C module',
+		   serve: 'Start the service and check it answers' };
 
 const plan = fs.readFileSync(planFile, 'utf8').split('\n').filter((l) => l && l[0] !== '#')
 	.map((l) => { const f = l.split('\t'); return { gap: Number(f[0]), retry: Number(f[1]), kind: f[2], arg: Number(f[3]) }; });
