@@ -30,14 +30,10 @@ Arms:
             gets for free; skipped with a message without --swap-cmd
   static-mthp  stock plus hugepages-16kB/32kB/64kB enabled=always: what an
             admin who simply turns mTHP on does (no governor, no tuning)
-  distro-ubuntu  THP as Ubuntu 24.04 ships it, whatever this host was
-            found with: enabled=madvise, defrag=madvise, hugepages-2048kB
-            inherit, every other size never (the kernel's defaults with
-            CONFIG_TRANSPARENT_HUGEPAGE_MADVISE). Not in the default arms.
-  distro-rhel  THP as the RHEL family ships it: enabled=always,
-            defrag=madvise, hugepages-2048kB inherit, every other size
-            never (CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS). Not in the default
-            arms.
+  distro-ubuntu, distro-rhel  THP as the distribution ships it, set
+            whatever the host was found with: enabled=madvise (Ubuntu
+            24.04) or always (RHEL family), defrag=madvise, 2048kB inherit,
+            other sizes never. Not in the default arms.
   tuned     agentmm's static tuning: the [vm], [sysctl] and [sysfs] entries of
             the tuned profile (--tuned-profile; include= is not followed);
             skipped with a message when no profile is found, unless
@@ -58,13 +54,9 @@ Arms:
             writes it; the arm name reaches the command as @ARM@), no
             compressed tier, no mTHP governor (no module; the daemon's
             configuration has governor = off). Not in the default arms.
-  agentmm-v1limit  agentmm whose daemon reclaims cgroup v1 sandboxes
-            through memory.limit_in_bytes steps (reclaim_v1_limit = 1 in
-            the configuration bench-host writes). Not in the default arms.
-  agentmm-nohotskip  agentmm whose process_madvise reclaim pages out
-            chunks that came back after an earlier step again at once
-            (reclaim_hot_skip_s = 0 in the configuration bench-host
-            writes; the rule before 2026-12-05). Not in the default arms.
+  agentmm-v1limit, agentmm-nohotskip  agentmm with reclaim_v1_limit = 1
+            or reclaim_hot_skip_s = 0 in the daemon's configuration
+            (bench-host writes it). Not in the default arms.
   agentmm-ksm  agentmm plus KSM page merging: every sandbox opts in
             (agentload --merge: PR_SET_MEMORY_MERGE, inherited by its
             tools) and ksmd runs at --ksm-pace (its knobs restored after
@@ -341,23 +333,6 @@ apply_static_mthp() {
 	return $rc
 }
 
-# A distribution's THP defaults (distro-ubuntu, distro-rhel): ENABLED for
-# THP, defrag=madvise, the PMD size inherit and every other size never,
-# as its kernel boots (the host's own values do not leak in)
-apply_distro() {
-	rc=0
-	set_file $THP/enabled "$1" || rc=1
-	set_file $THP/defrag madvise || rc=1
-	for f in $THP/hugepages-*kB/enabled; do
-		[ -f "$f" ] || continue
-		case $f in
-		*/hugepages-2048kB/*) set_file "$f" inherit || rc=1 ;;
-		*) set_file "$f" never || rc=1 ;;
-		esac
-	done
-	return $rc
-}
-
 # Static tuning; 77 = not available.
 apply_tuned() {
 	p=$(find_profile)
@@ -377,7 +352,7 @@ apply_tuned() {
 
 # What each arm is made of (its levers):
 #   tuned   the tuned profile's values   mthp    16K-64K always
-#   ubuntu, rhel  a distribution's THP defaults (apply_distro)
+#   ubuntu, rhel  a distribution's THP defaults (knobs_thp_distro)
 #   swap    the compressed tier          module  agentmm.ko mode=enforce
 #   daemon  the --governor-cmd command   small   agentmm.ko + --small-params
 #   ksm     ksmd on at --ksm-pace, sandboxes opted in (agentload --merge)
@@ -422,8 +397,8 @@ arm_setup() {
 	for l in $levers; do
 		case $l in
 		mthp) apply_static_mthp || return 1 ;;
-		ubuntu) apply_distro madvise || return 1 ;;
-		rhel) apply_distro always || return 1 ;;
+		ubuntu) knobs_thp_distro madvise || return 1 ;;
+		rhel) knobs_thp_distro always || return 1 ;;
 		tuned)
 			apply_tuned
 			rc=$?

@@ -94,3 +94,22 @@ knobs_changed() {
 	done <"$1"
 	return $_bk_left
 }
+
+# knobs_thp_distro ENABLED: THP as a distribution's kernel boots (the
+# distro-ubuntu and distro-rhel arms): enabled=ENABLED, defrag=madvise,
+# the PMD size inherit and every other size never, whatever the host was
+# found with. Fails (saying which) if a switch cannot be written.
+knobs_thp_distro() {
+	_bk_rc=0
+	echo "$1" >$BK_THP/enabled 2>/dev/null ||
+		{ echo "cannot write $1 to $BK_THP/enabled" >&2; _bk_rc=1; }
+	echo madvise >$BK_THP/defrag 2>/dev/null ||
+		{ echo "cannot write madvise to $BK_THP/defrag" >&2; _bk_rc=1; }
+	for _bk_f in $BK_THP/hugepages-*kB/enabled; do
+		[ -f "$_bk_f" ] || continue
+		case $_bk_f in */hugepages-2048kB/*) _bk_v=inherit ;; *) _bk_v=never ;; esac
+		echo $_bk_v >"$_bk_f" 2>/dev/null ||
+			{ echo "cannot write $_bk_v to $_bk_f" >&2; _bk_rc=1; }
+	done
+	return $_bk_rc
+}

@@ -340,8 +340,11 @@ function row(name, st, col, unit, ref,   a, k, line, sm) {
 	}
 	print line "  " ref
 }
+# The first column of the top table is stock (absolute); a row with one cell
+# per arm leads with an empty one where no stock arm ran.
+function lead() { return ("stock" in SEENARM) ? "" : cell("-") }
 function frag_ratio(name, ref,   a, k, line, h, f) {
-	line = sprintf("%-30s", name)
+	line = sprintf("%-30s", name) lead()
 	for (k = 1; k <= na; k++) {
 		a = arm[k]
 		h = stats(a, "healthy", "latency_p99_ms") ? MED : 0
@@ -351,7 +354,7 @@ function frag_ratio(name, ref,   a, k, line, h, f) {
 	print line "  " ref
 }
 function thp(name, st, ref,   a, k, line, i, al, fb) {
-	line = sprintf("%-30s", name)
+	line = sprintf("%-30s", name) lead()
 	for (k = 1; k <= na; k++) {
 		a = arm[k]; al = fb = 0
 		for (i = 1; i <= rows; i++) if (OK[i] && A[i] == a && S[i] == st) { al += v(i, "mthp_alloc_total"); fb += v(i, "mthp_fallback_total") }
@@ -361,7 +364,7 @@ function thp(name, st, ref,   a, k, line, i, al, fb) {
 }
 # fragmented state during the runs of an arm: min or max over them
 function fstate(name, col, how, ref,   a, k, line, i, x, m, n) {
-	line = sprintf("%-30s", name)
+	line = sprintf("%-30s", name) lead()
 	for (k = 1; k <= na; k++) {
 		a = arm[k]; n = 0
 		for (i = 1; i <= rows; i++) if (OK[i] && A[i] == a && S[i] == "fragmented" && !miss(x = v(i, col))) {
@@ -514,7 +517,7 @@ END {
 		PP[key] = w[j]; PC[key] = n
 	}
 	for (s = 1; s <= 2; s++) {
-		line = sprintf("%-30s", "p99 pooled " sts[s])
+		line = sprintf("%-30s", "p99 pooled " sts[s]) lead()
 		sv = PP["stock", sts[s]]
 		for (k = 1; k <= na; k++) {
 			key = arm[k] SUBSEP sts[s]
@@ -526,7 +529,7 @@ END {
 		}
 		print line "  nearest-rank p99 of every call of every rep"
 	}
-	line = sprintf("%-30s", "pooled p99 frag. / healthy")
+	line = sprintf("%-30s", "pooled p99 frag. / healthy") lead()
 	for (k = 1; k <= na; k++) {
 		h = PP[arm[k], "healthy"]; f = PP[arm[k], "fragmented"]
 		line = line cell(h > 0 && f != "" ? sprintf("%.2fx", f / h) : "-")
@@ -548,7 +551,7 @@ END {
 	}
 	for (i = 2; i <= ns; i++) { t = sz[i]; for (j = i - 1; j >= 1 && sz[j] > t; j--) sz[j + 1] = sz[j]; sz[j + 1] = t }
 	for (s = 1; s <= 2; s++) for (i = 1; i <= ns; i++) {
-		line = sprintf("%-30s", "mTHP " sz[i] "K success " (s == 1 ? "healthy" : "frag."))
+		line = sprintf("%-30s", "mTHP " sz[i] "K success " (s == 1 ? "healthy" : "frag.")) lead()
 		any = 0
 		for (k = 1; k <= na; k++) {
 			key = arm[k] SUBSEP sts[s] SUBSEP sz[i]
@@ -612,8 +615,8 @@ END {
 	for (s = 1; s <= 2; s++) {
 		st = sts[s]
 		if (!has_state(st)) continue
-		# the operator's baselines: the host as found, with the free
-		# compressed tier, and the distributions' own THP defaults
+		# the baselines an operator has: the host as found, with the
+		# free compressed tier, and the THP defaults of the distributions
 		nb = split("stock stock-zswap distro-ubuntu distro-rhel", bases, " ")
 		for (b = 1; b <= nb; b++) {
 			if (!((bases[b]) in SEENARM)) continue
