@@ -11,7 +11,7 @@
 
 /*
  * Workload model. Obtained by running benchmarks/fit-model.py on the
- * AgentCgroup traces (../shared/traces/agentcgroup, commit 5af9e7b8:
+ * AgentCgroup traces (benchmarks/replay/traces/agentcgroup, commit 5af9e7b8:
  * 68 resources.json traces, 45 with tool_calls.json, 419 Bash calls).
  * Units are trace units (MB, seconds); agentload scales them with --scale
  * and --time-scale. Log-normal parameters are mu/sigma of ln(x).

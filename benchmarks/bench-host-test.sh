@@ -103,6 +103,8 @@ smoke)
 	check "report.sh --from-summaries re-derives the report" \
 		bash -c "'$top/benchmarks/report.sh' --from-summaries '$s' | cmp -s - '$out/busy/report.txt'"
 	check "the report has the memory rows" grep -q '^host used peak (operator)' "$out/busy/report.txt"
+	check "the summary ends with the reference's figures" \
+		bash -c "grep -q '^batch completion  *-10.71%' '$out/summary.txt' && grep -q '^cold start p50 .*no coldstart regime' '$out/summary.txt'"
 	check "no workspace left in /var/tmp" bash -c '! ls -d /var/tmp/agentmm-bench-host.* 2>/dev/null'
 	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]

@@ -459,6 +459,11 @@ done
 		echo "== regime $regime"
 		cat "$out/$regime/report.txt" 2>/dev/null
 	done
+	# the coldstart and busy regimes in the reference's terms, one table
+	case " $regimes " in *" coldstart "*|*" busy "*)
+		echo
+		"$top/benchmarks/reference-table.sh" "$sumdir" 2>&1 | tee "$out/reference.txt" ;;
+	esac
 } >"$out/summary.txt"
 # the small files the tables can be re-derived from (report.sh
 # --from-summaries): bench-host's manifest, the knobs as found, the

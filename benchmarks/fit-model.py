@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Fit agentload's workload model to the AgentCgroup agent memory traces.
 
-Usage: benchmarks/fit-model.py [TRACE_DIR]   (default ../shared/traces/agentcgroup)
+Usage: benchmarks/fit-model.py [TRACE_DIR]   (default benchmarks/replay/traces/agentcgroup)
 
 Python 3 standard library only. Prints the fitted parameters as a C block to
 paste into benchmarks/agentload-plan.c (struct model) and a short human summary.
@@ -66,8 +66,8 @@ def norm_cmd(c):
 
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-        "traces", "agentcgroup")
+        os.path.dirname(os.path.abspath(__file__)), "replay", "traces",
+        "agentcgroup")
     res_files = sorted(glob.glob(os.path.join(top, "**", "resources.json"),
                                  recursive=True))
     if not res_files:

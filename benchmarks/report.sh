@@ -18,7 +18,8 @@ bench-guest) and prints the tables. Main table: per metric, stock's median
 with its min-max spread, and each other arm as the median of its per-rep
 ratios against stock (rep r of every arm runs the same workload seed, so
 the ratio is taken within the rep; min-max of those ratios in brackets),
-next to the reference results of the tuned distro (CONTEXT.md section 2).
+next to the figures the reference published for its tuned distribution
+(the right-hand column).
 "p99 fragmented / p99 healthy" is each arm's own median fragmented p99 over
 its median healthy p99. Writes OUTDIR/report.txt, the per-run summaries
 OUTDIR/plots/{figures,latencies,knobs}.tsv, per-run data OUTDIR/plots/*.dat
@@ -32,6 +33,12 @@ and, with gnuplot, OUTDIR/*.png:
   --save-summaries DIR  also copy the summaries, report.txt and the
                     manifest (without its list of runs) to DIR: a few kB
                     per run, small enough to commit
+  --ratios-out FILE  also write every paired ratio of the tables to FILE,
+                    one per line: baseline, state, metric (a figures.tsv
+                    column), arm, median, low, high, n (tab-separated);
+                    and each arm's own p99 fragmented / p99 healthy as
+                    metric p99_frag_over_healthy, baseline "-"
+                    (benchmarks/reference-table.sh reads it)
   --from-summaries DIR  print the tables from such a DIR (figures.tsv,
                     latencies.tsv, knobs.tsv, manifest.json) and write
                     nothing; a DIR of regime folders (bench-host's
@@ -89,13 +96,15 @@ arm's runs.
 EOF
 }
 
-plots=1 from="" save=""
+plots=1 from="" save="" ratios_out=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
 	--no-plots) plots=0 ;;
 	--from-summaries) [ $# -ge 2 ] || { usage >&2; exit 2; }; from=$2; shift ;;
 	--save-summaries) [ $# -ge 2 ] || { usage >&2; exit 2; }; save=$2; shift ;;
+	--ratios-out) [ $# -ge 2 ] || { usage >&2; exit 2; }; ratios_out=$2; shift
+		: >"$ratios_out" || { echo "report: cannot write $ratios_out" >&2; exit 1; } ;;
 	-*) echo "report: unknown option $1" >&2; usage >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -277,7 +286,7 @@ analyse() {
 	fi
 	kn=$1/knobs.tsv
 	[ -f "$kn" ] || kn=/dev/null
-	awk -F '\t' -v hdr="$hdr" -v B="$BOOT" -v order="$order" '
+	awk -F '\t' -v hdr="$hdr" -v B="$BOOT" -v order="$order" -v RO="$ratios_out" '
 function miss(x) { return x == "" || x == "-" || x == "NA" || x == "null" }
 function median(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -350,6 +359,7 @@ function frag_ratio(name, ref,   a, k, line, h, f) {
 		h = stats(a, "healthy", "latency_p99_ms") ? MED : 0
 		f = stats(a, "fragmented", "latency_p99_ms") ? MED : 0
 		line = line cell(h && f ? sprintf("%.2fx", f / h) : "-")
+		if (RO != "" && h && f) printf "-\t-\tp99_frag_over_healthy\t%s\t%.4f\t\t\t\n", a, f / h >> RO
 	}
 	print line "  " ref
 }
@@ -409,7 +419,9 @@ function cirow(name, base, st, col,   k, line) {
 	line = sprintf("%-30s", name)
 	for (k = 1; k <= na; k++) {
 		if (arm[k] == base) { line = line cell("(baseline)"); continue }
-		line = line cell(boot(arm[k], base, st, col) ? sprintf("%.3f [%.3f-%.3f] n=%d", MED, LO, HI, N) : "-")
+		if (!boot(arm[k], base, st, col)) { line = line cell("-"); continue }
+		line = line cell(sprintf("%.3f [%.3f-%.3f] n=%d", MED, LO, HI, N))
+		if (RO != "") printf "%s\t%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t%d\n", base, st, col, arm[k], MED, LO, HI, N >> RO
 	}
 	print line
 }
