@@ -96,6 +96,59 @@ def sample(pid, want_pages):
     return len(pages), [d for d in data if len(d) == PAGE]
 
 
+class Runtime:
+    """The real-tool workload's runtime (runtime.js) in a fresh workspace of
+    its own, for a tool that looks at its memory (mkcontent, chunkprobe):
+    start(plan_lines) prepares the workspace and starts it, calls(n, timeout)
+    waits for n tool calls, stop() ends the runtime and removes the
+    workspace (call it on every path; SIGTERM does too)."""
+
+    def __init__(self, prefix, seed, heap_mb):
+        self.seed, self.heap_mb = seed, heap_mb
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+        self.proc = None
+        self.t0 = time.time()
+        signal.signal(signal.SIGTERM, lambda *_: (self.stop(), sys.exit(143)))
+
+    def start(self, plan_lines):
+        r = subprocess.run(['sh', os.path.join(TOOLS, 'prepare.sh'), os.path.join(self.tmp, 'wd'),
+                            str(self.seed), '1'], capture_output=True, text=True)
+        if r.returncode:
+            die('prepare.sh failed:\n' + r.stderr[-2000:])
+        plan = os.path.join(self.tmp, 'plan')
+        self.results = os.path.join(self.tmp, 'results')
+        with open(plan, 'w') as f:
+            f.write(''.join(line + '\n' for line in plan_lines))
+        with open(os.path.join(self.tmp, 'runtime.log'), 'w') as log:
+            self.proc = subprocess.Popen(['node', os.path.join(TOOLS, 'runtime.js'), plan, self.results,
+                                          str(self.heap_mb), str(self.seed),
+                                          os.path.join(self.tmp, 'wd', 'run', 'sb-0')],
+                                         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.t0 = time.time()
+        return self.proc.pid
+
+    def calls(self, n, timeout):
+        """Wait until n tool calls are done; die if the runtime exits first
+        or timeout seconds passed since start()."""
+        while True:
+            if self.proc.poll() is not None:
+                with open(os.path.join(self.tmp, 'runtime.log')) as f:
+                    die('the runtime exited %d:\n%s' % (self.proc.returncode, f.read()[-2000:]))
+            if os.path.exists(self.results):
+                with open(self.results) as f:
+                    if f.read().count('\n') >= n:
+                        return
+            if time.time() - self.t0 > timeout:
+                die('no %d tool calls after %d s' % (n, timeout))
+            time.sleep(0.1)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -122,46 +175,15 @@ def main():
     if not os.path.isdir(outdir):
         die('no directory %s' % outdir, 2)
 
-    tmp = tempfile.mkdtemp(prefix='agentmm-mkcontent.')
-    proc = None
-
-    def stop(*_):
-        if proc and proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    signal.signal(signal.SIGTERM, lambda *_: (stop(), sys.exit(143)))
+    rt = Runtime('agentmm-mkcontent.', a.seed, a.heap_mb)
     try:
-        r = subprocess.run(['sh', os.path.join(TOOLS, 'prepare.sh'), os.path.join(tmp, 'wd'),
-                            str(a.seed), '1'], capture_output=True, text=True)
-        if r.returncode:
-            die('prepare.sh failed:\n' + r.stderr[-2000:])
-        plan = os.path.join(tmp, 'plan')
-        results = os.path.join(tmp, 'results')
-        with open(plan, 'w') as f:
-            f.write('0.100000\t0\tpytest\t3\n0.100000\t0\tgit\t4\n600.000000\t0\tpytest\t3\n')
-        with open(os.path.join(tmp, 'runtime.log'), 'w') as log:
-            proc = subprocess.Popen(['node', os.path.join(TOOLS, 'runtime.js'), plan, results,
-                                     str(a.heap_mb), str(a.seed), os.path.join(tmp, 'wd', 'run', 'sb-0')],
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        t0 = time.time()
-        sys.stderr.write('mkcontent: runtime %d: two tool calls, then the sample\n' % proc.pid)
-        while True:
-            if proc.poll() is not None:
-                with open(os.path.join(tmp, 'runtime.log')) as f:
-                    die('the runtime exited %d:\n%s' % (proc.returncode, f.read()[-2000:]))
-            if os.path.exists(results):
-                with open(results) as f:
-                    if f.read().count('\n') >= 2:
-                        break
-            if time.time() - t0 > a.timeout:
-                die('no two tool calls after %d s' % a.timeout)
-            time.sleep(0.2)
+        pid = rt.start(['0.100000\t0\tpytest\t3', '0.100000\t0\tgit\t4', '600.000000\t0\tpytest\t3'])
+        sys.stderr.write('mkcontent: runtime %d: two tool calls, then the sample\n' % pid)
+        rt.calls(2, a.timeout)
         time.sleep(2)	# into the third call's gap: the request serialised
-        resident, pages = sample(proc.pid, a.mb * 1024 * 1024 // PAGE)
+        resident, pages = sample(pid, a.mb * 1024 * 1024 // PAGE)
     finally:
-        stop()
+        rt.stop()
     if not pages:
         die('no page could be read')
     blob = b''.join(pages)

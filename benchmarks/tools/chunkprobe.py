@@ -23,11 +23,8 @@ import argparse
 import ctypes
 import os
 import shutil
-import signal
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,64 +107,28 @@ def main():
     if not shutil.which('node'):
         die('no node in PATH (make deps)')
     libc = ctypes.CDLL(None, use_errno=True)
-    tmp = tempfile.mkdtemp(prefix='agentmm-chunkprobe.')
-    proc = None
-
-    def stop(*_):
-        if proc and proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    signal.signal(signal.SIGTERM, lambda *_: (stop(), sys.exit(143)))
+    rt = mkcontent.Runtime('agentmm-chunkprobe.', a.seed, a.heap_mb)
     try:
-        r = subprocess.run(['sh', os.path.join(HERE, 'prepare.sh'), os.path.join(tmp, 'wd'),
-                            str(a.seed), '1'], capture_output=True, text=True)
-        if r.returncode:
-            die('prepare.sh failed:\n' + r.stderr[-2000:])
-        plan = os.path.join(tmp, 'plan')
-        results = os.path.join(tmp, 'results')
         kinds = ['pytest\t3', 'git\t4', 'python\t2000', 'grep\t1']
-        with open(plan, 'w') as f:
-            f.write('0.1\t0\tpytest\t3\n0.1\t0\tgit\t4\n4.0\t0\tpytest\t3\n')
-            for i in range(a.calls):
-                f.write('3.0\t0\t%s\n' % kinds[i % len(kinds)])
-            f.write('600\t0\tpytest\t3\n')
-        with open(os.path.join(tmp, 'runtime.log'), 'w') as log:
-            proc = subprocess.Popen(['node', os.path.join(HERE, 'runtime.js'), plan, results,
-                                     str(a.heap_mb), str(a.seed), os.path.join(tmp, 'wd', 'run', 'sb-0')],
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        t0 = time.time()
-
-        def wait_calls(n):
-            while True:
-                if proc.poll() is not None:
-                    with open(os.path.join(tmp, 'runtime.log')) as f:
-                        die('the runtime exited %d:\n%s' % (proc.returncode, f.read()[-2000:]))
-                if os.path.exists(results):
-                    with open(results) as f:
-                        if f.read().count('\n') >= n:
-                            return
-                if time.time() - t0 > a.timeout:
-                    die('no %d tool calls after %d s' % (n, a.timeout))
-                time.sleep(0.1)
-
-        wait_calls(2)
+        pid = rt.start(['0.1\t0\tpytest\t3', '0.1\t0\tgit\t4', '4.0\t0\tpytest\t3'] +
+                       ['3.0\t0\t%s' % kinds[i % len(kinds)] for i in range(a.calls)] +
+                       ['600\t0\tpytest\t3'])
+        rt.calls(2, a.timeout)
         time.sleep(1.5)		# in the model gap before the third call
-        ranges = mkcontent.anon_ranges(proc.pid)
-        before = chunks(proc.pid, ranges)
+        ranges = mkcontent.anon_ranges(pid)
+        before = chunks(pid, ranges)
         held = {c: p for c, p, _ in before if p >= 64}
-        advised = pageout(libc, proc.pid, ranges)
-        after = chunks(proc.pid, ranges)
+        advised = pageout(libc, pid, ranges)
+        after = chunks(pid, ranges)
         print('runtime %d: %d MB resident in %d chunks; paged out (%d MB of ranges advised): '
               '%d MB resident, %d MB swapped'
-              % (proc.pid, sum(p for _, p, _ in before) * PAGE >> 20, len(held), advised >> 20,
+              % (pid, sum(p for _, p, _ in before) * PAGE >> 20, len(held), advised >> 20,
                  sum(p for _, p, _ in after) * PAGE >> 20, sum(s for _, _, s in after) * PAGE >> 20))
         print('after_call\tresident_mb\tswapped_mb\tchunks_back_0_20\t20_40\t40_60\t60_80\t80_100')
         for k in range(3, 3 + a.calls):
-            wait_calls(k)
+            rt.calls(k, a.timeout)
             time.sleep(1.5)
-            now = chunks(proc.pid, ranges)
+            now = chunks(pid, ranges)
             hist = [0] * 5
             for c, p, s in now:
                 if c in held:
@@ -177,7 +138,7 @@ def main():
                                        '\t'.join(str(x) for x in hist)))
             sys.stdout.flush()
     finally:
-        stop()
+        rt.stop()
 
 
 if __name__ == '__main__':
