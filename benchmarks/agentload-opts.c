@@ -29,7 +29,6 @@ struct opts o = {
 	.tool_cgroup = 1,
 	.workdir = "/var/tmp/agentload-work",
 	.node = "node",
-	.call_kind_index = -1,
 };
 
 enum {
@@ -103,6 +102,31 @@ static unsigned long long parse_size(const char *name, const char *s)
 	if (*end || v == 0 || v > (1ULL << 50) / mul)
 		bad_opt("%s: '%s' is not a usable size", name, s);
 	return v * mul;
+}
+
+/* --call-kind KIND[,KIND...]: the kinds calls are drawn from. */
+static void parse_call_kinds(const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < NKINDS; k++)
+			if (strlen(kinds[k].name) == len &&
+			    !strncmp(kinds[k].name, p, len))
+				break;
+		if (k == NKINDS)
+			bad_opt("--call-kind: no kind '%.*s' in '%s' (see --help)",
+				(int)len, p, list);
+		o.call_kind_mask |= 1u << k;
+		p += len;
+		if (*p == ',' && !*++p)
+			bad_opt("--call-kind: '%s' ends with a comma", list);
+	}
+	if (!o.call_kind_mask)
+		bad_opt("--call-kind: empty list");
 }
 
 static unsigned long long parse_seed(const char *s)
@@ -231,11 +255,7 @@ static void check_options(int argc, char **argv)
 	if (o.call_kind) {
 		if (!o.real)
 			bad_opt("--call-kind needs --tools real");
-		for (int k = 0; k < NKINDS; k++)
-			if (!strcmp(kinds[k].name, o.call_kind))
-				o.call_kind_index = k;
-		if (o.call_kind_index < 0)
-			bad_opt("--call-kind: no kind '%s' (see --help)", o.call_kind);
+		parse_call_kinds(o.call_kind);
 	}
 	/* the label goes into JSON unescaped */
 	for (const char *p = o.label; *p; p++)

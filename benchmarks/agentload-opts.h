@@ -24,8 +24,8 @@ struct opts {
 	int quiet;
 	int real;		/* --tools real */
 	int merge;		/* --merge: PR_SET_MEMORY_MERGE on sandboxes */
-	const char *call_kind;	/* --call-kind: every call this kind */
-	int call_kind_index;	/* its index in kinds[]; -1: the mix */
+	const char *call_kind;	/* --call-kind KIND[,KIND...] */
+	unsigned int call_kind_mask;	/* bit k: kinds[k] allowed; 0: the mix */
 	const char *tools_dir;
 	const char *workdir;
 	const char *node;

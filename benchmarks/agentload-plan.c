@@ -109,15 +109,22 @@ static double heap_cap_mb(void)
 }
 
 /* The kind whose share of the weights holds @u in [0, 1). */
-static int pick_kind(double u)
+/* The kind whose share of the weights holds @u in [0, 1), among the kinds
+ * in @mask (0: all); listed kinds of weight 0 alone share equally. */
+static int pick_kind(double u, unsigned int mask)
 {
-	int wsum = 0, acc = 0;
+	int w[NKINDS], wsum = 0, acc = 0, j;
 
-	for (int j = 0; j < NKINDS; j++)
-		wsum += kinds[j].weight;
-	for (int j = 0; j < NKINDS; j++) {
-		acc += kinds[j].weight;
-		if (u * wsum < acc)
+	for (j = 0; j < NKINDS; j++) {
+		w[j] = !mask || (mask & 1u << j) ? kinds[j].weight : 0;
+		wsum += w[j];
+	}
+	if (!wsum)
+		for (j = 0; j < NKINDS; j++)
+			wsum += w[j] = !!(mask & 1u << j);
+	for (j = 0; j < NKINDS; j++) {
+		acc += w[j];
+		if (w[j] && u * wsum < acc)
 			return j;
 	}
 	return 0;
@@ -164,8 +171,7 @@ static void new_call(struct call *k, const struct draws *d, double cap_mb,
 	k->kind = 0;
 	k->arg = d->karg;
 	if (o.real) {
-		k->kind = o.call_kind_index >= 0 ? o.call_kind_index :
-			  pick_kind(d->u_kind);
+		k->kind = pick_kind(d->u_kind, o.call_kind_mask);
 		if (k->kind == KIND_PYTHON)
 			k->arg = (unsigned int)(k->heap_mb * OBJS_PER_MB) + 1000;
 	}
@@ -218,10 +224,12 @@ void print_plan(void)
 	for (int sb = 0; sb < o.sandboxes; sb++) {
 		make_plan(sb, plan, o.calls);
 		for (int c = 0; c < o.calls; c++)
-			printf("sb %d call %d gap %.3fs heap %.1fMB cpu %.3fs hold %.3fs retry %d seed %016llx\n",
+			printf("sb %d call %d gap %.3fs heap %.1fMB cpu %.3fs hold %.3fs retry %d seed %016llx%s%s\n",
 			       sb, c, plan[c].gap_s, plan[c].heap_mb, plan[c].cpu_s,
 			       plan[c].hold_s, plan[c].retry,
-			       (unsigned long long)plan[c].seed);
+			       (unsigned long long)plan[c].seed,
+			       o.real ? " kind " : "",
+			       o.real ? kinds[plan[c].kind].name : "");
 	}
 	free(plan);
 }

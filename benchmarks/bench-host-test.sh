@@ -104,7 +104,15 @@ smoke)
 		bash -c "'$top/benchmarks/report.sh' --from-summaries '$s' | cmp -s - '$out/busy/report.txt'"
 	check "the report has the memory rows" grep -q '^host used peak (operator)' "$out/busy/report.txt"
 	check "the summary ends with the reference's figures" \
-		bash -c "grep -q '^batch completion  *-10.71%' '$out/summary.txt' && grep -q '^cold start p50 .*no coldstart regime' '$out/summary.txt'"
+		bash -c "grep -q '^batch completion (busy mix)  *-10.71%' '$out/summary.txt' && grep -q '^cold start p50 .*no coldstart regime' '$out/summary.txt'"
+	# the batch regime's calls (agentload --call-kind python,cc): only
+	# those kinds, both drawn; a kind that does not exist is refused
+	al=$top/build/tools/agentload
+	check "--call-kind python,cc: calls only of those kinds, both drawn" bash -c "
+		'$al' --tools real --call-kind python,cc --print-plan -n 4 -c 30 | awk '
+			\$(NF - 1) == \"kind\" && !n[\$NF]++ { k++ } END { exit !(n[\"python\"] && n[\"cc\"] && k == 2) }'"
+	check "--call-kind with an unknown kind: exit 2, naming it" bash -c "
+		'$al' --tools real --call-kind python,bogus --print-plan 2>&1 >/dev/null | grep -q \"no kind 'bogus'\"; [ \${PIPESTATUS[0]} = 2 ]"
 	check "no workspace left in /var/tmp" bash -c '! ls -d /var/tmp/agentmm-bench-host.* 2>/dev/null'
 	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]

@@ -63,6 +63,12 @@ those are missing. Load regimes:
          check until it answers 200 (agentload --call-kind serve); a
          call's latency is process start to the first 200 plus the stop,
          its p50/p95/p99 the cold start's. Healthy memory
+  batch  the reference's batch at full load: max(8, 1 per 2 CPUs)
+         sandboxes (the reference ran 96 on 192 CPUs), gaps x0.005, real
+         tools only, every call a python script that builds and drops
+         interpreter objects or a gcc compile (agentload --call-kind
+         python,cc); the report's host CPU utilisation row says how busy
+         the CPUs were. Healthy memory
 Sandboxes are cgroup v1 memory cgroups (agentload --cgroup-v1) on hosts
 with the v1 memory controller and no v2 one, cgroup v2 children where v2
 has it, else process groups (--no-cgroup). Repetitions are interleaved:
@@ -77,13 +83,13 @@ Options:
   -r, --reps N          repetitions (default 10)
       --arms "A B"      arms (default "stock stock-zswap tuned agentmm
                         agentmm-noreclaim agentmm-nozswap agentmm-nogov")
-      --regimes "R S"   busy, light, agents and/or coldstart (default "busy
-                        light")
+      --regimes "R S"   busy, light, agents, coldstart and/or batch
+                        (default "busy light")
       --states "S T"    override the memory states of every regime
                         (healthy and/or fragmented)
       --workload W      real (default: node runtime + real tools) or synthetic
-  -n, --sandboxes N     sandboxes in every regime (default: busy max(8,
-                        2 x CPUs), light CPUs / 2 rounded up)
+  -n, --sandboxes N     sandboxes in every regime (default: per regime,
+                        as above)
   -c, --calls N         tool calls per sandbox (default 8)
   -s, --scale F         memory scale (default 0.5: ~92 MB context heaps)
       --workload-seed N first workload seed: rep r runs seed N+r-1 in every
@@ -163,9 +169,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $workload in real|synthetic) ;; *) die "--workload: real or synthetic" ;; esac
-for r in $regimes; do case $r in busy|light|agents|coldstart) ;; *) die "unknown regime '$r'" ;; esac; done
-case " $regimes " in *" coldstart "*)
-	[ "$workload" = real ] || die "the coldstart regime runs real tools only (not with --workload $workload)" ;;
+for r in $regimes; do case $r in busy|light|agents|coldstart|batch) ;; *) die "unknown regime '$r'" ;; esac; done
+case " $regimes " in *" coldstart "*|*" batch "*)
+	[ "$workload" = real ] || die "the coldstart and batch regimes run real tools only (not with --workload $workload)" ;;
 esac
 for v in "$reps" ${n_opt:+"$n_opt"} ${seed:+"$seed"}; do
 	[[ $v =~ ^[0-9]+$ ]] || die "'$v' is not a non-negative integer"
@@ -387,6 +393,7 @@ regime_n() {
 	busy|coldstart) n=$((2 * ncpu)); [ $n -ge 8 ] || n=8 ;;
 	light) n=$(( (ncpu + 1) / 2 )) ;;
 	agents) n=$((4 * ncpu)); [ $n -ge 8 ] || n=8 ;;
+	batch) n=$((ncpu / 2)); [ $n -ge 8 ] || n=8 ;;
 	esac
 	[ -n "$n_opt" ] && n=$n_opt
 	[ $smoke = 1 ] && n=2
@@ -425,10 +432,11 @@ for regime in $regimes; do
 	busy) t=0.005 states="healthy fragmented" ;;
 	light) t=0.1 states="healthy" ;;
 	agents) t=1 states="healthy" ;;
-	coldstart) t=0.005 states="healthy" ;;
+	coldstart|batch) t=0.005 states="healthy" ;;
 	esac
 	rload=$load_args
 	[ $regime = coldstart ] && rload="$load_args --call-kind serve"
+	[ $regime = batch ] && rload="$load_args --call-kind python,cc"
 	rscale=$scale
 	[ $regime = agents ] && [ -z "$scale_given" ] && rscale=1.0
 	n=$(regime_n $regime)
@@ -459,8 +467,8 @@ done
 		echo "== regime $regime"
 		cat "$out/$regime/report.txt" 2>/dev/null
 	done
-	# the coldstart and busy regimes in the reference's terms, one table
-	case " $regimes " in *" coldstart "*|*" busy "*)
+	# the coldstart, batch and busy regimes in the reference's terms
+	case " $regimes " in *" coldstart "*|*" batch "*|*" busy "*)
 		echo
 		"$top/benchmarks/reference-table.sh" "$sumdir" 2>&1 | tee "$out/reference.txt" ;;
 	esac
