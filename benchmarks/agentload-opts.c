@@ -34,7 +34,7 @@ struct opts o = {
 enum {
 	O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
 	O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON,
-	O_MERGE, O_CALLKIND
+	O_MERGE, O_CALLKIND, O_MALLOCTHP
 };
 
 static const char short_opts[] = ":n:c:s:t:m:S:j:l:qh";
@@ -63,6 +63,7 @@ static const struct option long_opts[] = {
 	{ "budget", required_argument, NULL, O_BUDGET },
 	{ "daemon-pid", required_argument, NULL, O_DAEMON },
 	{ "merge", no_argument, NULL, O_MERGE },
+	{ "malloc-thp", no_argument, NULL, O_MALLOCTHP },
 	{ "call-kind", required_argument, NULL, O_CALLKIND },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -187,6 +188,7 @@ static void apply_option(int ch, const char *arg, char **argv)
 	case O_BUDGET: o.budget = parse_size("--budget", arg); break;
 	case O_DAEMON: o.daemon_pid = parse_daemon_pid(arg); break;
 	case O_MERGE: o.merge = 1; break;
+	case O_MALLOCTHP: o.malloc_thp = 1; break;
 	case O_NOCG: o.use_cgroup = 0; break;
 	case O_NOTOOLCG: o.tool_cgroup = 0; break;
 	case 'j': o.json = arg; break;
@@ -257,6 +259,8 @@ static void check_options(int argc, char **argv)
 			bad_opt("--call-kind needs --tools real");
 		parse_call_kinds(o.call_kind);
 	}
+	if (o.malloc_thp && !o.real)
+		bad_opt("--malloc-thp needs --tools real (glibc reads its tunables at exec)");
 	/* the label goes into JSON unescaped */
 	for (const char *p = o.label; *p; p++)
 		if (*p == '"' || *p == '\\' || (unsigned char)*p < 32)

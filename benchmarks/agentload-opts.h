@@ -24,6 +24,7 @@ struct opts {
 	int quiet;
 	int real;		/* --tools real */
 	int merge;		/* --merge: PR_SET_MEMORY_MERGE on sandboxes */
+	int malloc_thp;		/* --malloc-thp: glibc.malloc.hugetlb=1 */
 	const char *call_kind;	/* --call-kind KIND[,KIND...] */
 	unsigned int call_kind_mask;	/* bit k: kinds[k] allowed; 0: the mix */
 	const char *tools_dir;

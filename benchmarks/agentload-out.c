@@ -339,6 +339,7 @@ static void json_host_memory(FILE *f, const struct report *r)
 	jnum(f, "zswapped_peak_mb", om.zswapped_peak_kb / 1024.0, 1, 1);
 	jnum(f, "ksm_sharing_peak_mb", om.ksm_sharing_peak_kb / 1024.0, om.ksm_ok, 1);
 	fprintf(f, "  \"merge\": %d,\n", o.merge);
+	fprintf(f, "  \"malloc_thp\": %d,\n", o.malloc_thp);
 }
 
 /* PSI, CPU costs, losses and the v1 budget. */

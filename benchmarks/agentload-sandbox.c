@@ -288,10 +288,26 @@ static void run_tool_call(int sb, int i, const struct call *k)
 		tool_cgroup_done(tool_cg, res);
 }
 
-/* Before the start: die with the parent, --merge, the runtime cgroup. */
+/* Before the start: die with the parent, --merge, --malloc-thp, the
+ * runtime cgroup. */
 static void driver_prepare(int sb)
 {
+	const char *tun = getenv("GLIBC_TUNABLES");
+	char env[512];
+
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* glibc reads its tunables at exec: the runtime and its tools */
+	if (o.malloc_thp) {
+		int len = snprintf(env, sizeof(env), "%s%sglibc.malloc.hugetlb=1",
+				   tun ? tun : "", tun && *tun ? ":" : "");
+
+		if (len < 0 || (size_t)len >= sizeof(env) ||
+		    setenv("GLIBC_TUNABLES", env, 1)) {
+			fprintf(stderr, "%s: sandbox %d: setenv(GLIBC_TUNABLES): %s\n",
+				prog, sb, strerror(errno));
+			_exit(3);
+		}
+	}
 	/* inherited by the runtime (across exec) and every tool it forks */
 	if (o.merge && prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0)) {
 		fprintf(stderr, "%s: sandbox %d: prctl(PR_SET_MEMORY_MERGE): %s (--merge needs Linux 6.4+ with CONFIG_KSM)\n",

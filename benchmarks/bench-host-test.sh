@@ -113,6 +113,18 @@ smoke)
 			\$(NF - 1) == \"kind\" && !n[\$NF]++ { k++ } END { exit !(n[\"python\"] && n[\"cc\"] && k == 2) }'"
 	check "--call-kind with an unknown kind: exit 2, naming it" bash -c "
 		'$al' --tools real --call-kind python,bogus --print-plan 2>&1 >/dev/null | grep -q \"no kind 'bogus'\"; [ \${PIPESTATUS[0]} = 2 ]"
+	# --malloc-thp: the runtime starts with the tunable, after the caller's
+	# (a stand-in for node records its environment and exits)
+	fake=$(mktemp -d /tmp/agentmm-fakenode.XXXXXX)
+	printf '#!/bin/sh\nprintf "%%s" "$GLIBC_TUNABLES" >%s/env\n' "$fake" >"$fake/node"
+	chmod +x "$fake/node"
+	GLIBC_TUNABLES=glibc.malloc.check=0 "$al" --tools real --malloc-thp --no-cgroup -n 1 -c 1 -q \
+		--node "$fake/node" --workdir "$fake/work" >/dev/null 2>&1
+	check "--malloc-thp: the runtime starts with glibc.malloc.hugetlb=1 after the caller's tunables" \
+		[ "$(cat "$fake/env" 2>/dev/null)" = glibc.malloc.check=0:glibc.malloc.hugetlb=1 ]
+	check "--malloc-thp without real tools: refused" \
+		bash -c "! '$al' --malloc-thp --print-plan >/dev/null 2>&1"
+	rm -rf "$fake"
 	check "no workspace left in /var/tmp" bash -c '! ls -d /var/tmp/agentmm-bench-host.* 2>/dev/null'
 	check "no runtime left running" bash -c "! pgrep -f 'node .*[r]untime.js' >/dev/null"
 	check "every knob as found" [ "$(snapshot)" = "$before" ]

@@ -116,6 +116,12 @@ Options:
                         host: --fill-floor-pct 10 --safety-pct 20)
       --save-summaries DIR  write the summaries to DIR (default
                         OUTDIR/summaries)
+      --malloc-thp      the runtimes and tools run with glibc's
+                        glibc.malloc.hugetlb=1 tunable (agentload
+                        --malloc-thp; real tools only): where THP enabled is
+                        madvise, glibc madvises their heaps MADV_HUGEPAGE,
+                        so under defrag=madvise their faults compact
+                        directly, as on hosts that set the tunable
       --smoke           1 rep, stock only, busy regime, healthy memory, 2
                         sandboxes x 3 calls: knobs are left as they are
   -h, --help            this text
@@ -140,7 +146,7 @@ reps=10 regimes="busy light" workload=real scale_given="" wseed=1 daemon_extra="
 arms="stock stock-zswap tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov"
 calls=8 scale=0.5 gov_cmd=auto ko="" frag_args="--fill-floor-pct 10 --safety-pct 20"
 smoke=0 out="" workdir="" plots_opt="" states_opt="" n_opt="" seed="" budget=""
-swap_cmd=auto swap_args="" sumdir=""
+swap_cmd=auto swap_args="" sumdir="" malloc_thp=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-r|--reps) reps=${2:?}; shift ;;
@@ -162,6 +168,7 @@ while [ $# -gt 0 ]; do
 	--frag-args) frag_args=${2?}; shift ;;
 	--save-summaries) sumdir=${2:?}; shift ;;
 	--smoke) smoke=1 ;;
+	--malloc-thp) malloc_thp=1 ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) out=$1 ;;
@@ -173,6 +180,7 @@ for r in $regimes; do case $r in busy|light|agents|coldstart|batch) ;; *) die "u
 case " $regimes " in *" coldstart "*|*" batch "*)
 	[ "$workload" = real ] || die "the coldstart and batch regimes run real tools only (not with --workload $workload)" ;;
 esac
+[ $malloc_thp = 0 ] || [ "$workload" = real ] || die "--malloc-thp needs --workload real"
 for v in "$reps" ${n_opt:+"$n_opt"} ${seed:+"$seed"}; do
 	[[ $v =~ ^[0-9]+$ ]] || die "'$v' is not a non-negative integer"
 done
@@ -382,6 +390,7 @@ trap 'finish 130' INT TERM HUP
 workdir=/var/tmp/agentmm-bench-host.$$
 load_args="$cg_args${budget:+ --budget $budget}"
 [ $workload = real ] && load_args="$load_args --tools real --tools-dir $top/benchmarks/tools --workdir $workdir"
+[ $malloc_thp = 1 ] && load_args="$load_args --malloc-thp"
 load_args=${load_args# }
 
 profile=$top/tuned/agent-sandbox/tuned.conf
