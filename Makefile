@@ -59,6 +59,7 @@ help:
 	@echo '  make density-host  sandboxes that fit a fixed memory budget natively, per arm'
 	@echo '  make daemon-scale-host  agentmmd RSS, fds and CPU per sandbox at 1,000-4,000 (root)'
 	@echo '  make rpm        build the agentmm, kmod-agentmm, agentmm-dkms and agentmm-preset RPMs'
+	@echo '  make rpm-aarch64  agentmm and kmod-agentmm for aarch64, cross-built (Debian arm64 headers, make deps)'
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
