@@ -610,6 +610,7 @@ END {
 		mrow("zswap pool peak", st, "zswap_pool_peak_mb", "MB", "Zswap")
 		mrow("zswapped peak", st, "zswapped_peak_mb", "MB", "Zswapped (what the pool holds, uncompressed)")
 		mrow("KSM sharing peak", st, "ksm_sharing_peak_mb", "MB", "pages_sharing: what page merging saved (host-wide)")
+		mrow("host CPU utilisation", st, "host_cpu_util_pct", "%", "all CPUs, over the run (the reference kept them busy)")
 		mrow("PSI memory some", st, "pct_psi_some", "%", "% of the wall time of the run")
 		mrow("PSI memory full", st, "pct_psi_full", "%", "-")
 		mrow("CPU kswapd", st, "pct_kswapd", "%", "% of host CPU (wall time x CPUs)")
