@@ -51,6 +51,7 @@ help:
 	@echo '  make vm-check-floor  the module on its floor kernel (Debian 12 6.1, no mTHP) in the guest'
 	@echo '  make cross-check  arm64: agentmm.ko (4K, 16K pages), agentmmd, agentmmctl, unit tests cross-built and run under qemu-user'
 	@echo '  make vm-check-arm64  Debian arm64 kernels (4K, 16K pages) booted with agentmm.ko and agentmmd (qemu-system-aarch64)'
+	@echo '  make vm-check-arm64-full  the module and daemon guest suites on both arm64 kernels (T= selects tests)'
 	@echo '  make structure-check  no call/include cycle, no file over 800 lines, no function over 120'
 	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
 	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'

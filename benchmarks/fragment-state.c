@@ -29,7 +29,9 @@ void read_meminfo(struct meminfo *m)
 /*
  * Sum of the zones' free blocks per order, as listed in /proc/buddyinfo.
  * usable_only skips zone DMA: lowmem_reserve keeps user allocations out of
- * it, so its blocks neither serve the workload nor can be drained.
+ * it, so its blocks neither serve the workload nor can be drained; unless
+ * DMA is the only zone, as on arm64 machines of up to 4 GB, where it holds
+ * all memory and user allocations come from it.
  */
 void read_zones(struct amm_free_area *sum, int usable_only)
 {
@@ -71,8 +73,12 @@ void read_zones(struct amm_free_area *sum, int usable_only)
 		amm_free_area_add(sum, &z);
 	}
 	fclose(f);
+	if (!zones && usable_only) {
+		read_zones(sum, 0);
+		return;
+	}
 	if (!zones)
-		die("/proc/buddyinfo lists no %szones", usable_only ? "usable " : "");
+		die("/proc/buddyinfo lists no zones");
 }
 
 void read_buddyinfo(struct amm_free_area *sum)

@@ -175,10 +175,14 @@ fetch_kernel_cross() {
 	local arch=$1 kver=$2 kbase
 	kbase=$(echo "$kver" | sed -E 's/-(amd64|arm64)(-16k)?$//')
 	local kroot=$cache/kernel/$kver/root dl
-	[ -f "$kroot/.agentmm-complete" ] && { say "$arch kernel headers $kver present in $kroot"; return; }
+	# complete: headers, image, and the modules the guest suites load
+	[ -f "$kroot/.agentmm-complete" ] && [ -d "$kroot/lib/modules/$kver/kernel/drivers/block/zram" ] &&
+		{ say "$arch kernel headers $kver present in $kroot"; return; }
 	say "downloading Debian's $arch headers and image for $kver"
 	dl=$(mktemp -d)
-	# the image for the guest (make vm-check-arm64): its boot/ only
+	# the image for the guest (make vm-check-arm64): its boot/ and the
+	# modules the guest suites load (zram and lz4 for a swap device, 9p for
+	# the host share; tests/vm/run)
 	apt_download "$arch" '' "$dl/image" "linux-image-$kver-unsigned" &&
 	apt_download "$arch" '' "$dl" "linux-headers-$kver" &&
 	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
@@ -186,7 +190,10 @@ fetch_kernel_cross() {
 	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
 	local deb
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$kroot.tmp"; done
-	dpkg-deb --fsys-tarfile "$dl"/image/*.deb | tar -C "$kroot.tmp" -x ./boot
+	dpkg-deb --fsys-tarfile "$dl"/image/*.deb | tar -C "$kroot.tmp" -x --wildcards ./boot \
+		"./lib/modules/$kver/kernel/drivers/block/zram/*" "./lib/modules/$kver/kernel/lib/lz4/*" \
+		"./lib/modules/$kver/kernel/fs/9p/*" "./lib/modules/$kver/kernel/net/9p/*" \
+		"./lib/modules/$kver/kernel/fs/netfs/*"
 	rm -rf "$dl"
 	[ -f "$kroot.tmp/boot/vmlinuz-$kver" ] || die "no boot/vmlinuz-$kver in linux-image-$kver-unsigned"
 	[ -f "$kroot.tmp/usr/src/linux-headers-$kver/Makefile" ] ||

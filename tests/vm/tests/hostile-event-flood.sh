@@ -32,12 +32,22 @@ kill = 0
 CONF
 check "the flooder's runtime marked" wait_for 20 grep -q "agent runtime is pid $FRT" $LOG
 expect_eq "$(cat /proc/$FRT/oom_score_adj)" -900 "its runtime protected"
+t0=$(date +%s)
 echo go >/tmp/go
 check "the flood ran" wait_for 300 test -s /tmp/flood.pid
+took=$(($(date +%s) - t0))
 LAST=$(cat /tmp/flood.pid)
-log "flood status: $(grep '^sandbox name=agent.slice/flood ' /run/agentmm/status)"
-check "the excess is counted for the flooder" wait_for 20 sh -c "grep '^sandbox name=agent.slice/flood ' /run/agentmm/status | grep -Eq 'events_limited=[1-9]'"
-check "and said in the log" grep -q "sandbox agent.slice/flood: .* tool-call events over its budget" $LOG
+log "flood status ($took s): $(grep '^sandbox name=agent.slice/flood ' /run/agentmm/status)"
+# 3000 tool calls exceed 256 + 128/s only if they come faster than that:
+# an emulated CPU (arm64 under TCG) forks too slowly to flood, and then
+# nothing may be held back either
+if [ $((256 + 128 * took)) -lt 3000 ]; then
+	check "the excess is counted for the flooder" wait_for 20 sh -c "grep '^sandbox name=agent.slice/flood ' /run/agentmm/status | grep -Eq 'events_limited=[1-9]'"
+	check "and said in the log" grep -q "sandbox agent.slice/flood: .* tool-call events over its budget" $LOG
+else
+	check "a flood slower than its budget ($took s for 3000 calls): nothing held back" \
+		sh -c "grep '^sandbox name=agent.slice/flood ' /run/agentmm/status | grep -q 'events_limited=0'"
+fi
 check "no event of the host lost" grep -Eq '^daemon .* ringbuf_drops=0 ' /run/agentmm/status
 check "a child whose events were held back gets the tool score" wait_for 20 sh -c "[ \$(cat /proc/$LAST/oom_score_adj) = 500 ]"
 expect_eq "$(cat /proc/$FRT/oom_score_adj)" -900 "its runtime still protected"
