@@ -9,7 +9,7 @@ vm-check-arm64: module-cross
 
 # make vm-check-arm64-full: the module's and the daemon's guest suites
 # (tests/vm/tests) on both arm64 kernels (tests/arm64/full; T= selects
-# tests as in make vm-check). Its own target: about N minutes under TCG.
+# tests as in make vm-check). Its own target: about 45 minutes a kernel under TCG.
 .PHONY: vm-check-arm64-full arm64-guest-bins
 ARM64_SYSROOT := $(AGENTMM_CACHE)/sysroot/arm64
 arm64-guest-bins:
