@@ -108,7 +108,6 @@ static double heap_cap_mb(void)
 	return cap_mb;
 }
 
-/* The kind whose share of the weights holds @u in [0, 1). */
 /* The kind whose share of the weights holds @u in [0, 1), among the kinds
  * in @mask (0: all); listed kinds of weight 0 alone share equally. */
 static int pick_kind(double u, unsigned int mask)

@@ -301,8 +301,12 @@ static void driver_prepare(int sb)
 		int len = snprintf(env, sizeof(env), "%s%sglibc.malloc.hugetlb=1",
 				   tun ? tun : "", tun && *tun ? ":" : "");
 
-		if (len < 0 || (size_t)len >= sizeof(env) ||
-		    setenv("GLIBC_TUNABLES", env, 1)) {
+		if (len < 0 || (size_t)len >= sizeof(env)) {
+			fprintf(stderr, "%s: sandbox %d: --malloc-thp: GLIBC_TUNABLES is too long to append glibc.malloc.hugetlb=1 (unset it or shorten it)\n",
+				prog, sb);
+			_exit(3);
+		}
+		if (setenv("GLIBC_TUNABLES", env, 1)) {
 			fprintf(stderr, "%s: sandbox %d: setenv(GLIBC_TUNABLES): %s\n",
 				prog, sb, strerror(errno));
 			_exit(3);
