@@ -66,6 +66,7 @@ void amm_config_defaults(struct amm_config *c)
 	c->reclaim_paced_step_permille = 100;
 	c->reclaim_settle_ms = 1000;
 	c->reclaim_refault_max_pct = 10;
+	c->reclaim_gap_refault_max_pct = 0;
 	c->reclaim_hot_skip_s = 120;
 	c->reclaim_v1_limit = false;
 	c->retry_repeats = 3;
@@ -228,6 +229,7 @@ static const struct num_key num_keys[] = {
 	KUINT(reclaim_paced_step_permille, 1, 500),
 	KUINT(reclaim_settle_ms, 0, 3600000),
 	KUINT(reclaim_refault_max_pct, 0, 100),
+	KUINT(reclaim_gap_refault_max_pct, 0, 100),
 	KUINT(reclaim_hot_skip_s, 0, 86400),
 	KBOOL(reclaim_v1_limit),
 	KUINT(retry_repeats, 0, 100),
@@ -534,7 +536,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
 		"reclaim_budget_mb_per_s = %" PRIu64 "\nreclaim_paced = %d\n"
 		"reclaim_paced_step_permille = %u\nreclaim_settle_ms = %u\n"
-		"reclaim_refault_max_pct = %u\nreclaim_hot_skip_s = %u\n"
+		"reclaim_refault_max_pct = %u\nreclaim_gap_refault_max_pct = %u\n"
+		"reclaim_hot_skip_s = %u\n"
 		"reclaim_v1_limit = %d\n"
 		"retry_repeats = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
@@ -556,7 +559,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
 		c->reclaim_budget_mb_per_s, c->reclaim_paced,
 		c->reclaim_paced_step_permille, c->reclaim_settle_ms,
-		c->reclaim_refault_max_pct, c->reclaim_hot_skip_s,
+		c->reclaim_refault_max_pct, c->reclaim_gap_refault_max_pct,
+		c->reclaim_hot_skip_s,
 		c->reclaim_v1_limit,
 		c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,

@@ -61,6 +61,7 @@ struct amm_config {
 	unsigned int reclaim_paced_step_permille;
 	unsigned int reclaim_settle_ms;
 	unsigned int reclaim_refault_max_pct;
+	unsigned int reclaim_gap_refault_max_pct;
 	unsigned int reclaim_hot_skip_s;
 	/* cgroup v1: reclaim through memory.limit_in_bytes (the kernel's LRU
 	 * order) rather than process_madvise(MADV_PAGEOUT) of address ranges */

@@ -512,6 +512,8 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		.sb_psi_max = d->cfg.reclaim_sandbox_psi_max,
 		.max_step_permille = d->cfg.reclaim_paced_step_permille,
 		.refault_max_pct = d->cfg.reclaim_refault_max_pct,
+		.gap_refault_max_pct = d->cfg.reclaim_gap_refault_max_pct,
+		.idle_ms = (uint64_t)d->cfg.reclaim_idle_s * 1000,
 	};
 	uint64_t budget = now - d->last_reclaim_ms, t0 = now_ms();
 	int i, k, late = -1;
@@ -548,6 +550,7 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		if (s->last_tool_seen_ms && now - s->last_tool_seen_ms <
 					    a[i].idle_ms)
 			a[i].idle_ms = now - s->last_tool_seen_ms;
+		amm_paced_observe(&a[i], refault, &pp, &s->pace);
 		if (d->level > AMM_LEVEL_OK || !budget) {
 			/* under pressure the graduated steps act; the step
 			 * taken before is still judged next time */
@@ -562,7 +565,7 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		if (!amt)
 			continue;
 		budget -= amt;
-		s->pace.last_reclaimed = reclaim_step(d, s, amt, true);
+		amm_paced_reclaimed(&s->pace, reclaim_step(d, s, amt, true));
 	}
 	d->reclaim_next = late >= 0 ? (unsigned int)late : 0;
 	if (!d->cfg.reclaim || d->cfg.reclaim_paced || d->level > AMM_LEVEL_OK)

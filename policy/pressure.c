@@ -565,13 +565,79 @@ u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
  * amm_paced_params_valid() - are paced reclaim knobs usable?
  * @p: the knobs
  *
- * Return: true when the step is 1..500 per mille and refault_max_pct at
- * most 100.
+ * Return: true when the step is 1..500 per mille and refault_max_pct and
+ * gap_refault_max_pct at most 100.
  */
 bool amm_paced_params_valid(const struct amm_paced_params *p)
 {
 	return p->max_step_permille >= 1 && p->max_step_permille <= 500 &&
-	       p->refault_max_pct <= 100;
+	       p->refault_max_pct <= 100 && p->gap_refault_max_pct <= 100;
+}
+
+/**
+ * amm_paced_observe() - follow one sandbox's gaps and calls, every slow tick
+ * @sb:            the sandbox (tool_running, idle_ms, current)
+ * @refault_bytes: anon refaults of the sandbox since the last slow tick
+ * @p:             the knobs
+ * @st:            the sandbox's pace, updated
+ *
+ * Called on every slow tick, also those on which no step may be taken
+ * (pressure, a late tick), so that a gap is judged by every refault up to
+ * the end of the next tool call. When a gap begins after a call, the last
+ * gap is judged (see struct amm_paced_params).
+ */
+void amm_paced_observe(const struct amm_sb *sb, u64 refault_bytes,
+		       const struct amm_paced_params *p,
+		       struct amm_paced_state *st)
+{
+	u64 permille;
+
+	if (st->gap_reclaimed)
+		st->gap_refaulted += refault_bytes;
+	if (sb->tool_running || sb->idle_ms < p->settle_ms) {
+		st->in_call = true;
+		return;
+	}
+	if (!st->in_call)
+		return;
+	/* a new gap: judge the last one by what came back since */
+	st->in_call = false;
+	if (!st->gap_reclaimed) {
+		if (st->gap_backoff)
+			st->gap_backoff--;
+	} else if (p->gap_refault_max_pct &&
+		   st->gap_refaulted * 100 >
+		   st->gap_reclaimed * p->gap_refault_max_pct) {
+		permille = sb->current ?
+			   amm_div64(st->gap_reclaimed * 1000, sb->current) :
+			   0;
+		if (permille > 1000)
+			permille = 1000;
+		st->gap_cap_permille = (u32)permille / 2;
+		if (!st->gap_cap_permille) {
+			/* even the smallest came back: rest, then retry */
+			st->gap_cap_permille = 1;
+			st->gap_backoff = AMM_PACED_GAP_BACKOFF;
+		}
+	} else if (st->gap_cap_permille) {
+		st->gap_cap_permille += p->max_step_permille;
+		if (st->gap_cap_permille >= 1000)
+			st->gap_cap_permille = 0;
+	}
+	st->gap_reclaimed = 0;
+	st->gap_refaulted = 0;
+	st->gap_allow = 0;
+}
+
+/**
+ * amm_paced_reclaimed() - record what a step freed
+ * @st:    the sandbox's pace
+ * @bytes: bytes the step freed (what amm_reclaim_paced() asked, or less)
+ */
+void amm_paced_reclaimed(struct amm_paced_state *st, u64 bytes)
+{
+	st->last_reclaimed = bytes;
+	st->gap_reclaimed += bytes;
 }
 
 /**
@@ -587,7 +653,9 @@ bool amm_paced_params_valid(const struct amm_paced_params *p)
  * Never while a tool call runs or settles, on a frozen sandbox, or under
  * stall; the step halves when the last one came back as refaults (after
  * the smallest step, reclaim pauses AMM_PACED_BACKOFF ticks) and grows
- * back by an eighth of the largest step after a clean one.
+ * back by an eighth of the largest step after a clean one. Within a short
+ * gap, at most the gap cap amm_paced_observe() keeps (call it first, and
+ * amm_paced_reclaimed() after the step).
  *
  * Return: bytes (page-aligned) to reclaim, 0 for none.
  */
@@ -624,6 +692,21 @@ u64 amm_reclaim_paced(const struct amm_sb *sb, u32 host_psi,
 	    sb->current <= sb->floor)
 		return 0;
 	amount = amm_div64(sb->current * st->step_permille, 1000);
+	if (sb->idle_ms < p->idle_ms || !p->idle_ms) {
+		/* a pause between calls: what comes back at the next one
+		 * is not worth taking again (see amm_paced_observe()) */
+		if (st->gap_backoff)
+			return 0;
+		if (st->gap_cap_permille && !st->gap_allow)
+			st->gap_allow = amm_div64(sb->current *
+						  st->gap_cap_permille, 1000);
+		if (st->gap_cap_permille) {
+			if (st->gap_reclaimed >= st->gap_allow)
+				return 0;
+			if (amount > st->gap_allow - st->gap_reclaimed)
+				amount = st->gap_allow - st->gap_reclaimed;
+		}
+	}
 	if (amount > sb->current - sb->floor)
 		amount = sb->current - sb->floor;
 	if (amount > budget_left)

@@ -174,12 +174,25 @@ u64 amm_reclaim_amount(const struct amm_sb *sb, u64 limit, u64 used,
  * @max_step_permille:	the largest step, per mille of the sandbox's memory
  * @refault_max_pct:	refaults since the last step above this % of what
  *			that step reclaimed halve the step
+ * @gap_refault_max_pct: refaults from a gap's first step to the end of the
+ *			next tool call above this % of what the gap's steps
+ *			reclaimed cap the next gaps (0: no cap)
+ * @idle_ms:		a gap this long is idleness: the gap cap lifts
  *
  * TMO/senpai style: every sandbox, not only idle ones, gives up a small
  * step of its memory on each slow tick between its tool calls, for as long
  * as what was taken does not come back (refaults) and nothing stalls
  * (PSI). The step adapts: halved when the last one refaulted, grown back
  * by an eighth of the largest step after each clean one.
+ *
+ * A step is judged by the tick after it, which in a gap between tool calls
+ * is usually clean even when the runtime reads everything again at its
+ * next call. So each gap is also judged as a whole, at the start of the
+ * next one: when most of what its steps took came back by then, the next
+ * gap may take only half as much (after that reached nothing, the next
+ * AMM_PACED_GAP_BACKOFF gaps take nothing); a clean gap raises the cap by
+ * one largest step. A gap that lasts @idle_ms is idleness, not a pause
+ * between calls, and is not capped.
  */
 struct amm_paced_params {
 	u64 settle_ms;
@@ -187,6 +200,8 @@ struct amm_paced_params {
 	u32 sb_psi_max;
 	u32 max_step_permille;
 	u32 refault_max_pct;
+	u32 gap_refault_max_pct;
+	u64 idle_ms;
 };
 
 /**
@@ -197,15 +212,36 @@ struct amm_paced_params {
  *			measured against), 0 if none
  * @backoff:		slow ticks still to skip after the step fell to its
  *			smallest and still refaulted
+ * @in_call:		a tool call ran (or settles) since the gap began
+ * @gap_reclaimed:	bytes the steps of the current (or, during a call,
+ *			the last) gap freed
+ * @gap_refaulted:	refaults since that gap's first step
+ * @gap_allow:		bytes this gap may take in all; 0 until its first step
+ * @gap_cap_permille:	what a gap may take, per mille of the sandbox's
+ *			memory; 0: no cap
+ * @gap_backoff:	gaps still to take nothing in
  */
 struct amm_paced_state {
 	u32 step_permille;
 	u64 last_reclaimed;
 	u32 backoff;
+	bool in_call;
+	u64 gap_reclaimed;
+	u64 gap_refaulted;
+	u64 gap_allow;
+	u32 gap_cap_permille;
+	u32 gap_backoff;
 };
 
 /* Slow ticks skipped when even the smallest step refaults. */
 #define AMM_PACED_BACKOFF	8
+/* Gaps skipped when even the smallest gap cap came back. */
+#define AMM_PACED_GAP_BACKOFF	4
+
+void amm_paced_observe(const struct amm_sb *sb, u64 refault_bytes,
+		       const struct amm_paced_params *p,
+		       struct amm_paced_state *st);
+void amm_paced_reclaimed(struct amm_paced_state *st, u64 bytes);
 
 u64 amm_reclaim_paced(const struct amm_sb *sb, u32 host_psi,
 		      u64 refault_bytes, const struct amm_paced_params *p,

@@ -387,6 +387,109 @@ TEST(reclaim_paced)
 	p.max_step_permille = 40;
 	p.refault_max_pct = 101;
 	CHECK(!amm_paced_params_valid(&p));
+	p.refault_max_pct = 10;
+	p.gap_refault_max_pct = 101;
+	CHECK(!amm_paced_params_valid(&p));
+}
+
+/* One slow tick of the daemon's loop: observe, step, record the step. */
+static u64 paced_tick(struct amm_sb *sb, u64 refault,
+		      const struct amm_paced_params *p,
+		      struct amm_paced_state *st)
+{
+	u64 amt;
+
+	amm_paced_observe(sb, refault, p, st);
+	amt = amm_reclaim_paced(sb, 0, refault, p, st, 1ULL << 40);
+	if (amt)
+		amm_paced_reclaimed(st, amt);
+	return amt;
+}
+
+TEST(reclaim_paced_gap)
+{
+	struct amm_paced_params p = {
+		.settle_ms = 1000, .host_psi_max = 100, .sb_psi_max = 50,
+		.max_step_permille = 100, .refault_max_pct = 10,
+		.gap_refault_max_pct = 80, .idle_ms = 30000,
+	};
+	struct amm_paced_state st = { 0 };
+	struct amm_sb sb = { .current = 1000 * MB, .floor = 0,
+			     .idle_ms = 2000 };
+	u64 a;
+	int gap;
+
+	CHECK(amm_paced_params_valid(&p));
+	/* a gap of two clean ticks takes two full steps */
+	CHECK(paced_tick(&sb, 0, &p, &st) == 100 * MB);
+	CHECK(paced_tick(&sb, 0, &p, &st) == 100 * MB);
+	CHECK(st.gap_reclaimed == 200 * MB);
+	/* the next call reads it all back: the tick judges it per step... */
+	sb.tool_running = true;
+	CHECK(paced_tick(&sb, 200 * MB, &p, &st) == 0);
+	CHECK(st.in_call && st.gap_refaulted == 200 * MB);
+	CHECK(st.step_permille == 50);
+	/* ...and the next gap judges the gap: it may take half of 200 */
+	sb.tool_running = false;
+	CHECK(paced_tick(&sb, 0, &p, &st) == 50 * MB);
+	CHECK(st.gap_cap_permille == 100 && st.gap_refaulted == 0);
+	/* the step grows back, but the gap stops at its cap */
+	CHECK(paced_tick(&sb, 0, &p, &st) == 50 * MB);
+	CHECK(paced_tick(&sb, 0, &p, &st) == 0);
+	CHECK(st.gap_reclaimed == 100 * MB);
+
+	/* a runtime that reads back all of it at every call: the cap halves
+	 * each gap, down to nothing, then AMM_PACED_GAP_BACKOFF gaps rest */
+	for (gap = 0; gap < 12 && !st.gap_backoff; gap++) {
+		sb.tool_running = true;
+		paced_tick(&sb, st.gap_reclaimed, &p, &st);
+		sb.tool_running = false;
+		paced_tick(&sb, 0, &p, &st);
+		paced_tick(&sb, 0, &p, &st);
+	}
+	CHECK(st.gap_backoff == AMM_PACED_GAP_BACKOFF);
+	CHECK(st.gap_reclaimed == 0);
+	for (gap = 0; gap < AMM_PACED_GAP_BACKOFF; gap++) {
+		sb.tool_running = true;
+		CHECK(paced_tick(&sb, 0, &p, &st) == 0);
+		sb.tool_running = false;
+		CHECK(paced_tick(&sb, 0, &p, &st) == 0 || gap == AMM_PACED_GAP_BACKOFF - 1);
+	}
+	CHECK(st.gap_backoff == 0);
+	/* the retry takes the smallest cap (1 per mille: 1 MB here) */
+	CHECK(st.gap_reclaimed <= MB);
+	sb.tool_running = true;
+	paced_tick(&sb, 0, &p, &st);
+	sb.tool_running = false;
+
+	/* clean gaps raise the cap by one largest step each, then lift it */
+	for (gap = 0; gap < 12 && st.gap_cap_permille; gap++) {
+		sb.tool_running = true;
+		paced_tick(&sb, 0, &p, &st);
+		sb.tool_running = false;
+		paced_tick(&sb, 0, &p, &st);
+	}
+	CHECK(st.gap_cap_permille == 0 && gap == 10);
+
+	/* a long idle gap is not capped */
+	st.gap_cap_permille = 1;
+	st.gap_allow = 0;
+	st.step_permille = 100;
+	sb.idle_ms = 30000;
+	a = paced_tick(&sb, 0, &p, &st);
+	CHECK(a == 100 * MB);
+
+	/* off (0): gaps are never capped */
+	p.gap_refault_max_pct = 0;
+	memset(&st, 0, sizeof(st));
+	sb.idle_ms = 2000;
+	for (gap = 0; gap < 6; gap++) {
+		CHECK(paced_tick(&sb, 0, &p, &st) > 0);
+		sb.tool_running = true;
+		paced_tick(&sb, st.gap_reclaimed, &p, &st);
+		sb.tool_running = false;
+	}
+	CHECK(st.gap_cap_permille == 0 && st.gap_backoff == 0);
 }
 
 TEST(hotmap)
