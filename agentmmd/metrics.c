@@ -292,6 +292,7 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 		{ "agentmm_sandbox_exempt", "gauge", "1 if exempted from every action by agentmmctl exempt." },
 		{ "agentmm_sandbox_refault_bytes_total", "counter", "Anonymous memory of the sandbox that came back after reclaim (workingset_refault_anon)." },
 		{ "agentmm_sandbox_reclaim_step_ratio", "gauge", "The sandbox's next paced reclaim step, as a fraction of its memory." },
+		{ "agentmm_sandbox_reclaim_gaps_capped_total", "counter", "Pauses between tool calls whose reclaim mostly came back by the end of the next call (each caps the next pause)." },
 		{ "agentmm_sandbox_reclaim_gap_cap_ratio", "gauge", "What paced reclaim may take from the sandbox in one pause between tool calls, as a fraction of its memory (1: no cap, 0 while pauses are skipped; reclaim_gap_refault_max_pct)." },
 	};
 	char label[AMM_PATH_MAX * 2];
@@ -337,7 +338,8 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 				    label, s->pace.step_permille / 1000,
 				    s->pace.step_permille % 1000);
 				break;
-			case 15:
+			case 15: S(s->pace.gaps_capped); break;
+			case 16:
 				t = s->pace.gap_backoff ? 0 :
 				    s->pace.gap_cap_permille ?
 				    s->pace.gap_cap_permille : 1000;

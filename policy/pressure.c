@@ -590,15 +590,18 @@ void amm_paced_observe(const struct amm_sb *sb, u64 refault_bytes,
 		       const struct amm_paced_params *p,
 		       struct amm_paced_state *st)
 {
+	bool ended = sb->idle_ms < st->prev_idle_ms;
 	u64 permille;
 
+	st->prev_idle_ms = sb->idle_ms;
 	if (st->gap_reclaimed)
 		st->gap_refaulted += refault_bytes;
 	if (sb->tool_running || sb->idle_ms < p->settle_ms) {
 		st->in_call = true;
 		return;
 	}
-	if (!st->in_call)
+	/* a call that began and ended between two ticks counts too */
+	if (!st->in_call && !ended)
 		return;
 	/* a new gap: judge the last one by what came back since */
 	st->in_call = false;
@@ -613,6 +616,7 @@ void amm_paced_observe(const struct amm_sb *sb, u64 refault_bytes,
 			   0;
 		if (permille > 1000)
 			permille = 1000;
+		st->gaps_capped++;
 		st->gap_cap_permille = (u32)permille / 2;
 		if (!st->gap_cap_permille) {
 			/* even the smallest came back: rest, then retry */

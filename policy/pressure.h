@@ -213,6 +213,8 @@ struct amm_paced_params {
  * @backoff:		slow ticks still to skip after the step fell to its
  *			smallest and still refaulted
  * @in_call:		a tool call ran (or settles) since the gap began
+ * @prev_idle_ms:	idle_ms at the last slow tick (less now: a call
+ *			started and ended between the two ticks)
  * @gap_reclaimed:	bytes the steps of the current (or, during a call,
  *			the last) gap freed
  * @gap_refaulted:	refaults since that gap's first step
@@ -220,17 +222,20 @@ struct amm_paced_params {
  * @gap_cap_permille:	what a gap may take, per mille of the sandbox's
  *			memory; 0: no cap
  * @gap_backoff:	gaps still to take nothing in
+ * @gaps_capped:	gaps judged to have come back, so far (a counter)
  */
 struct amm_paced_state {
 	u32 step_permille;
 	u64 last_reclaimed;
 	u32 backoff;
 	bool in_call;
+	u64 prev_idle_ms;
 	u64 gap_reclaimed;
 	u64 gap_refaulted;
 	u64 gap_allow;
 	u32 gap_cap_permille;
 	u32 gap_backoff;
+	u64 gaps_capped;
 };
 
 /* Slow ticks skipped when even the smallest step refaults. */

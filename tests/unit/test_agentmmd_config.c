@@ -93,7 +93,8 @@ TEST(paced_reclaim_keys)
 	CHECK(c.reclaim && c.reclaim_paced &&
 	      c.reclaim_paced_step_permille == 100 &&
 	      c.reclaim_settle_ms == 1000 && c.reclaim_refault_max_pct == 10 &&
-	      c.reclaim_hot_skip_s == 120);
+	      c.reclaim_hot_skip_s == 120 &&
+	      c.reclaim_gap_refault_max_pct == 0);
 	CHECK(load(&c, "reclaim_paced = 0\nreclaim_paced_step_permille = 500\n"
 		       "reclaim_settle_ms = 0\nreclaim_refault_max_pct = 0\n",
 		   err, sizeof(err)) == 0);
@@ -102,6 +103,10 @@ TEST(paced_reclaim_keys)
 	CHECK(load(&c, "reclaim_paced_step_permille = 0\n", err, sizeof(err)));
 	CHECK(load(&c, "reclaim_paced_step_permille = 501\n", err, sizeof(err)));
 	CHECK(load(&c, "reclaim_refault_max_pct = 101\n", err, sizeof(err)));
+	CHECK(load(&c, "reclaim_gap_refault_max_pct = 80\n", err,
+		   sizeof(err)) == 0 && c.reclaim_gap_refault_max_pct == 80);
+	CHECK(load(&c, "reclaim_gap_refault_max_pct = 101\n", err,
+		   sizeof(err)));
 	CHECK(load(&c, "reclaim_hot_skip_s = 0\n", err, sizeof(err)) == 0 &&
 	      c.reclaim_hot_skip_s == 0);
 	CHECK(load(&c, "reclaim_hot_skip_s = 86401\n", err, sizeof(err)));

@@ -433,6 +433,7 @@ TEST(reclaim_paced_gap)
 	sb.tool_running = false;
 	CHECK(paced_tick(&sb, 0, &p, &st) == 50 * MB);
 	CHECK(st.gap_cap_permille == 100 && st.gap_refaulted == 0);
+	CHECK(st.gaps_capped == 1);
 	/* the step grows back, but the gap stops at its cap */
 	CHECK(paced_tick(&sb, 0, &p, &st) == 50 * MB);
 	CHECK(paced_tick(&sb, 0, &p, &st) == 0);
@@ -470,6 +471,15 @@ TEST(reclaim_paced_gap)
 		paced_tick(&sb, 0, &p, &st);
 	}
 	CHECK(st.gap_cap_permille == 0 && gap == 10);
+
+	/* a call that began and ended between two ticks ends a gap too */
+	memset(&st, 0, sizeof(st));
+	sb.idle_ms = 5000;
+	CHECK(paced_tick(&sb, 0, &p, &st) == 100 * MB);
+	sb.idle_ms = 1500;			/* past settle at both ticks */
+	CHECK(paced_tick(&sb, 100 * MB, &p, &st) > 0);
+	CHECK(st.gap_cap_permille == 50 && st.gap_reclaimed > 0);
+	sb.idle_ms = 2000;
 
 	/* a long idle gap is not capped */
 	st.gap_cap_permille = 1;
