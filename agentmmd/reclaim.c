@@ -564,6 +564,10 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 					&s->pace, budget);
 		if (!amt)
 			continue;
+		dbg("pace %s: idle %" PRIu64 " ms, step %u/1000, gap cap %u/1000, gap took %" PRIu64 " KB (%" PRIu64 " KB back)",
+		    s->rel, a[i].idle_ms, s->pace.step_permille,
+		    s->pace.gap_cap_permille, s->pace.gap_reclaimed / 1024,
+		    s->pace.gap_refaulted / 1024);
 		budget -= amt;
 		amm_paced_reclaimed(&s->pace, reclaim_step(d, s, amt, true));
 	}

@@ -698,7 +698,8 @@ u64 amm_reclaim_paced(const struct amm_sb *sb, u32 host_psi,
 	amount = amm_div64(sb->current * st->step_permille, 1000);
 	if (sb->idle_ms < p->idle_ms || !p->idle_ms) {
 		/* a pause between calls: what comes back at the next one
-		 * is not worth taking again (see amm_paced_observe()) */
+		 * is not worth taking again (see amm_paced_observe())
+		 */
 		if (st->gap_backoff)
 			return 0;
 		if (st->gap_cap_permille && !st->gap_allow)

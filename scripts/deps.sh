@@ -261,6 +261,34 @@ fetch_bench_node() {
 		die "npm ci in $dir failed (needs the npm registry the first time)"
 }
 
+# The kernel's style checker for make structure-check: checkpatch.pl and the
+# two data files it reads next to itself, out of Debian's linux-source-6.12
+# (downloaded once, ~150 MB, then dropped; never installed).
+fetch_checkpatch() {
+	local dir=$cache/checkpatch dl f
+	[ -f "$dir/checkpatch.pl" ] && [ -f "$dir/spelling.txt" ] &&
+		{ say "checkpatch.pl present in $dir"; return; }
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		die "checkpatch.pl: needs apt-get and dpkg-deb to fetch linux-source-6.12 (or put checkpatch.pl, spelling.txt and const_structs.checkpatch from a kernel tree's scripts/ into $dir)"
+	say "fetching checkpatch.pl from linux-source-6.12 (once)"
+	dl=$(mktemp -d)
+	if ! apt_download '' '' "$dl" linux-source-6.12; then
+		rm -rf "$dl"
+		die "could not download linux-source-6.12 (apt-get update; or put checkpatch.pl, spelling.txt and const_structs.checkpatch into $dir)"
+	fi
+	dpkg-deb --fsys-tarfile "$dl"/linux-source-6.12_*.deb |
+		tar -x -C "$dl" --wildcards './usr/src/linux-source-6.12.tar.*' &&
+	tar -x -C "$dl" -f "$dl"/usr/src/linux-source-6.12.tar.* --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' ||
+		{ rm -rf "$dl"; die "linux-source-6.12: no scripts/checkpatch.pl in the package"; }
+	mkdir -p "$dir"
+	for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+		cp "$dl"/linux-source-6.12/scripts/$f "$dir/" ||
+			{ rm -rf "$dl"; die "linux-source-6.12: no scripts/$f"; }
+	done
+	rm -rf "$dl"
+}
+
 if command -v apt-get >/dev/null; then
 	install_apt
 	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
@@ -281,3 +309,4 @@ for arch in $(grep -v '^#' "$top/tests/vm/kernel-cross" | awk '{ print $1 }' | s
 done
 fetch_tuned
 fetch_bench_node
+fetch_checkpatch

@@ -4,12 +4,14 @@
  * in-guest agentmm tests.
  *
  *   memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold]
- *          [--progress FILE] MB
+ *          [--touch-ms T] [--progress FILE] MB
  *
  * Touches MB megabytes S at a time (at most R MB/s if given), then holds
  * them H seconds (or until killed with --hold) and exits 0. After each step
  * the megabytes touched so far are written to FILE (overwritten), so a test
- * can watch a throttled burst.
+ * can watch a throttled burst. With --touch-ms it reads every page again
+ * every T ms while it holds them, as a runtime that walks its whole heap
+ * does: whatever was paged out comes back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +44,10 @@ static long arg(const char *s, const char *name)
 
 int main(int argc, char **argv)
 {
-	long delay = 0, step = 8, rate = 0, hold = 0, mb = -1, done;
+	long delay = 0, step = 8, rate = 0, hold = 0, mb = -1, done, touch = 0;
 	const char *progress = NULL;
+	struct { char *p; size_t len; } *chunk = NULL;
+	long nchunk = 0;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -57,12 +61,14 @@ int main(int argc, char **argv)
 			hold = arg(argv[++i], "--hold-s");
 		else if (!strcmp(argv[i], "--hold"))
 			hold = -1;
+		else if (!strcmp(argv[i], "--touch-ms") && i + 1 < argc)
+			touch = arg(argv[++i], "--touch-ms");
 		else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
 			progress = argv[++i];
 		else if (mb < 0 && argv[i][0] != '-')
 			mb = arg(argv[i], "MB");
 		else {
-			fprintf(stderr, "usage: memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold] [--progress FILE] MB\n");
+			fprintf(stderr, "usage: memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold] [--touch-ms T] [--progress FILE] MB\n");
 			return 2;
 		}
 	}
@@ -84,6 +90,18 @@ int main(int argc, char **argv)
 		}
 		memset(p, 0x5a, len);	/* non-zero: no zero-page tricks */
 		done += n;
+		if (touch) {
+			void *c = realloc(chunk, (size_t)(nchunk + 1) *
+					  sizeof(*chunk));
+
+			if (!c) {
+				fprintf(stderr, "memhog: out of memory\n");
+				return 1;
+			}
+			chunk = c;
+			chunk[nchunk].p = p;
+			chunk[nchunk++].len = len;
+		}
 		if (progress) {
 			char buf[32];
 			int fd = open(progress, O_WRONLY | O_CREAT | O_TRUNC,
@@ -100,6 +118,24 @@ int main(int argc, char **argv)
 		}
 		if (rate)
 			msleep(n * 1000 / rate);
+	}
+	if (touch) {
+		struct timespec t0, t;
+		volatile unsigned long sum = 0;
+		long k;
+		size_t off;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (hold >= 0 && (t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= hold * 1000)
+				return 0;
+			msleep(touch);
+			for (k = 0; k < nchunk; k++)
+				for (off = 0; off < chunk[k].len; off += 4096)
+					sum += (unsigned char)chunk[k].p[off];
+		}
 	}
 	if (hold < 0)
 		for (;;)

@@ -10,7 +10,13 @@ Usage: tests/structure/check.py TOP
 - no cycle in the include graph of agentmmd/, policy/, kmod/;
 - no file includes a .c file;
 - every agentmmd/*.c but the two mains has a header of its own name;
-- no source file outside tests/ over 800 lines, no C function over 120.
+- no source file outside tests/ over 800 lines, no C function over 120;
+- the kernel code (kmod/, and policy/, which the module compiles too) is
+  checkpatch clean: the kernel's scripts/checkpatch.pl, which `make deps`
+  caches from Debian's linux-source-6.12 ($AGENTMM_CACHE/checkpatch),
+  reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
+  exists to test the kernel version: the module builds out of tree for
+  several).
 
 Prints one line per check and ends with "N passed, N failed".
 """
@@ -196,6 +202,28 @@ result(not long_files, 'no source file outside tests/ over 800 lines',
        '\n'.join(long_files))
 result(not long_funcs, 'no C function outside tests/ over 120 lines',
        '\n'.join(long_funcs))
+
+# ---- checkpatch: the kernel code in the kernel's style ----
+cache = os.environ.get('AGENTMM_CACHE') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+    'agentmm')
+checkpatch = os.path.join(cache, 'checkpatch', 'checkpatch.pl')
+kfiles = sorted(glob.glob(os.path.join(top, 'kmod', '*.[ch]')) +
+                glob.glob(os.path.join(top, 'policy', '*.[ch]')))
+kfiles = [f for f in kfiles if not f.endswith('.mod.c')]
+if not os.path.isfile(checkpatch):
+    result(False, 'checkpatch.pl present',
+           '%s missing: make deps fetches it' % checkpatch)
+else:
+    for f in kfiles:
+        rel = os.path.relpath(f, top)
+        p = subprocess.run(['perl', checkpatch, '--no-tree', '--terse',
+                            '--show-types', '--ignore', 'LINUX_VERSION_CODE',
+                            '-f', f], capture_output=True, text=True)
+        bad = [l for l in p.stdout.splitlines()
+               if ': ERROR:' in l or ': WARNING:' in l or ': CHECK:' in l]
+        result(p.returncode == 0 and not bad, 'checkpatch: ' + rel,
+               '\n'.join(bad) or p.stdout + p.stderr)
 
 print('%d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)
