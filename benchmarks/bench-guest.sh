@@ -54,9 +54,9 @@ Arms:
             writes it; the arm name reaches the command as @ARM@), no
             compressed tier, no mTHP governor (no module; the daemon's
             configuration has governor = off). Not in the default arms.
-  agentmm-v1limit, agentmm-nohotskip, agentmm-nogapcap  agentmm with
+  agentmm-v1limit, agentmm-nohotskip, agentmm-gapcap  agentmm with
             reclaim_v1_limit = 1, reclaim_hot_skip_s = 0 or
-            reclaim_gap_refault_max_pct = 0 in the daemon's configuration
+            reclaim_gap_refault_max_pct = 80 in the daemon's configuration
             (bench-host writes it). Not in the default arms.
   agentmm-ksm  agentmm plus KSM page merging: every sandbox opts in
             (agentload --merge: PR_SET_MEMORY_MERGE, inherited by its
@@ -212,7 +212,7 @@ for v in "$reps" "$n" "$calls" "$seed" "$frag_order" "$frag_index" "$map_count" 
 done
 [ "$reps" -ge 1 ] || die "--reps must be at least 1"
 [ -z "$order_seed" ] || [ ${#order_seed} -le 9 ] || die "--order-seed: at most 9 digits"
-all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit agentmm-nohotskip agentmm-nogapcap distro-ubuntu distro-rhel"
+all_arms="stock stock-zswap static-mthp tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov agentmm-ksm agentmm-small agentmm-v1limit agentmm-nohotskip agentmm-gapcap distro-ubuntu distro-rhel"
 for a in $arms; do
 	case " $all_arms " in *" $a "*) ;; *) die "unknown arm '$a' ($(echo $all_arms | sed 's/ /, /g'))" ;; esac
 done
@@ -365,7 +365,7 @@ arm_levers() {
 	distro-ubuntu) echo "ubuntu" ;;
 	distro-rhel) echo "rhel" ;;
 	tuned) echo "tuned" ;;
-	agentmm|agentmm-noreclaim|agentmm-v1limit|agentmm-nohotskip|agentmm-nogapcap) echo "tuned module swap daemon" ;;
+	agentmm|agentmm-noreclaim|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap) echo "tuned module swap daemon" ;;
 	agentmm-nozswap) echo "tuned module daemon" ;;
 	agentmm-nogov) echo "tuned swap daemon" ;;
 	agentmm-ksm) echo "tuned module swap daemon ksm" ;;

@@ -43,9 +43,9 @@ under these arms, against the baselines an operator already has:
   agentmm-nohotskip agentmm whose process_madvise reclaim pages out again
                     at once what came back after an earlier step
                     (reclaim_hot_skip_s = 0; not in the default arms)
-  agentmm-nogapcap  agentmm whose reclaim does not judge a pause between
-                    tool calls as a whole (reclaim_gap_refault_max_pct = 0;
-                    not in the default arms)
+  agentmm-gapcap    agentmm whose reclaim judges each pause between tool
+                    calls as a whole (reclaim_gap_refault_max_pct = 80; off
+                    by default; not in the default arms)
   agentmm-nozswap   agentmm without the compressed tier
   agentmm-nogov     agentmm with governor = off (and no module)
   agentmm-ksm       agentmm plus KSM: sandboxes opt in to page merging
@@ -227,7 +227,7 @@ sumdir=${sumdir:-$out/summaries}
 arm_needs() {	# swap daemon
 	case $1 in
 	stock-zswap) echo swap ;;
-	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-nogapcap) echo swap daemon ;;
+	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap) echo swap daemon ;;
 	agentmm-nozswap) echo daemon ;;
 	esac
 }
@@ -298,7 +298,7 @@ daemon_conf() {	# arm -> agentmmd configuration
 	echo "reclaim_paced = $reclaim"
 	[ "$1" = agentmm-v1limit ] && echo "reclaim_v1_limit = 1"
 	[ "$1" = agentmm-nohotskip ] && echo "reclaim_hot_skip_s = 0"
-	[ "$1" = agentmm-nogapcap ] && echo "reclaim_gap_refault_max_pct = 0"
+	[ "$1" = agentmm-gapcap ] && echo "reclaim_gap_refault_max_pct = 80"
 	case $cg_mode in
 	# cgroup_root is the v1 hierarchy's mount point: agentmmd reads a
 	# process's cgroup from /proc/PID/cgroup, relative to it
