@@ -319,7 +319,8 @@ static void pool_backstop(struct daemon *d)
 					  d->mem_total;
 	if (max < limit)
 		limit = max;
-	high = amm_pool_high(limit, d->cfg.pool_high_free_pct);
+	high = amm_pool_high(limit, d->cfg.pool_high_free_pct,
+			     (u64)sysconf(_SC_PAGESIZE));
 	if (high == AMM_U64_MAX)
 		return;
 	snprintf(want, sizeof(want), "%" PRIu64, high);

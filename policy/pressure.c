@@ -146,20 +146,25 @@ enum amm_level amm_level_forecast(enum amm_level level, u64 time_left_ms,
  * amm_pool_high() - memory.high for the pool cgroup, the backstop
  * @limit:    the pool's limit (bytes)
  * @free_pct: how much of it stays free above memory.high
+ * @page:     the kernel's base page size (a power of two): the kernel keeps
+ *            memory.high in pages, so a value not a multiple of it reads
+ *            back as another number
  *
  * Allocations above memory.high are throttled (reclaim, then a sleep on
  * return to user space) instead of failing: the pool stalls where the
  * daemon's own steps were too slow, and the kernel OOM killer (which acts
  * only at memory.max) is not reached while the daemon kills a tool.
  *
- * Return: bytes (page-aligned), or AMM_U64_MAX ("max": no backstop) for a
- * zero limit or @free_pct 0 or >= 100.
+ * Return: bytes (a multiple of @page), or AMM_U64_MAX ("max": no
+ * backstop) for a zero limit or @free_pct 0 or >= 100.
  */
-u64 amm_pool_high(u64 limit, u32 free_pct)
+u64 amm_pool_high(u64 limit, u32 free_pct, u64 page)
 {
 	if (!limit || !free_pct || free_pct >= 100)
 		return AMM_U64_MAX;
-	return (limit - pct_of(limit, free_pct)) & ~(u64)4095;
+	if (!page || (page & (page - 1)))
+		page = 4096;
+	return (limit - pct_of(limit, free_pct)) & ~(page - 1);
 }
 
 /**

@@ -97,7 +97,7 @@ u64 amm_time_to_limit_ms(u64 limit, u64 used, u64 growth, u64 interval_ms);
 enum amm_level amm_level_forecast(enum amm_level level, u64 time_left_ms,
 				  const struct amm_horizons *h);
 
-u64 amm_pool_high(u64 limit, u32 free_pct);
+u64 amm_pool_high(u64 limit, u32 free_pct, u64 page);
 
 int amm_pick_offender(const struct amm_sb *sb, unsigned int n);
 

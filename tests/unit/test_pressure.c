@@ -651,15 +651,23 @@ TEST(pool_high)
 	u64 L = 1024 * MB;
 
 	/* 2% of 1 GiB stays free above memory.high, page-aligned */
-	EXPECT_EQ(amm_pool_high(L, 2), (L - L * 2 / 100) & ~4095ULL);
-	EXPECT_TRUE(amm_pool_high(L, 2) < L);
-	EXPECT_EQ(amm_pool_high(L, 2) % 4096, 0);
+	EXPECT_EQ(amm_pool_high(L, 2, 4096), (L - L * 2 / 100) & ~4095ULL);
+	EXPECT_TRUE(amm_pool_high(L, 2, 4096) < L);
+	EXPECT_EQ(amm_pool_high(L, 2, 4096) % 4096, 0);
 	/* off, or nonsense: no backstop */
-	EXPECT_EQ(amm_pool_high(L, 0), AMM_U64_MAX);
-	EXPECT_EQ(amm_pool_high(L, 100), AMM_U64_MAX);
-	EXPECT_EQ(amm_pool_high(0, 2), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(L, 0, 4096), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(L, 100, 4096), AMM_U64_MAX);
+	EXPECT_EQ(amm_pool_high(0, 2, 4096), AMM_U64_MAX);
 	/* huge limits do not overflow */
-	EXPECT_TRUE(amm_pool_high(AMM_U64_MAX, 1) < AMM_U64_MAX);
+	EXPECT_TRUE(amm_pool_high(AMM_U64_MAX, 1, 4096) < AMM_U64_MAX);
+	/* 16K and 64K base pages: a multiple of the page, as the kernel
+	 * keeps it (256 MB at 10%: 241591910 bytes would read back as
+	 * 241582080 on a 16K kernel); a bad page size falls back to 4K */
+	EXPECT_EQ(amm_pool_high(256 * MB, 10, 16384), 241582080ULL);
+	EXPECT_EQ(amm_pool_high(L, 2, 65536) % 65536, 0);
+	EXPECT_EQ(amm_pool_high(L, 2, 65536), (L - L * 2 / 100) & ~65535ULL);
+	EXPECT_EQ(amm_pool_high(L, 2, 0), amm_pool_high(L, 2, 4096));
+	EXPECT_EQ(amm_pool_high(L, 2, 12288), amm_pool_high(L, 2, 4096));
 }
 
 TEST(swap_absorbs_limit)
