@@ -5,4 +5,4 @@
 # clean (tests/structure/check.py).
 .PHONY: structure-check
 structure-check: $(AMMD_LIB) test-module
-	@$(TOP)/tests/structure/check.py $(TOP)
+	@$(TOP)/tests/structure/check.py $(TOP) $(AGENTMM_CACHE)/checkpatch/checkpatch.pl

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The code's shape, checked on the built tree (make structure-check).
 
-Usage: tests/structure/check.py TOP
+Usage: tests/structure/check.py TOP CHECKPATCH
 
 - no cycle in the call graph between the files of agentmmd/ + policy/, nor
   between those of kmod/ (from the objects' defined and undefined symbols:
@@ -12,9 +12,8 @@ Usage: tests/structure/check.py TOP
 - every agentmmd/*.c but the two mains has a header of its own name;
 - no source file outside tests/ over 800 lines, no C function over 120;
 - the kernel code (kmod/, and policy/, which the module compiles too) is
-  checkpatch clean: the kernel's scripts/checkpatch.pl, which `make deps`
-  caches from Debian's linux-source-6.12 ($AGENTMM_CACHE/checkpatch),
-  reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
+  checkpatch clean: CHECKPATCH, the kernel's scripts/checkpatch.pl, which
+  `make deps` caches from Debian's linux-source-6.12, reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
   exists to test the kernel version: the module builds out of tree for
   several).
 
@@ -27,6 +26,7 @@ import subprocess
 import sys
 
 top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
+checkpatch = sys.argv[2] if len(sys.argv) > 2 else ''
 passed = failed = 0
 
 
@@ -204,16 +204,13 @@ result(not long_funcs, 'no C function outside tests/ over 120 lines',
        '\n'.join(long_funcs))
 
 # ---- checkpatch: the kernel code in the kernel's style ----
-cache = os.environ.get('AGENTMM_CACHE') or os.path.join(
-    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
-    'agentmm')
-checkpatch = os.path.join(cache, 'checkpatch', 'checkpatch.pl')
 kfiles = sorted(glob.glob(os.path.join(top, 'kmod', '*.[ch]')) +
                 glob.glob(os.path.join(top, 'policy', '*.[ch]')))
 kfiles = [f for f in kfiles if not f.endswith('.mod.c')]
 if not os.path.isfile(checkpatch):
     result(False, 'checkpatch.pl present',
-           '%s missing: make deps fetches it' % checkpatch)
+           ('%s missing: make deps fetches it' % checkpatch) if checkpatch
+           else 'no CHECKPATCH argument (make structure-check passes it)')
 else:
     for f in kfiles:
         rel = os.path.relpath(f, top)
