@@ -44,6 +44,12 @@ apt_packages=(
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
+	# the arm64 .deb, a Debian cross build (tests/pkg/deb-aarch64): the
+	# cross toolchain and the arm64 build dependencies through multiarch
+	# (dpkg --add-architecture arm64, below); arch-test for mmdebstrap's
+	# emulated arm64 root (make pkg-check-arm64)
+	crossbuild-essential-arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+	arch-test
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml
@@ -69,6 +75,13 @@ install_apt() {
 		return
 	fi
 	say "installing: ${missing[*]}"
+	# packages of another architecture (NAME:ARCH): that architecture
+	# added to dpkg's first, so that apt-get update fetches its lists
+	local a
+	for a in $(printf '%s\n' "${missing[@]}" | sed -n 's/^[^:]*:\([a-z0-9]*\)$/\1/p' | sort -u); do
+		dpkg --print-foreign-architectures | grep -qx "$a" || [ "$(dpkg --print-architecture)" = "$a" ] ||
+			{ say "adding dpkg architecture $a"; as_root dpkg --add-architecture "$a"; }
+	done
 	as_root apt-get update -qq
 	# tuned is needed for its profile loader, not as a running daemon:
 	# keep package scripts from starting services on this machine.
