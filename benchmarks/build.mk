@@ -96,6 +96,36 @@ bench: test-module guest-bins
 	$(BENCH_DIR)/report.sh $(BENCH_OUT)
 	@echo "bench: table in $(BENCH_OUT)/report.txt, plots $(BENCH_OUT)/*.png, runs $(BENCH_OUT)/runs/"
 
+# ---- make bench-coldstart: the cold-start workload in the guest ----
+# The coldstart regime of bench-host (8 sandboxes at once, each tool call
+# starts benchmarks/tools/service.py, Flask, and waits for its first 200)
+# in the test guest with agentmm.ko, against the distributions' THP
+# defaults. The real tools run from this host's /usr (tests/vm/run
+# --host-usr: python3-flask, node, make deps); the runtime's npm packages
+# are copied under build/ for the guest. TCG timing is no speed result:
+# this shows the module's sizes and their faults on that workload, and
+# that every cold start answers. BENCH_COLDSTART_ARGS go to bench-guest.
+BENCH_COLDSTART_ARGS ?= --reps 3 --arms "distro-ubuntu distro-rhel agentmm" -n 8 -c 4
+ifeq ($(origin BENCH_COLDSTART_OUT),undefined)
+BENCH_COLDSTART_OUT := $(BUILD)/bench-coldstart/$(shell date +%Y%m%d-%H%M%S)
+endif
+.PHONY: bench-coldstart
+bench-coldstart: test-module guest-bins
+	@case "$(BENCH_COLDSTART_OUT)" in $(TOP)/*) ;; *) echo "error: BENCH_COLDSTART_OUT must be under $(TOP) (shared with the guest)" >&2; exit 1; esac
+	@test -d $(AGENTMM_CACHE)/bench-node/node_modules || { echo "error: no $(AGENTMM_CACHE)/bench-node/node_modules: run make deps" >&2; exit 1; }
+	mkdir -p $(BENCH_COLDSTART_OUT) $(BUILD)/bench-node
+	cp -a $(AGENTMM_CACHE)/bench-node/node_modules $(BUILD)/bench-node/
+	set -o pipefail; $(TOP)/tests/vm/run --host-usr --mem 6144 --tcg-threads $(BENCH_TCG_THREADS) \
+	  --share $(TOP) --timeout $(BENCH_TIMEOUT) --env AGENTMM_BENCH_NODE_MODULES=/host/build/bench-node/node_modules \
+	  --env AGENTMM_COLDSTART_TIMEOUT_S=900 --cmd \
+	  'bench-guest --tuned-profile /host/tuned/agent-sandbox/tuned.conf --states healthy -t 0.005 -s 0.5 -m max \
+	   --load-args "--tools real --tools-dir /host/benchmarks/tools --workdir /tmp/agentload --call-kind serve" \
+	   $(BENCH_COLDSTART_ARGS) /host$(patsubst $(TOP)%,%,$(BENCH_COLDSTART_OUT))/coldstart' \
+	  2>&1 | tee $(BENCH_COLDSTART_OUT)/console.txt
+	$(BENCH_DIR)/report.sh --no-plots --save-summaries $(BENCH_COLDSTART_OUT)/summaries/coldstart $(BENCH_COLDSTART_OUT)/coldstart >/dev/null
+	$(BENCH_DIR)/reference-table.sh --arm agentmm $(BENCH_COLDSTART_OUT)/summaries | tee $(BENCH_COLDSTART_OUT)/reference.txt
+	@echo "bench-coldstart: table in $(BENCH_COLDSTART_OUT)/coldstart/report.txt, summaries $(BENCH_COLDSTART_OUT)/summaries"
+
 # ---- make bench-host: the same arms natively on the running kernel ----
 # (benchmarks/bench-host.sh --help). It writes THP/mTHP and vm sysctl
 # knobs, snapshotted first and restored on every exit path, and refuses

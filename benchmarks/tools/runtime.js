@@ -41,7 +41,9 @@
 // Environment: AGENTMM_BENCH_NODE_MODULES, the node_modules directory with
 //   typescript (default: $AGENTMM_CACHE/bench-node/node_modules, as
 //   `make deps` installs it; AGENTMM_CACHE defaults to
-//   ${XDG_CACHE_HOME:-$HOME/.cache}/agentmm).
+//   ${XDG_CACHE_HOME:-$HOME/.cache}/agentmm). AGENTMM_COLDSTART_TIMEOUT_S
+//   is passed on to the tools (coldstart.py's default --timeout); the tools
+//   get no other variable of this process's environment.
 'use strict';
 const fs = require('fs');
 const cp = require('child_process');
@@ -841,6 +843,8 @@ const env = {
 	GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_PAGER: 'cat',
 	PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1',
 };
+if (process.env.AGENTMM_COLDSTART_TIMEOUT_S !== undefined)
+	env.AGENTMM_COLDSTART_TIMEOUT_S = process.env.AGENTMM_COLDSTART_TIMEOUT_S;
 const PYTEST = 'python3 -m pytest -q -p no:cacheprovider';
 const PIP = '-m pip install -q --no-index --no-deps --force-reinstall --find-links ../wheelhouse agenttool';
 

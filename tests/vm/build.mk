@@ -10,7 +10,12 @@ FLOOR_KDIR := $(AGENTMM_CACHE)/kernel/$(FLOOR_KVER)/root/usr/src/linux-headers-$
 FLOOR_SRC := $(BUILD)/floor/src
 FLOOR_TESTS ?= 'floor-*' sensor-buddyinfo
 
-.PHONY: floor-module vm-check-floor
+.PHONY: floor-module vm-check-floor vm-host-usr-check
+# make vm-host-usr-check: the guest with this host's /usr (tests/vm/run
+# --host-usr), as make bench-coldstart boots it (tests/vm/host-usr-check).
+vm-host-usr-check: test-module guest-bins
+	@$(TOP)/tests/vm/host-usr-check
+
 floor-module:
 	@test -f $(FLOOR_KDIR)/Makefile || { echo "error: floor kernel headers missing at $(FLOOR_KDIR); run 'make deps'" >&2; exit 1; }
 	mkdir -p $(FLOOR_SRC)/kmod $(FLOOR_SRC)/policy
