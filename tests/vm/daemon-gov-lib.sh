@@ -6,12 +6,15 @@ LOG=/tmp/agentmmd.log ST=/run/agentmm
 
 # The admin's unusual values: the daemon must restore exactly these, and
 # re-enabling a size writes the admin's own mode (madvise, inherit), not
-# always; a size the admin had at never is enabled with always.
+# always; a size the admin had at never is enabled with always. The sizes
+# are this kernel's (lib.sh): the three default candidates MTHP1..MTHP3
+# (16kB, 32kB, 64kB with 4K pages; 64kB, 128kB, 256kB with 16K) and the
+# PMD size (2048kB; 32768kB), which is not one.
 set_admin() {
-	echo madvise >$THP_SYS/hugepages-16kB/enabled
-	echo never >$THP_SYS/hugepages-32kB/enabled
-	echo inherit >$THP_SYS/hugepages-64kB/enabled
-	echo never >$THP_SYS/hugepages-2048kB/enabled
+	echo madvise >$THP_SYS/hugepages-${MTHP1}kB/enabled
+	echo never >$THP_SYS/hugepages-${MTHP2}kB/enabled
+	echo inherit >$THP_SYS/hugepages-${MTHP3}kB/enabled
+	echo never >$THP_SYS/hugepages-${PMD_KB}kB/enabled
 }
 
 # gstat KEY [TYPE], gsize KB KEY: the status file's fields (lib.sh)

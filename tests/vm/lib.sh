@@ -60,9 +60,52 @@ thp_knobs() {
 
 gov() { cat "$AGENTMM_SYS/governor/$1"; }
 
-# Every anonymous mTHP size on x86_64, for tests that walk all of them (the
-# governor's default candidates are 16K..64K).
-ALL_SIZES=16,32,64,128,256,512,1024,2048
+# The running kernel's sizes in kB, so that no test writes down a 4K-page
+# kernel's mTHP sizes (arm64's 16K-page kernel has others):
+#   PAGE_KB    the base page (KernelPageSize in smaps; busybox has no
+#              getconf): 4 on x86_64, 16 on the 16K kernel
+#   PMD_KB     the PMD size, the largest mTHP size (hpage_pmd_size): 2048
+#              with 4K pages, 32768 with 16K
+#   MTHP_KB    every anonymous mTHP size the kernel offers, ascending: a
+#              hugepages-<N>kB with an anonymous switch, order 2 to the PMD
+#              order (order 1, 8kB with 4K pages, 32kB with 16K, is
+#              file-only): "16 32 ... 2048", "64 128 ... 32768" with 16K;
+#              empty before 6.8
+#   ALL_SIZES  the same as a candidates list (16,32,...,2048), for tests
+#              that walk all of them
+#   MTHP1 MTHP2 MTHP3  orders 2, 3 and 4, the three smallest: the module's
+#              and agentmmd's default candidates (16, 32, 64 with 4K
+#              pages; 64, 128, 256 with 16K)
+#   mthp_nth N the Nth smallest (4: 128, 512 with 16K pages; 6: 512, 2048)
+# Sizes a parameter must refuse on every page size: $((PAGE_KB * 2))
+# (order 1: not anonymous), $((PAGE_KB * 3)) (not a power of two) and
+# $((PMD_KB * 2)) (above the PMD).
+PAGE_KB=$(awk '$1 == "KernelPageSize:" { print $2; exit }' /proc/self/smaps 2>/dev/null)
+: "${PAGE_KB:=4}"
+# (no THP at all: a PMD maps a page of 8-byte entries)
+PMD_KB=$(cat $THP_SYS/hpage_pmd_size 2>/dev/null ||
+	echo $((PAGE_KB * PAGE_KB * 128 * 1024)))
+PMD_KB=$((PMD_KB / 1024))
+# shellcheck disable=SC2034  # the tests' (lib.sh is sourced)
+MTHP1=$((PAGE_KB << 2)) MTHP2=$((PAGE_KB << 3)) MTHP3=$((PAGE_KB << 4))
+MTHP_KB='' ALL_SIZES=''
+_lib_o=1
+while [ $((PAGE_KB << _lib_o)) -le "$PMD_KB" ]; do
+	if [ -f $THP_SYS/hugepages-$((PAGE_KB << _lib_o))kB/enabled ]; then
+		MTHP_KB="${MTHP_KB:+$MTHP_KB }$((PAGE_KB << _lib_o))"
+		ALL_SIZES="${ALL_SIZES:+$ALL_SIZES,}$((PAGE_KB << _lib_o))"
+	fi
+	_lib_o=$((_lib_o + 1))
+done
+
+mthp_nth() {
+	_lib_n=$1
+	# shellcheck disable=SC2086
+	set -- $MTHP_KB
+	[ "$_lib_n" -ge 1 ] && [ "$_lib_n" -le $# ] || return 1
+	shift $((_lib_n - 1))
+	echo "$1"
+}
 
 # The selected word of hugepages-KBkB/enabled (KB: 16, not 16kB).
 thp_word() { bracketed $THP_SYS/hugepages-$1kB/enabled; }

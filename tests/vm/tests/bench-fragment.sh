@@ -14,10 +14,10 @@ uindex() {
 		free += $i * p; if (k >= o) ok += $i * p; p *= 2 } }
 		END { if (free == 0) print 1000; else print int((free - ok) * 1000 / free) }' /proc/buddyinfo
 }
-# MB free in blocks of order >= $1
+# MB free in blocks of order >= $1 (pages of PAGE_KB, lib.sh)
 usable_mb() {
-	awk -v o="$1" '/zone/ { p = 1; for (i = 5; i <= NF; i++) { k = i - 5
-		if (k >= o) ok += $i * p; p *= 2 } } END { print int(ok * 4 / 1024) }' /proc/buddyinfo
+	awk -v o="$1" -v pk="$PAGE_KB" '/zone/ { p = 1; for (i = 5; i <= NF; i++) { k = i - 5
+		if (k >= o) ok += $i * p; p *= 2 } } END { print int(ok * pk / 1024) }' /proc/buddyinfo
 }
 avail_pct() {
 	awk '/^MemTotal:/ { t = $2 } /^MemAvailable:/ { a = $2 } END { print int(a * 100 / t) }' /proc/meminfo

@@ -17,10 +17,11 @@ check "manifest lists runs" grep -q '"runs": \[' "$out/manifest.json"
 check "runs.tsv has stock healthy ok" grep -q "^1	stock	healthy	ok" "$out/runs.tsv"
 check "runs.tsv has stock fragmented ok" grep -q "^1	stock	fragmented	ok" "$out/runs.tsv"
 check "runs.tsv has static-mthp healthy ok" grep -q "^1	static-mthp	healthy	ok" "$out/runs.tsv"
-# static-mthp really enabled 16K-64K for its runs (agentload records the
-# per-size switch it saw at the start of the run)
-check "static-mthp run saw 64kB enabled=always" \
-	grep -q '"size_kb": 64, "enabled": "always"' "$out/runs/static-mthp-healthy-r1.json"
+# static-mthp really enabled 16K-64K (orders 2..4, lib.sh's MTHP1..MTHP3)
+# for its runs (agentload records the per-size switch it saw at the start
+# of the run)
+check "static-mthp run saw ${MTHP3}kB enabled=always" \
+	grep -q "\"size_kb\": $MTHP3, \"enabled\": \"always\"" "$out/runs/static-mthp-healthy-r1.json"
 # the fragmented state was verified around the run: index and free MB
 # columns filled with numbers (what they say is the benchmark's business)
 check "runs.tsv: stock fragmented run has its verified state" \

@@ -2,24 +2,26 @@
 # with healthy memory it enables the candidate sizes in the admin's own
 # mode, records the admin's values in its journal before writing, steps
 # down when memory fragments, and restores the admin's values byte for byte
-# when stopped.
+# when stopped. The sizes are the default candidates (lib.sh): S, M, L =
+# 16kB, 32kB, 64kB with 4K pages (64kB, 128kB, 256kB with 16K), and the
+# PMD size and the fourth smallest, which are not candidates.
 . /tests/daemon-gov-lib.sh
+S=$MTHP1 M=$MTHP2 L=$MTHP3 S4=$(mthp_nth 4)
 
 stock=$(thp_knobs)
 set_admin
 admin=$(thp_knobs)
-# Thresholds from this guest's free 64kB blocks B (as /proc/buddyinfo
-# shows them, at the order 64kB is on this kernel's base page; zones above
-# DMA, unless DMA is all there is, as on arm64 guests of up to 4 GB):
-# 64kB needs 0.8 B, so holding every other page of 30% of memory steps it
-# down while 32kB (2 x 0.7 B) stays. Memory is not weighed and there is no
-# compaction (it would undo the fragmentation): contiguity alone decides.
-page_kb=$(awk '/^KernelPageSize/ { print $2; exit }' /proc/self/smaps)
-o64=0; while [ $((page_kb << o64)) -lt 64 ]; do o64=$((o64 + 1)); done
-B=$(awk -v k=$o64 '{ m = 1; s = 0; for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
+# Thresholds from this guest's free L blocks B (as /proc/buddyinfo shows
+# them, at the order L is on this kernel's base page; zones above DMA,
+# unless DMA is all there is, as on arm64 guests of up to 4 GB): L needs
+# 0.8 B, so holding every other page of 30% of memory steps it down while
+# M (2 x 0.7 B) stays. Memory is not weighed and there is no compaction
+# (it would undo the fragmentation): contiguity alone decides.
+oL=0; while [ $((PAGE_KB << oL)) -lt $L ]; do oL=$((oL + 1)); done
+B=$(awk -v k=$oL '{ m = 1; s = 0; for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
 	all += s; if ($4 != "DMA") high += s } END { printf "%d", high ? high : all }' /proc/buddyinfo)
-log "free 64kB blocks: $B"
-check "counted free 64kB blocks" test "${B:-0}" -gt 1000
+log "free ${L}kB blocks: $B"
+check "counted free ${L}kB blocks" test "${B:-0}" -gt 1000
 cat >/tmp/gov-extra.conf <<CONF
 governor_min_avail_blocks = $((B * 8 / 10))
 governor_avail_up_blocks = $((B * 9 / 10))
@@ -27,13 +29,13 @@ governor_mem_plenty_permille = 0
 governor_headroom_blocks = 0
 CONF
 start_gov daemon /tmp/gov-extra.conf
-check "the admin's values are journaled" grep -q '^thp 16 madvise ' $ST/applied
-check "healthy: 64kB enabled" wait_for 10 sh -c "[ \"\$(awk '\$1 == \"gov_size\" && \$2 == \"kb=64\"' $ST/status | grep -o 'enabled=[01]')\" = enabled=1 ]"
-expect_eq "$(sel 16)" madvise "16kB enabled in the admin's mode (madvise)"
-expect_eq "$(sel 32)" always "32kB (admin: never) enabled with always"
-expect_eq "$(sel 64)" inherit "64kB enabled in the admin's mode (inherit)"
-expect_eq "$(sel 2048)" never "2048kB (not a candidate) untouched"
-expect_eq "$(gsize 128 managed)" no "128kB is not managed (not a candidate)"
+check "the admin's values are journaled" grep -q "^thp $S madvise " $ST/applied
+check "healthy: ${L}kB enabled" wait_for 10 sh -c "[ \"\$(awk '\$1 == \"gov_size\" && \$2 == \"kb=$L\"' $ST/status | grep -o 'enabled=[01]')\" = enabled=1 ]"
+expect_eq "$(sel $S)" madvise "${S}kB enabled in the admin's mode (madvise)"
+expect_eq "$(sel $M)" always "${M}kB (admin: never) enabled with always"
+expect_eq "$(sel $L)" inherit "${L}kB enabled in the admin's mode (inherit)"
+expect_eq "$(sel $PMD_KB)" never "${PMD_KB}kB (not a candidate) untouched"
+expect_eq "$(gsize $S4 managed)" no "${S4}kB is not managed (not a candidate)"
 expect_cmp "$(gstat writes)" -ge 1 "the daemon wrote knobs"
 check "agentmmctl status shows the driver" sh -c "agentmmctl -c /tmp/amm-gov.conf status | grep -q 'mTHP governor: daemon'"
 
@@ -41,10 +43,10 @@ rm -f /tmp/frag.ready
 fragmenter --percent 30 --ready-file /tmp/frag.ready &
 fp=$!
 check "fragmenter in place" wait_for 40 test -f /tmp/frag.ready
-check "the daemon stepped 64kB down" wait_for 20 sh -c "[ \"\$(sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-64kB/enabled)\" = never ]"
-log "fragmented: enabled_kb=$(gstat enabled_kb) 64kB reason=$(gsize 64 reason)"
-expect_eq "$(gsize 64 reason)" low_avail "the reason for 64kB: too few free 64kB blocks"
-expect_eq "$(sel 32)" always "32kB stays enabled"
+check "the daemon stepped ${L}kB down" wait_for 20 sh -c "[ \"\$(sed 's/.*\[\(.*\)\].*/\1/' $THP_SYS/hugepages-${L}kB/enabled)\" = never ]"
+log "fragmented: enabled_kb=$(gstat enabled_kb) ${L}kB reason=$(gsize $L reason)"
+expect_eq "$(gsize $L reason)" low_avail "the reason for ${L}kB: too few free ${L}kB blocks"
+expect_eq "$(sel $M)" always "${M}kB stays enabled"
 kill $fp; wait $fp 2>/dev/null
 check "agentmmd stops on SIGTERM" stop_gov
 expect_eq "$(thp_knobs)" "$admin" "the admin's values restored byte for byte on stop"

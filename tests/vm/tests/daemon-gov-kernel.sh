@@ -4,40 +4,43 @@
 # applies the module's decision instead, and when the module goes it goes
 # back to its own. Switching whose decision it applies hands nothing over:
 # the admin's values are journaled once and written back once, on stop.
+# The sizes are the default candidates (lib.sh): S, M, L = 16kB, 32kB,
+# 64kB with 4K pages (64kB, 128kB, 256kB with 16K).
 . /tests/daemon-gov-lib.sh
+S=$MTHP1 M=$MTHP2 L=$MTHP3
 
 stock=$(thp_knobs)
 set_admin
 admin=$(thp_knobs)
 start_gov auto
-check "32kB enabled by the daemon's own governor" wait_for 10 sh -c "grep -q '\[always\]' $THP_SYS/hugepages-32kB/enabled"
-check "the admin's values are journaled" wait_for 5 sh -c "grep -q '^thp 32 never ' $ST/applied && grep -q '^thp 16 madvise ' $ST/applied && grep -q '^thp 64 inherit ' $ST/applied"
+check "${M}kB enabled by the daemon's own governor" wait_for 10 sh -c "grep -q '\[always\]' $THP_SYS/hugepages-${M}kB/enabled"
+check "the admin's values are journaled" wait_for 5 sh -c "grep -q '^thp $M never ' $ST/applied && grep -q '^thp $S madvise ' $ST/applied && grep -q '^thp $L inherit ' $ST/applied"
 check "load agentmm in enforce, deciding differently (max_enabled=1)" \
 	load_agentmm mode=enforce interval_ms=100 max_enabled=1
 check "agentmmd applies the module's decision" wait_for 15 sh -c "[ \"\$(awk '\$1 == \"governor\"' $ST/status | grep -o 'driver=[a-z]*')\" = driver=kernel ]"
 check "the module decided" sh -c "grep -q '^mode=enforce ticks=[1-9]' $AGENTMM_SYS/governor/decision"
-expect_eq "$(sed 's/.* enabled_kb=\([^ ]*\) .*/\1/' $AGENTMM_SYS/governor/decision)" 64 "its decision: only the largest candidate, 64kB"
+expect_eq "$(sed 's/.* enabled_kb=\([^ ]*\) .*/\1/' $AGENTMM_SYS/governor/decision)" $L "its decision: only the largest candidate, ${L}kB"
 # the knobs follow the module's decision, each in the admin's own mode
-check "16kB off (the module's decision, not the daemon's)" wait_for 10 grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled
-check "32kB off" wait_for 5 grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled
-expect_eq "$(sel 64)" inherit "64kB on in the admin's own mode (inherit)"
+check "${S}kB off (the module's decision, not the daemon's)" wait_for 10 grep -q '\[never\]' $THP_SYS/hugepages-${S}kB/enabled
+check "${M}kB off" wait_for 5 grep -q '\[never\]' $THP_SYS/hugepages-${M}kB/enabled
+expect_eq "$(sel $L)" inherit "${L}kB on in the admin's own mode (inherit)"
 check "agentmmd feeds the module the stats counters" wait_for 5 sh -c "[ \$(cat $AGENTMM_SYS/governor/counters_fed) -ge 2 ]"
 # what the module holds is the kernel's own counter (stable without faults)
 fed_is_stats() {
-	[ "$(awk '$1 == "16kB" { print $2 }' $AGENTMM_SYS/governor/counters)" = \
-	  "$(cat $THP_SYS/hugepages-16kB/stats/anon_fault_alloc)" ]
+	[ "$(awk -v s="${S}kB" '$1 == s { print $2 }' $AGENTMM_SYS/governor/counters)" = \
+	  "$(cat $THP_SYS/hugepages-${S}kB/stats/anon_fault_alloc)" ]
 }
-check "the fed 16kB anon_fault_alloc is the kernel's" wait_for 5 fed_is_stats
-check "the status file shows the module's enabled sizes" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gstat enabled_kb)\" = 64 ]"
-check "and the module's reason for 16kB" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gsize 16 reason)\" = \"\$(cat $AGENTMM_SYS/sensor/sizes/16kB/reason)\" ]"
-expect_eq "$(gsize 32 admin)" never "status shows the admin's 32kB"
+check "the fed ${S}kB anon_fault_alloc is the kernel's" wait_for 5 fed_is_stats
+check "the status file shows the module's enabled sizes" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gstat enabled_kb)\" = $L ]"
+check "and the module's reason for ${S}kB" wait_for 5 sh -c ". /tests/daemon-gov-lib.sh; [ \"\$(gsize $S reason)\" = \"\$(cat $AGENTMM_SYS/sensor/sizes/${S}kB/reason)\" ]"
+expect_eq "$(gsize $M admin)" never "status shows the admin's ${M}kB"
 check "agentmmctl status says the kernel decides" sh -c "agentmmctl -c /tmp/amm-gov.conf status | grep -q '^mTHP governor: kernel'"
-check "nothing was handed over: the journal still holds the admin's values" sh -c "grep -q '^thp 32 never ' $ST/applied && grep -q '^thp 16 madvise ' $ST/applied && grep -q '^thp 64 inherit ' $ST/applied"
+check "nothing was handed over: the journal still holds the admin's values" sh -c "grep -q '^thp $M never ' $ST/applied && grep -q '^thp $S madvise ' $ST/applied && grep -q '^thp $L inherit ' $ST/applied"
 expect_eq "$(cat $AGENTMM_SYS/mode)" enforce "the module is still in enforce (agentmmd never writes its mode)"
 check "unload agentmm" unload_agentmm
 check "agentmmd goes back to its own governor" wait_for 15 sh -c "[ \"\$(awk '\$1 == \"governor\"' $ST/status | grep -o 'driver=[a-z]*')\" = driver=daemon ]"
-check "its decision again: 16kB on in the admin's mode (madvise)" wait_for 10 grep -q '\[madvise\]' $THP_SYS/hugepages-16kB/enabled
-check "the journal kept the admin's values throughout" sh -c "grep -q '^thp 32 never ' $ST/applied && grep -q '^thp 16 madvise ' $ST/applied"
+check "its decision again: ${S}kB on in the admin's mode (madvise)" wait_for 10 grep -q '\[madvise\]' $THP_SYS/hugepages-${S}kB/enabled
+check "the journal kept the admin's values throughout" sh -c "grep -q '^thp $M never ' $ST/applied && grep -q '^thp $S madvise ' $ST/applied"
 stop_gov
 expect_eq "$(thp_knobs)" "$admin" "after agentmmd stops the knobs are as the admin left them"
 gov_cleanup

@@ -1,7 +1,10 @@
 # The knobs agentmmd's governor borrows come back after kill -9 (through
 # the guardian, and at the next start when the guardian died too), and a
 # knob the admin changes while the daemon governs is left to the admin.
+# The sizes are the default candidates (lib.sh): S, M, L = 16kB, 32kB,
+# 64kB with 4K pages (64kB, 128kB, 256kB with 16K).
 . /tests/daemon-gov-lib.sh
+S=$MTHP1 M=$MTHP2 L=$MTHP3
 
 stock=$(thp_knobs)
 set_admin
@@ -32,17 +35,17 @@ stop_gov
 
 # the admin changes a knob while the daemon governs
 start_gov daemon
-check "64kB enabled" wait_for 10 sh -c "grep -q '\[inherit\]' $THP_SYS/hugepages-64kB/enabled"
-echo madvise >$THP_SYS/hugepages-64kB/enabled
-check "the daemon notices the admin's write" wait_for 10 sh -c "[ \"\$(awk '\$1 == \"gov_size\" && \$2 == \"kb=64\"' $ST/status | grep -o 'managed=[a-z-]*')\" = managed=admin ]"
-check "and says why" grep -q "hugepages-64kB/enabled was changed to 'madvise' by someone else" $LOG
-expect_eq "$(gsize 64 note)" admin-set-madvise "status gives the reason"
+check "${L}kB enabled" wait_for 10 sh -c "grep -q '\[inherit\]' $THP_SYS/hugepages-${L}kB/enabled"
+echo madvise >$THP_SYS/hugepages-${L}kB/enabled
+check "the daemon notices the admin's write" wait_for 10 sh -c "[ \"\$(awk '\$1 == \"gov_size\" && \$2 == \"kb=$L\"' $ST/status | grep -o 'managed=[a-z-]*')\" = managed=admin ]"
+check "and says why" grep -q "hugepages-${L}kB/enabled was changed to 'madvise' by someone else" $LOG
+expect_eq "$(gsize $L note)" admin-set-madvise "status gives the reason"
 sleep 2
-expect_eq "$(sel 64)" madvise "the daemon leaves the admin's value alone"
+expect_eq "$(sel $L)" madvise "the daemon leaves the admin's value alone"
 stop_gov
-expect_eq "$(sel 64)" madvise "the admin's new value survives the stop"
-expect_eq "$(sel 16)" madvise "16kB restored"
-expect_eq "$(sel 32)" never "32kB restored"
+expect_eq "$(sel $L)" madvise "the admin's new value survives the stop"
+expect_eq "$(sel $S)" madvise "${S}kB restored"
+expect_eq "$(sel $M)" never "${M}kB restored"
 gov_cleanup
 for l in $(echo "$stock" | sed 's/ .*\[\(.*\)\].*/=\1/; s/^\([^ ]*\) .*/\1/'); do
 	echo "${l#*=}" >"${l%%=*}"

@@ -27,22 +27,26 @@ stock=$(thp_knobs)
 proactive=$(cat /proc/sys/vm/compaction_proactiveness)
 echo 0 >/proc/sys/vm/compaction_proactiveness
 T=/sys/kernel/tracing
-# Thresholds scaled to a 2 GB guest: ~900 2M blocks free when healthy.
+# Thresholds scaled to a 2 GB guest: ~900 2M blocks free when healthy
+# with 4K pages. They are in blocks of each size, so kept in memory for
+# the PMD size: 400 MiB, 800 MiB, 600 MiB (200, 400, 300 2M blocks; 12,
+# 25, 18 of the 32M blocks of 16K pages).
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \
-	min_avail_blocks=200 avail_up_blocks=400 dwell_ms=300 up_dwell_ms=2000 \
-	headroom_blocks=300 compact_budget=2 compact_window_ms=2000
+	min_avail_blocks=$((409600 / PMD_KB)) avail_up_blocks=$((819200 / PMD_KB)) \
+	dwell_ms=300 up_dwell_ms=2000 \
+	headroom_blocks=$((614400 / PMD_KB)) compact_budget=2 compact_window_ms=2000
 check "agentmmd applies the module's decision" amd_start
 echo 1 >$T/events/agentmm/agentmm_decision/enable
 echo >$T/trace
 sleep 1
 c0=$(gov ceiling_kb)
-expect_eq "$c0" 2048 "healthy: the ceiling is 2048kB"
+expect_eq "$c0" $PMD_KB "healthy: the ceiling is ${PMD_KB}kB"
 
 rm -f /tmp/frag.ready
 fragmenter --percent 88 --ready-file /tmp/frag.ready &
 pid=$!
 check "fragmenter in place" wait_for 120 test -f /tmp/frag.ready
-check "the governor stepped down" wait_for 30 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -lt 2048 ]"
+check "the governor stepped down" wait_for 30 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -lt $PMD_KB ]"
 sleep 3
 c1=$(gov ceiling_kb)
 log "fragmented: ceiling ${c1}kB, enabled $(gov enabled_sizes), down $(gov transitions_down)"
@@ -53,7 +57,7 @@ check "one size per step" awk '/agentmm_decision/ && /changed=1/ {
 	if (seen && c != prev && (c - prev > 1 || prev - c > 1)) bad = 1
 	prev = c; seen = 1 } END { exit bad }' $T/trace
 expect_cmp "$(gov transitions_down)" -ge 1 "transitions counted"
-check "the switches follow: 2048kB is off" wait_for 10 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-2048kB/enabled"
+check "the switches follow: ${PMD_KB}kB is off" wait_for 10 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-${PMD_KB}kB/enabled"
 check "every switch follows the decision" wait_for 10 decision_in_force "$stock"
 
 # Fault in memory on the fragmented host: the enabled sizes mostly succeed.
@@ -78,12 +82,12 @@ log "compaction: $(gov compact_runs) runs, $(gov compact_blocks) blocks, $(gov c
 
 kill $pid
 wait $pid
-check "released: the governor steps back up to 2048kB" wait_for 60 sh -c \
-	"[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -eq 2048 ]"
+check "released: the governor steps back up to ${PMD_KB}kB" wait_for 60 sh -c \
+	"[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) -eq $PMD_KB ]"
 expect_cmp "$(gov transitions_up)" -ge 1 "up transitions counted"
-on=$(listed_word "$stock" 2048)
+on=$(listed_word "$stock" $PMD_KB)
 [ "$on" = never ] && on=always
-check "the switches follow: 2048kB on again ($on)" wait_for 10 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-2048kB/enabled"
+check "the switches follow: ${PMD_KB}kB on again ($on)" wait_for 10 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-${PMD_KB}kB/enabled"
 echo 0 >$T/events/agentmm/agentmm_decision/enable
 unload_agentmm
 echo $proactive >/proc/sys/vm/compaction_proactiveness

@@ -3,7 +3,8 @@
 # once (one size per band, all of them near the watermarks), and agentmmd
 # beside the module in enforce turns their switches off; when memory comes
 # back, so do the sizes and their switches, and the switches are restored
-# when the module goes.
+# when the module goes. The sizes are the default candidates, orders 2..4
+# (MTHP1..MTHP3: 16kB..64kB with 4K pages, 64kB..256kB with 16K).
 . /tests/lib.sh
 
 stock=$(thp_knobs)
@@ -40,7 +41,7 @@ expect_cmp "$d" -lt $(($1 / 100)) "free_pages within 1% of zoneinfo's (module $m
 
 total=$1
 expect_eq "$(gov mem_cap_kb)" - "healthy: memory limits no size"
-expect_eq "$(gov ceiling_kb)" 64 "healthy: the ceiling is 64kB"
+expect_eq "$(gov ceiling_kb)" $MTHP3 "healthy: the ceiling is ${MTHP3}kB"
 hp=$(gov headroom_permille)
 expect_cmp "$hp" -gt 100 "healthy: headroom above the plenty edge"
 
@@ -48,7 +49,7 @@ expect_cmp "$hp" -gt 100 "healthy: headroom above the plenty edge"
 hog_mb() {
 	_f=$(summary_get memory free_pages)
 	_h=$(summary_get memory wmark_high_pages)
-	echo $(( (_f - _h - total * $1 / 1000) * 4 / 1024 ))
+	echo $(( (_f - _h - total * $1 / 1000) * PAGE_KB / 1024 ))
 }
 
 # hold_until TARGET MAX FILE OP VALUE: hold memory toward TARGET per mille
@@ -85,24 +86,25 @@ hold_until() {
 	[ "$(gov "$_file")" "$_op" "$_want" ] 2>/dev/null
 }
 
-# 26 per mille: inside the 16K band (20..46 with the default 16K..64K),
-# low in it because headroom drifts up, not down, after a hog (landing
-# below 20 would still pass: every size off is also "at most 16kB").
-check "the ceiling drops to 16kB" hold_until 26 34 ceiling_kb -le 16
+# 26 per mille: inside the smallest size's band (20..46 with the three
+# default candidates), low in it because headroom drifts up, not down,
+# after a hog (landing below 20 would still pass: every size off is also
+# "at most the smallest").
+check "the ceiling drops to ${MTHP1}kB" hold_until 26 34 ceiling_kb -le $MTHP1
 wait_sample
 log "headroom $(gov headroom_permille) per mille, cap $(gov mem_cap_kb)kB, ceiling $(gov ceiling_kb)kB"
-expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/64kB/reason)" low_memory "64kB: reason low_memory"
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/${MTHP3}kB/reason)" low_memory "${MTHP3}kB: reason low_memory"
 expect_cmp "$(gov memory_downs)" -ge 1 "memory_downs counted"
-check "64kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-64kB/enabled"
-check "32kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-32kB/enabled"
+check "${MTHP3}kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-${MTHP3}kB/enabled"
+check "${MTHP2}kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-${MTHP2}kB/enabled"
 
 # Well below the low edge (20 per mille): every governed size off. 6, not
 # 8: kswapd and page cache move headroom by MBs while the test reads it.
 check "every size off near the watermarks" hold_until 6 14 ceiling_kb -eq 0
 # the reason is this sample's too: held in the same loop (read once after
 # the hold, headroom had drifted up and the size was already recovering)
-check "16kB: reason low_memory" hold_until 6 14 ../sensor/sizes/16kB/reason = low_memory
-check "16kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-16kB/enabled"
+check "${MTHP1}kB: reason low_memory" hold_until 6 14 ../sensor/sizes/${MTHP1}kB/reason = low_memory
+check "${MTHP1}kB switch is off" wait_for 5 sh -c "grep -q '\[never\]' $THP_SYS/hugepages-${MTHP1}kB/enabled"
 # mem_cap_kb is this sample's band (the ceiling keeps its hysteresis),
 # so it follows headroom's drift: held in the same loop.
 check "mem_cap_kb 0" hold_until 6 14 mem_cap_kb -eq 0
@@ -110,11 +112,11 @@ log "mem_cap_kb $(gov mem_cap_kb), headroom $(gov headroom_permille) per mille"
 
 kill $hogs
 wait $hogs 2>/dev/null
-check "memory back: 64kB again (one size per up-dwell)" wait_for 60 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = 64 ]"
+check "memory back: ${MTHP3}kB again (one size per up-dwell)" wait_for 60 sh -c "[ \$(cat $AGENTMM_SYS/governor/ceiling_kb) = $MTHP3 ]"
 expect_eq "$(gov mem_cap_kb)" - "no cap"
-on=$(listed_word "$stock" 64)
+on=$(listed_word "$stock" $MTHP3)
 [ "$on" = never ] && on=always
-check "64kB switch is on ($on)" wait_for 5 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-64kB/enabled"
+check "${MTHP3}kB switch is on ($on)" wait_for 5 sh -c "grep -q '\[$on\]' $THP_SYS/hugepages-${MTHP3}kB/enabled"
 unload_agentmm
 check "switches restored byte-exact when the module goes" wait_for 15 knobs_are "$stock"
 check "agentmmd stops" amd_stop

@@ -42,33 +42,35 @@ wait_sample 5
 # stands meanwhile: agentmmd must never read an empty one.
 t0=$(decision_get ticks) e0=$(decision_get enabled_kb)
 a=1000 f=1000 n=1
-echo "16kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters
+echo "${MTHP1}kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters
 t1=$(decision_get ticks) e1=$(decision_get enabled_kb)
 expect_cmp "$t1" -ge "$t0" "the first counters: decision ticks still counted"
 expect_eq "$e1" "$e0" "the first counters: the published enabled sizes stand"
 wait_sample 5
 fallback_rated() {
 	a=$((a + 100)) f=$((f + 900)) n=$((n + 1))
-	echo "16kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters || return 1
+	echo "${MTHP1}kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters || return 1
 	wait_sample 5
-	[ "$(cat $AGENTMM_SYS/sensor/sizes/16kB/fallback_permille)" = 900 ]
+	[ "$(cat $AGENTMM_SYS/sensor/sizes/${MTHP1}kB/fallback_permille)" = 900 ]
 }
 ok=0
 for i in 1 2 3 4; do
 	fallback_rated && { ok=1; break; }
 done
-expect_eq "$ok" 1 "900 fallbacks in 1000 faults fed: 16kB's share is 900 per mille"
+expect_eq "$ok" 1 "900 fallbacks in 1000 faults fed: ${MTHP1}kB's share is 900 per mille"
 # Footprint: the share of memory in a size's folios, from the fed nr_anon.
-# 100 folios of 512 pages: 51200 pages, per mille of the memory total.
+# 200 MiB of PMD-size folios (100 of 512 pages with 4K pages, 6 of 2048
+# with 16K): their pages per mille of the memory total.
+nf=$((204800 / PMD_KB))
 footprint_is_fed() {
-	[ "$(cat $AGENTMM_SYS/sensor/sizes/2048kB/footprint_permille)" = \
-	  $((51200 * 1000 / $(summary_get memory total_pages))) ]
+	[ "$(cat $AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/footprint_permille)" = \
+	  $((nf * (PMD_KB / PAGE_KB) * 1000 / $(summary_get memory total_pages))) ]
 }
-expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/2048kB/footprint_permille)" 0 \
-	"2048kB's footprint 0 before it is fed"
-echo "2048kB 0 0 0 100 0 0" >$AGENTMM_SYS/governor/counters
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/footprint_permille)" 0 \
+	"${PMD_KB}kB's footprint 0 before it is fed"
+echo "${PMD_KB}kB 0 0 0 $nf 0 0" >$AGENTMM_SYS/governor/counters
 n=$((n + 1))
-check "100 2048kB folios fed: footprint is their share of memory" \
+check "$nf ${PMD_KB}kB folios fed: footprint is their share of memory" \
 	wait_for 10 footprint_is_fed
 expect_eq "$(gov counters_fed)" "$n" "counters_fed counts every write"
 

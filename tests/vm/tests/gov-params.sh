@@ -5,10 +5,14 @@
 # counters agentmmd feeds through governor/counters are checked the same
 # way: a malformed write is refused whole with -EINVAL, dmesg gives the
 # format, and nothing is taken; a good one is shown back and counted.
+# Sizes are this kernel's (lib.sh): the refused ones are refused on every
+# page size (with 4K pages: 12kB not a power of two, 8kB order 1, 4096kB
+# above the PMD; with 16K: 48kB, 32kB, 65536kB).
 . /tests/lib.sh
+NOT_POW2=$((PAGE_KB * 3)) ORDER1=$((PAGE_KB * 2)) ABOVE_PMD=$((PMD_KB * 2))
 
 # Syntax: refused by the parameter itself.
-for bad in candidates=12 candidates=8 candidates=4096 candidates= candidates=16,x \
+for bad in candidates=$NOT_POW2 candidates=$ORDER1 candidates=$ABOVE_PMD candidates= candidates=$MTHP1,x \
 	   dwell_ms=x max_enabled=4294967296 min_folios=-1; do
 	dmesg -c >/dev/null
 	check_fails "insmod refuses $bad" load_agentmm "$bad"
@@ -28,10 +32,11 @@ for bad in "max_enabled=0:max_enabled" "min_avail_blocks=100000:min_avail_blocks
 done
 check_fails "not loaded" agentmm_loaded
 
-check "load with tuned settings" load_agentmm mode=observe candidates=16,32,64,2048 \
+CAND=$MTHP1,$MTHP2,$MTHP3,$PMD_KB
+check "load with tuned settings" load_agentmm mode=observe candidates=$CAND \
 	max_enabled=2 dwell_ms=200 up_dwell_ms=1000
 P=/sys/module/agentmm/parameters
-expect_eq "$(cat $P/candidates)" 16,32,64,2048 "candidates read back"
+expect_eq "$(cat $P/candidates)" $CAND "candidates read back"
 expect_eq "$(grep '^max_enabled ' $AGENTMM_SYS/governor/config)" "max_enabled 2" "max_enabled in force"
 cfg0=$(cat $AGENTMM_SYS/governor/config)
 # Runtime syntax errors: refused, nothing staged.
@@ -56,8 +61,9 @@ done
 check "a consistent change is taken" sh -c "echo 128 >$P/min_avail_blocks && echo Y >$P/commit_inputs"
 expect_eq "$(cat $P/min_avail_blocks)" 128 "min_avail_blocks now 128"
 expect_eq "$(grep '^min_avail_blocks ' $AGENTMM_SYS/governor/config)" "min_avail_blocks 128" "and in force"
-check "128kB is not governed: reason not_candidate" \
-	sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/128kB/reason) = not_candidate ]"
+S4=$(mthp_nth 4)
+check "${S4}kB is not governed: reason not_candidate" \
+	sh -c "[ \$(cat $AGENTMM_SYS/sensor/sizes/${S4}kB/reason) = not_candidate ]"
 
 # governor/counters: one line per size, "<kb>kB alloc fallback
 # fallback_charge nr_anon nr_anon_partially_mapped split_deferred".
@@ -80,25 +86,26 @@ c0=$(cat $C)
 n0=$(gov counters_fed)
 expect_eq "$(echo "$c0" | cut -d' ' -f1 | tr '\n' ' ')" \
 	"$(ls $AGENTMM_SYS/sensor/sizes | sort -n | tr '\n' ' ')" "counters has a line per size"
-for bad in "16kB 1 2 3 4 5" "16kB 1 2 3 4 5 6 7" "16 1 2 3 4 5 6" "kB 1 2 3 4 5 6" \
-	   "12kB 1 2 3 4 5 6" "8kB 1 2 3 4 5 6" "4096kB 1 2 3 4 5 6" "16kB 1 2 x 4 5 6" \
-	   "16kB 1 2 -3 4 5 6" "16kB 1 2 +3 4 5 6" "16kB 1 2 0x3 4 5 6" "16kB 1 2 03 4 5 6" \
-	   "0kB 1 2 3 4 5 6" "16kB 1 2 3 4 5 18446744073709551616" "\n" \
-	   "16kB 1 2 3 4 5 6\n32kB 1 2 3"; do
+A=$MTHP1 B=$MTHP2 Z=$PMD_KB
+for bad in "${A}kB 1 2 3 4 5" "${A}kB 1 2 3 4 5 6 7" "$A 1 2 3 4 5 6" "kB 1 2 3 4 5 6" \
+	   "${NOT_POW2}kB 1 2 3 4 5 6" "${ORDER1}kB 1 2 3 4 5 6" "${ABOVE_PMD}kB 1 2 3 4 5 6" "${A}kB 1 2 x 4 5 6" \
+	   "${A}kB 1 2 -3 4 5 6" "${A}kB 1 2 +3 4 5 6" "${A}kB 1 2 0x3 4 5 6" "${A}kB 1 2 03 4 5 6" \
+	   "0kB 1 2 3 4 5 6" "${A}kB 1 2 3 4 5 18446744073709551616" "\n" \
+	   "${A}kB 1 2 3 4 5 6\n${B}kB 1 2 3"; do
 	refused "$bad"
 done
 expect_eq "$(gov counters_fed)" "$n0" "no refused write counted"
-check "a good write is taken" feed "16kB 11 12 13 14 15 16\n2048kB 18446744073709551615 2 3 4 5 6\n"
-expect_eq "$(grep '^16kB ' $C)" "16kB 11 12 13 14 15 16" "16kB shown back"
-expect_eq "$(grep '^2048kB ' $C)" "2048kB 18446744073709551615 2 3 4 5 6" "2048kB shown back, up to 2^64-1"
-expect_eq "$(grep -Ev '^(16|2048)kB ' $C)" "$(echo "$c0" | grep -Ev '^(16|2048)kB ')" \
+check "a good write is taken" feed "${A}kB 11 12 13 14 15 16\n${Z}kB 18446744073709551615 2 3 4 5 6\n"
+expect_eq "$(grep "^${A}kB " $C)" "${A}kB 11 12 13 14 15 16" "${A}kB shown back"
+expect_eq "$(grep "^${Z}kB " $C)" "${Z}kB 18446744073709551615 2 3 4 5 6" "${Z}kB shown back, up to 2^64-1"
+expect_eq "$(grep -Ev "^($A|$Z)kB " $C)" "$(echo "$c0" | grep -Ev "^($A|$Z)kB ")" \
 	"sizes not named keep their values"
 expect_eq "$(gov counters_fed)" $((n0 + 1)) "counters_fed counts it"
-check "a write naming one size" feed "32kB 7 7 7 7 7 7"
-expect_eq "$(grep '^32kB ' $C)" "32kB 7 7 7 7 7 7" "32kB shown back"
-expect_eq "$(grep '^16kB ' $C)" "16kB 11 12 13 14 15 16" "16kB keeps the values fed last"
+check "a write naming one size" feed "${B}kB 7 7 7 7 7 7"
+expect_eq "$(grep "^${B}kB " $C)" "${B}kB 7 7 7 7 7 7" "${B}kB shown back"
+expect_eq "$(grep "^${A}kB " $C)" "${A}kB 11 12 13 14 15 16" "${A}kB keeps the values fed last"
 # A good line and a bad one: refused whole, the good line not taken.
-refused "16kB 99 99 99 99 99 99\n32kB 1 2 3 4 5 x"
+refused "${A}kB 99 99 99 99 99 99\n${B}kB 1 2 3 4 5 x"
 expect_eq "$(gov counters_fed)" $((n0 + 2)) "counters_fed counts the two writes taken"
 expect_eq "$(summary_get governor counters_fed)" $((n0 + 2)) "and the summary says so"
 finish

@@ -3,17 +3,21 @@
 # journaled before its first write and come back byte for byte when the
 # module leaves enforce (observe, off), when it is unloaded, when agentmmd
 # stops, and through agentmmd's guardian after kill -9. The switch of a
-# size the module does not govern is never touched.
+# size the module does not govern is never touched. Sizes are this
+# kernel's (lib.sh): the four smallest and the PMD size are candidates
+# (16,32,64,128,2048 with 4K pages), the sixth smallest (512kB; 2048kB
+# with 16K pages) is not.
 . /tests/lib.sh
 
-CAND=16,32,64,128,2048
+S4=$(mthp_nth 4) S6=$(mthp_nth 6)
+CAND=$MTHP1,$MTHP2,$MTHP3,$S4,$PMD_KB
 stock=$(thp_knobs)
-# An admin with unusual taste; 512kB is not a candidate.
-echo madvise >$THP_SYS/hugepages-16kB/enabled
-echo inherit >$THP_SYS/hugepages-64kB/enabled
-echo always >$THP_SYS/hugepages-128kB/enabled
-echo madvise >$THP_SYS/hugepages-512kB/enabled
-echo never >$THP_SYS/hugepages-2048kB/enabled
+# An admin with unusual taste; S6 is not a candidate.
+echo madvise >$THP_SYS/hugepages-${MTHP1}kB/enabled
+echo inherit >$THP_SYS/hugepages-${MTHP3}kB/enabled
+echo always >$THP_SYS/hugepages-${S4}kB/enabled
+echo madvise >$THP_SYS/hugepages-${S6}kB/enabled
+echo never >$THP_SYS/hugepages-${PMD_KB}kB/enabled
 admin=$(thp_knobs)
 # What the journal must hold: "<kb> <the admin's value>" per candidate.
 journal_want=$(for kb in $(echo $CAND | tr , ' '); do
@@ -29,10 +33,10 @@ borrow() {
 	check "something differs from the admin's values while enforcing" \
 		test "$(thp_knobs)" != "$admin"
 	expect_eq "$(journaled)" "$journal_want" "the admin's values journaled, every candidate, nothing else"
-	expect_eq "$(amd_size 16 admin)" madvise "status: 16kB's admin value"
-	expect_eq "$(amd_size 2048 admin)" never "status: 2048kB's admin value"
+	expect_eq "$(amd_size $MTHP1 admin)" madvise "status: ${MTHP1}kB's admin value"
+	expect_eq "$(amd_size $PMD_KB admin)" never "status: ${PMD_KB}kB's admin value"
 	expect_cmp "$(amd_get writes)" -ge 1 "agentmmd wrote switches"
-	expect_eq "$(thp_word 512)" madvise "512kB (not a candidate) untouched"
+	expect_eq "$(thp_word $S6)" madvise "${S6}kB (not a candidate) untouched"
 }
 
 for leave in observe off unload stop kill; do
@@ -70,11 +74,11 @@ done
 borrow
 check "observe" sh -c "echo observe >$AGENTMM_SYS/mode"
 check "restored on observe" wait_for 15 knobs_are "$admin"
-echo always >$THP_SYS/hugepages-32kB/enabled
+echo always >$THP_SYS/hugepages-${MTHP2}kB/enabled
 admin2=$(thp_knobs)
 check "enforce again" sh -c "echo enforce >$AGENTMM_SYS/mode"
 check "agentmmd applies again" wait_for 15 amd_driver_is kernel
-check "a new borrow journals the value in force" wait_for 10 grep -q '^thp 32 always ' $AMD_ST/applied
+check "a new borrow journals the value in force" wait_for 10 grep -q "^thp $MTHP2 always " $AMD_ST/applied
 check "the switches follow the decision" wait_for 10 decision_in_force "$admin2"
 check "unload" unload_agentmm
 check "restored to the values of the second borrow" wait_for 15 knobs_are "$admin2"

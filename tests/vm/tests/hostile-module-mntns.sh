@@ -12,9 +12,10 @@ stock=$(thp_knobs)
 real_sizes=$(for d in $THP_SYS/hugepages-*kB; do
 	[ -f $d/enabled ] && echo ${d##*hugepages-}; done | sort -n | tr '\n' ' ')
 
-# A decoy THP tree: only 16kB..64kB, every switch "never", fake counters.
+# A decoy THP tree: only the three smallest sizes (16kB..64kB with 4K
+# pages), every switch "never", fake counters.
 decoy='mount -t tmpfs decoy '$THP_SYS' &&
-	for kb in 16 32 64; do
+	for kb in '"$MTHP1 $MTHP2 $MTHP3"'; do
 		d='$THP_SYS'/hugepages-${kb}kB; mkdir -p $d/stats
 		echo "always inherit madvise [never]" >$d/enabled
 		for f in anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge \
@@ -30,7 +31,7 @@ snap='find '$THP_SYS' | sort | while read f; do
 # none of the decoy's counters, though its decision wants switches changed.
 checks() {
 	expect_eq "$(cat /tmp/decoy.after)" "$(cat /tmp/decoy.before)" "$1: the decoy tree unchanged"
-	check "$1: the decoy was there" grep -q "hugepages-16kB/stats/nr_anon 777" /tmp/decoy.before
+	check "$1: the decoy was there" grep -q "hugepages-${MTHP1}kB/stats/nr_anon 777" /tmp/decoy.before
 	expect_eq "$(thp_knobs)" "$stock" "$1: the real switches unchanged"
 	expect_eq "$(decision_get mode)" enforce "$1: the decision is marked enforce"
 	check_fails "$1: and wants switches changed" decision_in_force "$stock"

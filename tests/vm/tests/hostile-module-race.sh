@@ -3,16 +3,18 @@
 # switch (status managed=admin, note=admin-set-madvise, a warning in its
 # log, out of its journal), never writes it again while it keeps flipping
 # the others, and leaves the admin's value when the module goes and when
-# it stops.
+# it stops. The sizes are the two smallest default candidates (16kB and
+# 32kB with 4K pages; 64kB and 128kB with 16K).
 . /tests/lib.sh
 
 P=/sys/module/agentmm/parameters
+S=$MTHP1 M=$MTHP2
 stock=$(thp_knobs)
 
 check "load in enforce, fast ticks" load_agentmm mode=enforce interval_ms=10 \
 	dwell_ms=10 up_dwell_ms=10
 check "agentmmd applies the module's decision" amd_start
-# Make the decision flip 16kB and 32kB on and off as fast as it can.
+# Make the decision flip S and M on and off as fast as it can.
 rm -f /tmp/race.stop
 (
 	while [ ! -f /tmp/race.stop ]; do
@@ -24,38 +26,38 @@ flipper=$!
 writes_ge() { [ "$(amd_get writes)" -ge "$1" ] 2>/dev/null; }
 check "agentmmd is flipping the switches" wait_for 30 writes_ge 6
 
-# The admin hammers 32kB with madvise while agentmmd flips it.
+# The admin hammers M with madvise while agentmmd flips it.
 i=0
 while [ $i -lt 300 ]; do
-	echo madvise >$THP_SYS/hugepages-32kB/enabled
+	echo madvise >$THP_SYS/hugepages-${M}kB/enabled
 	i=$((i + 1))
 done
-check "32kB released" wait_for 10 sh -c "grep -q 'gov_size kb=32 .*managed=admin' $AMD_ST/status"
-expect_eq "$(amd_size 32 note)" admin-set-madvise "recorded what the admin wrote"
-check "agentmmd's log says so" grep -q "hugepages-32kB/enabled was changed to 'madvise' by someone else" $AMD_LOG
-check "32kB is out of agentmmd's journal" sh -c "! grep -q '^thp 32 ' $AMD_ST/applied"
-echo madvise >$THP_SYS/hugepages-32kB/enabled	# the admin's last word
-# Watch 32kB until agentmmd has written other switches twice more.
+check "${M}kB released" wait_for 10 sh -c "grep -q 'gov_size kb=$M .*managed=admin' $AMD_ST/status"
+expect_eq "$(amd_size $M note)" admin-set-madvise "recorded what the admin wrote"
+check "agentmmd's log says so" grep -q "hugepages-${M}kB/enabled was changed to 'madvise' by someone else" $AMD_LOG
+check "${M}kB is out of agentmmd's journal" sh -c "! grep -q '^thp $M ' $AMD_ST/applied"
+echo madvise >$THP_SYS/hugepages-${M}kB/enabled	# the admin's last word
+# Watch M until agentmmd has written other switches twice more.
 w0=$(amd_get writes)
 moved=0
 flipped() {
-	[ "$(thp_word 32)" = madvise ] || moved=1
+	[ "$(thp_word $M)" = madvise ] || moved=1
 	writes_ge $((w0 + 2))
 }
 check "agentmmd keeps flipping the others" wait_for 30 flipped
-expect_eq "$moved" 0 "the admin's 32kB stood all the while"
-expect_eq "$(amd_size 16 managed)" yes "16kB is still agentmmd's"
+expect_eq "$moved" 0 "the admin's ${M}kB stood all the while"
+expect_eq "$(amd_size $S managed)" yes "${S}kB is still agentmmd's"
 expect_eq "$(amd_get admin_changes)" 1 "one admin change counted"
 touch /tmp/race.stop
 wait $flipper
 check "unload" unload_agentmm
 rest_restored() {
-	[ "$(thp_knobs | grep -v /hugepages-32kB/)" = "$(echo "$stock" | grep -v /hugepages-32kB/)" ]
+	[ "$(thp_knobs | grep -v /hugepages-${M}kB/)" = "$(echo "$stock" | grep -v /hugepages-${M}kB/)" ]
 }
 check "the rest restored" wait_for 15 rest_restored
-expect_eq "$(thp_word 32)" madvise "the module gone: the admin's value stays"
+expect_eq "$(thp_word $M)" madvise "the module gone: the admin's value stays"
 check "agentmmd stops" amd_stop
-expect_eq "$(thp_word 32)" madvise "agentmmd stopped: the admin's value stays"
+expect_eq "$(thp_word $M)" madvise "agentmmd stopped: the admin's value stays"
 thp_put "$stock"
 rm -f /tmp/race.stop
 finish

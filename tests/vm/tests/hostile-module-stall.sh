@@ -6,12 +6,15 @@
 # the latest decision. A slow module (one decision per 3 s) restarts its
 # decision from agentmmd's first counters, and agentmmd keeps applying it
 # meanwhile: nothing is given back while the module stays in enforce.
+# The sizes are the smallest and the largest default candidate (16kB and
+# 64kB with 4K pages; 64kB and 256kB with 16K).
 . /tests/lib.sh
 
 P=/sys/module/agentmm/parameters
+S=$MTHP1 L=$MTHP3
 stock=$(thp_knobs)
-echo madvise >$THP_SYS/hugepages-16kB/enabled
-echo inherit >$THP_SYS/hugepages-64kB/enabled
+echo madvise >$THP_SYS/hugepages-${S}kB/enabled
+echo inherit >$THP_SYS/hugepages-${L}kB/enabled
 admin=$(thp_knobs)
 
 # 1. Alone: the decision flips, the switches do not move.
@@ -47,8 +50,8 @@ kill -STOP "$(amd_pid)"
 held=$(thp_knobs)
 t0=$(gov ticks)
 echo 1 >$P/max_enabled; echo Y >$P/commit_inputs
-check "the module decides without its applier: only 64kB" wait_for 10 sh -c \
-	"grep -q ' enabled_kb=64 ' $AGENTMM_SYS/governor/decision"
+check "the module decides without its applier: only ${L}kB" wait_for 10 sh -c \
+	"grep -q ' enabled_kb=$L ' $AGENTMM_SYS/governor/decision"
 check "and keeps deciding" wait_for 10 sh -c "[ \$(cat $AGENTMM_SYS/governor/ticks) -gt \$(($t0 + 10)) ]"
 rm -f /tmp/readers.done
 (
@@ -56,11 +59,11 @@ rm -f /tmp/readers.done
 	cat $AGENTMM_SYS/governor/decision >/dev/null &&
 	cat $AGENTMM_SYS/governor/counters >/dev/null &&
 	cat $AGENTMM_SYS/governor/ceiling_kb >/dev/null &&
-	cat $AGENTMM_SYS/sensor/sizes/16kB/reason >/dev/null &&
+	cat $AGENTMM_SYS/sensor/sizes/${S}kB/reason >/dev/null &&
 	cat $AGENTMM_SYS/sensor/free_blocks >/dev/null &&
 	cat $P/max_enabled >/dev/null &&
 	cat $AGENTMM_SYS/mode >/dev/null &&
-	echo "16kB 0 0 0 0 0 0" >$AGENTMM_SYS/governor/counters &&
+	echo "${S}kB 0 0 0 0 0 0" >$AGENTMM_SYS/governor/counters &&
 	touch /tmp/readers.done
 ) &
 check "every reader (and a counters write) answers while agentmmd is stalled" \
@@ -68,7 +71,7 @@ check "every reader (and a counters write) answers while agentmmd is stalled" \
 expect_eq "$(thp_knobs)" "$held" "nobody else wrote a switch meanwhile"
 kill -CONT "$(amd_pid)"
 check "agentmmd continues: the latest decision in force" wait_for 10 decision_in_force "$admin"
-expect_eq "$(thp_word 16)" never "16kB off"
+expect_eq "$(thp_word $S)" never "${S}kB off"
 check "unload" unload_agentmm
 check "the admin's values back" wait_for 15 knobs_are "$admin"
 check "agentmmd stops" amd_stop

@@ -1,6 +1,10 @@
 # Pinning every other page makes the larger sizes' availability drop; it
-# recovers once the fragmenter exits and compaction runs.
+# recovers once the fragmenter exits and compaction runs. Sizes are this
+# kernel's: the PMD size (2048kB with 4K pages), order 4 (64kB) and the
+# smallest, order 2 (16kB).
 . /tests/lib.sh
+
+BIG=${PMD_KB}kB MID=${MTHP3}kB SMALL=${MTHP1}kB
 
 avail() { cat $AGENTMM_SYS/sensor/sizes/$1/available_pages; }
 unusable() { cat $AGENTMM_SYS/sensor/sizes/$1/unusable_index; }
@@ -13,27 +17,41 @@ trap 'echo $proactive >/proc/sys/vm/compaction_proactiveness' EXIT
 check "insmod agentmm.ko" load_agentmm interval_ms=100
 echo 1 >/proc/sys/vm/compact_memory
 wait_sample
-big0=$(avail 2048kB); mid0=$(avail 64kB); small0=$(avail 16kB)
-log "healthy: 2048kB $big0 pages (unusable $(unusable 2048kB)), 64kB $mid0, 16kB $small0"
+big0=$(avail $BIG); mid0=$(avail $MID); small0=$(avail $SMALL)
+log "healthy: $BIG $big0 pages (unusable $(unusable $BIG)), $MID $mid0, $SMALL $small0"
 
 rm -f /tmp/frag.ready
 fragmenter --percent 70 --ready-file /tmp/frag.ready &
 pid=$!
 check "fragmenter is in place" wait_for 120 test -f /tmp/frag.ready
 wait_sample
-big1=$(avail 2048kB); mid1=$(avail 64kB); u1=$(unusable 2048kB)
-log "fragmented: 2048kB $big1 pages (unusable $u1), 64kB $mid1"
-expect_cmp $((big1 * 100 / big0)) -lt 50 "2048kB availability fell below half"
-expect_cmp $((mid1 * 100 / mid0)) -lt 60 "64kB availability fell too"
-expect_cmp "$u1" -ge 400 "2048kB unusable index rose"
-# Order-0 holes are still usable by 8kB at best; 16kB keeps the least loss.
-expect_cmp "$(avail 16kB)" -ge "$mid1" "smaller sizes keep more availability than larger"
+big1=$(avail $BIG); mid1=$(avail $MID); u1=$(unusable $BIG)
+log "fragmented: $BIG $big1 pages (unusable $u1), $MID $mid1"
+expect_cmp $((big1 * 100 / big0)) -lt 50 "$BIG availability fell below half"
+expect_cmp $((mid1 * 100 / mid0)) -lt 60 "$MID availability fell too"
+expect_cmp "$u1" -ge 400 "$BIG unusable index rose"
+# Order-0 holes are still usable by order 1 (file-only) at best; the
+# smallest anonymous size keeps the least loss.
+expect_cmp "$(avail $SMALL)" -ge "$mid1" "smaller sizes keep more availability than larger"
 
 kill $pid
 wait $pid
 echo 1 >/proc/sys/vm/compact_memory
 wait_sample
-big2=$(avail 2048kB)
-log "released: 2048kB $big2 pages (unusable $(unusable 2048kB))"
-expect_cmp $((big2 * 100 / big0)) -ge 80 "2048kB availability recovered"
+big2=$(avail $BIG)
+log "released: $BIG $big2 pages (unusable $(unusable $BIG))"
+# Recovered: at least 80% of it. One unmovable page (slab, page tables)
+# the kernel put into a hole while memory was fragmented keeps a whole
+# block from coming back, and a few such pages are a few blocks whatever
+# the block size: where a fifth of the blocks is fewer than 16 (the 32M
+# blocks of 16K pages: about 56 in this guest, of which up to 12 stayed
+# pinned in six runs), up to 16 may stay missing. With 4K pages (about
+# 900 2M blocks) a fifth is far more, and the check is the 80%.
+blk=$((PMD_KB / PAGE_KB))
+if [ $((big0 / 5)) -ge $((16 * blk)) ]; then
+	expect_cmp $((big2 * 100 / big0)) -ge 80 "$BIG availability recovered"
+else
+	expect_cmp $(((big0 - big2) / blk)) -le 16 \
+		"$BIG availability recovered (blocks still missing, of $((big0 / blk)))"
+fi
 finish

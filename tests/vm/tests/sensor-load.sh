@@ -18,7 +18,7 @@ expect_eq "$have" "$sizes" "one directory per anonymous mTHP size the kernel off
 for d in $AGENTMM_SYS/sensor/sizes/*kB; do
 	kb=${d##*/}; kb=${kb%kB}
 	order=$(cat $d/order)
-	expect_eq $((4 << order)) "$kb" "order of ${kb}kB"
+	expect_eq $((PAGE_KB << order)) "$kb" "order of ${kb}kB"
 done
 
 # Zones: the same set /proc/buddyinfo lists.
@@ -51,8 +51,8 @@ expect_eq "$(stat -c %a $AGENTMM_SYS/governor/counters)" 600 "counters is 0600 (
 expect_eq "$(cat $AGENTMM_SYS/governor/counters_fed)" 0 "counters_fed 0"
 # What the module no longer has: knob bookkeeping and the stall hook.
 for f in governor/knob_writes governor/knob_write_errors governor/external_changes \
-	 governor/external_races sensor/sizes/16kB/knob sensor/sizes/16kB/original \
-	 sensor/sizes/16kB/enable_as sensor/sizes/16kB/external; do
+	 governor/external_races sensor/sizes/${MTHP1}kB/knob sensor/sizes/${MTHP1}kB/original \
+	 sensor/sizes/${MTHP1}kB/enable_as sensor/sizes/${MTHP1}kB/external; do
 	check_fails "no $f" test -e $AGENTMM_SYS/$f
 done
 check_fails "no enable_mode parameter" test -e /sys/module/agentmm/parameters/enable_mode

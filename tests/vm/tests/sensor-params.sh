@@ -34,8 +34,8 @@ check "interval_ms accepts 20" sh -c "echo 20 >$P/interval_ms"
 
 # Read-only files refuse writes, even from root, and keep their content.
 for f in version summary sensor/samples sensor/event_samples sensor/probes \
-	 sensor/free_pages sensor/free_blocks sensor/sizes/2048kB/order \
-	 sensor/sizes/2048kB/available_pages sensor/sizes/64kB/unusable_index \
+	 sensor/free_pages sensor/free_blocks sensor/sizes/${PMD_KB}kB/order \
+	 sensor/sizes/${PMD_KB}kB/available_pages sensor/sizes/${MTHP3}kB/unusable_index \
 	 governor/decision governor/counters_fed governor/ticks \
 	 $(ls -d $AGENTMM_SYS/sensor/zones/* | head -1 | sed "s|$AGENTMM_SYS/||")/free_blocks; do
 	[ -d $AGENTMM_SYS/$f ] && f=$f/free_blocks
@@ -50,7 +50,7 @@ expect_eq "$(cat $AGENTMM_SYS/version)" "$(cat /sys/module/agentmm/version)" "ve
 # directory): taken at once, the decision says so, and nothing moves.
 stock=$(thp_knobs)
 mount -o bind $THP_SYS $THP_SYS && mount -o remount,bind,ro $THP_SYS
-check_fails "the switches are read-only" sh -c "echo $(thp_word 16) >$THP_SYS/hugepages-16kB/enabled"
+check_fails "the switches are read-only" sh -c "echo $(thp_word $MTHP1) >$THP_SYS/hugepages-${MTHP1}kB/enabled"
 check "mode enforce" sh -c "echo enforce >$AGENTMM_SYS/mode"
 expect_eq "$(cat $AGENTMM_SYS/mode)" enforce "in enforce"
 expect_eq "$(decision_get mode)" enforce "decision: mode=enforce"
