@@ -28,7 +28,10 @@
 #include "agentmm.h"
 #include "agentmm_trace.h"
 
-/* Order-targeted compaction holds at most this much while it works... */
+/*
+ * Order-targeted compaction holds at most this much while it works, or one
+ * block where a block is larger (the 32 MB PMD of 16K pages)...
+ */
 #define AGENTMM_COMPACT_MAX_PAGES	((16 << 20) >> PAGE_SHIFT)
 /* ...and spends at most this long per request. */
 #define AGENTMM_COMPACT_MAX_NS		(50 * NSEC_PER_MSEC)
@@ -493,7 +496,7 @@ static void agentmm_compact_workfn(struct work_struct *work)
 
 	mutex_lock(&agentmm_sensor.lock);
 	want = min_t(u64, g->cfg.headroom_blocks,
-		     AGENTMM_COMPACT_MAX_PAGES >> order);
+		     max_t(u64, 1, AGENTMM_COMPACT_MAX_PAGES >> order));
 	mutex_unlock(&agentmm_sensor.lock);
 
 	while (got < want && ktime_get_ns() - t0 < AGENTMM_COMPACT_MAX_NS) {
