@@ -28,8 +28,10 @@ Arms:
   stock-zswap  stock plus the compressed tier (--swap-cmd: `CMD setup`
             before the run, `CMD teardown` after it): what an operator
             gets for free; skipped with a message without --swap-cmd
-  static-mthp  stock plus hugepages-16kB/32kB/64kB enabled=always: what an
-            admin who simply turns mTHP on does (no governor, no tuning)
+  static-mthp  stock plus the three smallest mTHP sizes enabled=always
+            (hugepages-16kB/32kB/64kB with 4K pages, 64kB/128kB/256kB
+            with 16K): what an admin who simply turns mTHP on does (no
+            governor, no tuning)
   distro-ubuntu, distro-rhel  THP as the distribution ships it, set
             whatever the host was found with: enabled=madvise (Ubuntu
             24.04) or always (RHEL family), defrag=madvise, 2048kB inherit,
@@ -64,7 +66,8 @@ Arms:
             the run, merged pages unmerged first: run=2). Not in the
             default arms
   agentmm-small  the tuned settings plus agentmm.ko with extra module
-            parameters (--small-params, default "candidates=16,32,64"): a
+            parameters (--small-params, default the three smallest
+            sizes, "candidates=16,32,64" with 4K pages): a
             tunables experiment; no compressed tier, no daemon; not in the
             default arms
 Every arm restores every setting it changed (and unloads, stops and tears
@@ -85,7 +88,8 @@ Options:
                         from N and the rep: the same order on every awk)
                         instead of rotating it; recorded in the manifest
       --small-params P  module parameters of the agentmm-small arm, added to
-                        mode=enforce (default "candidates=16,32,64")
+                        mode=enforce (default: the three smallest
+                        sizes, "candidates=16,32,64" with 4K pages)
       --states "S T"    healthy and/or fragmented (default both)
       --frag-order K    fragment --target-order (default 4)
       --frag-index I    fragment --target-index (default 950)
@@ -99,9 +103,10 @@ Options:
                         /host/tuned/agent-sandbox/ tuned.conf,
                         /lib/agentmm/tuned.conf)
       --tuned-placeholder  without a profile, apply the built-in set:
-                        THP enabled=madvise, defrag=defer, 16K/32K/64K
-                        always, 128K-1024K never, 2048K inherit,
-                        vm.watermark_scale_factor=100
+                        THP enabled=madvise, defrag=defer, the three
+                        smallest sizes always (16K/32K/64K with 4K
+                        pages), the PMD size inherit (2048K), the others
+                        never, vm.watermark_scale_factor=100
       --agentmm-ko F    module to load (default /lib/modules/agentmm.ko)
       --governor-cmd C  the agentmm arms' daemon (a shell command run in the
                         background for each run; @ARM@ is replaced by the
@@ -156,7 +161,7 @@ say() { echo "bench-guest: $*"; }
 
 reps=5 n=4 calls=16 scale=0.4 tscale=0.05 memmax=2G seed=1
 arms="stock static-mthp tuned agentmm" states="healthy fragmented"
-frag_order=4 frag_index=950 frag_args="" small_params="candidates=16,32,64""" tuned_profile="" placeholder=0
+frag_order=4 frag_index=950 frag_args="" small_params="" tuned_profile="" placeholder=0
 ko=/lib/modules/agentmm.ko smoke=0 host=0 out="" frag_per_run=0
 gov_cmd="" load_args="" map_count=1048576 order_seed="" swap_cmd="" swap_args=""
 ksm_pace="pages_to_scan=500 sleep_millisecs=20"
@@ -238,6 +243,15 @@ for f in $THP/hugepages-*kB/enabled; do
 		die "$f is read-only (not root, or sysfs mounted read-only): the arms cannot set mTHP sizes; nothing changed"
 done
 [ $nknobs -gt 0 ] || die "no $THP/hugepages-*kB/enabled: this kernel has no multi-size THP switches (Linux >= 6.8 with CONFIG_TRANSPARENT_HUGEPAGE); nothing changed"
+# The kernel's sizes in kB, not a 4K-page kernel's: the base page, the PMD
+# size and the three smallest anonymous mTHP sizes (orders 2-4: 16, 32, 64
+# with 4K pages; 64, 128, 256 with 16K), which the static and placeholder
+# arms turn on and the agentmm-small arm's default candidates name.
+page_kb=$(awk '$1 == "KernelPageSize:" { print $2; exit }' /proc/self/smaps 2>/dev/null)
+: "${page_kb:=4}"
+pmd_kb=$(($(cat $THP/hpage_pmd_size 2>/dev/null || echo 2097152) / 1024))
+small_sizes="$((page_kb * 4)) $((page_kb * 8)) $((page_kb * 16))"
+[ -n "$small_params" ] || small_params="candidates=$(echo $small_sizes | tr ' ' ,)"
 mkdir -p "$out/runs" || die "cannot create $out/runs"
 out=$(cd "$out" && pwd) || die "cannot resolve $out"	# the swap tool takes absolute paths
 swap_state=$out/swap-state
@@ -322,15 +336,20 @@ apply_profile() {
 apply_placeholder() {
 	set_file $THP/enabled madvise
 	set_file $THP/defrag defer
-	for s in 16 32 64; do set_file $THP/hugepages-${s}kB/enabled always; done
-	for s in 128 256 512 1024; do set_file $THP/hugepages-${s}kB/enabled never; done
-	set_file $THP/hugepages-2048kB/enabled inherit
+	for f in $THP/hugepages-*kB/enabled; do
+		[ -f "$f" ] || continue
+		s=${f#$THP/hugepages-}; s=${s%kB/enabled}
+		case " $small_sizes " in
+		*" $s "*) set_file "$f" always ;;
+		*) if [ "$s" = "$pmd_kb" ]; then set_file "$f" inherit; else set_file "$f" never; fi ;;
+		esac
+	done
 	set_file /proc/sys/vm/watermark_scale_factor 100
 }
 
 apply_static_mthp() {
 	rc=0
-	for s in 16 32 64; do set_file $THP/hugepages-${s}kB/enabled always || rc=1; done
+	for s in $small_sizes; do set_file $THP/hugepages-${s}kB/enabled always || rc=1; done
 	return $rc
 }
 

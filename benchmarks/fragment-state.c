@@ -4,11 +4,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "contig.h"
 #include "parse.h"
 #include "util.h"
 #include "fragment-state.h"
+
+unsigned long page_bytes(void)
+{
+	static unsigned long page;
+
+	if (!page) {
+		long p = sysconf(_SC_PAGESIZE);
+
+		page = p > 0 ? (unsigned long)p : 4096UL;
+	}
+	return page;
+}
 
 void read_meminfo(struct meminfo *m)
 {

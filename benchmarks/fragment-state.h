@@ -10,8 +10,12 @@
 
 #include <stddef.h>
 
-/* The base page size the pattern is built from. */
-#define PAGE		4096UL
+/*
+ * The base page size the pattern is built from: the kernel's (4K on
+ * x86_64, 4K, 16K or 64K on arm64), read once.
+ */
+unsigned long page_bytes(void);
+#define PAGE		page_bytes()
 
 struct amm_free_area;
 

@@ -80,7 +80,9 @@ static uint64_t rng_next(void)
 
 static void make_files(void)
 {
-	char path[4200], buf[4 * PAGE];
+	/* files of 1-4 base pages; 64K is the largest base page */
+	static char buf[4 * 65536];
+	char path[4200];
 	long i;
 
 	if (!opt.files && !opt.dentries)
@@ -295,7 +297,9 @@ static int pattern_pinned(void)
 static double grab_mb;
 static void grab_large_blocks(void)
 {
-	size_t blk = PAGE << opt.order, align = 2UL << 20;
+	size_t blk = PAGE << opt.order;
+	/* blocks of this order lie aligned in the mapping: 2 MB, or a block */
+	size_t align = blk > (2UL << 20) ? blk : 2UL << 20;
 	unsigned long long prev = ~0ULL;
 	int stale = 0;
 	struct meminfo m;

@@ -78,6 +78,9 @@ check "the counters fed are the kernel's mTHP stats" wait_for 10 fed_is_stats
 expect_cmp "$alloc" -gt 0 "the enabled sizes were used"
 expect_cmp $((fall * 100)) -le $(((alloc + fall) * 25)) "fallback rate of enabled sizes at most 25%"
 expect_cmp "$(gov compact_runs)" -ge 1 "order-targeted compaction ran"
+# ...and took blocks of its order, even where one block is more than the
+# 16 MB it holds at most (the 32 MB PMD size of 16K pages)
+expect_cmp "$(gov compact_blocks)" -ge 1 "order-targeted compaction took blocks"
 log "compaction: $(gov compact_runs) runs, $(gov compact_blocks) blocks, $(gov compact_us) us, $(gov compact_suppressed) suppressed, $(gov compact_futile) futile"
 
 kill $pid
