@@ -28,10 +28,8 @@ Arms:
   stock-zswap  stock plus the compressed tier (--swap-cmd: `CMD setup`
             before the run, `CMD teardown` after it): what an operator
             gets for free; skipped with a message without --swap-cmd
-  static-mthp  stock plus the three smallest mTHP sizes enabled=always
-            (hugepages-16kB/32kB/64kB with 4K pages, 64kB/128kB/256kB
-            with 16K): what an admin who simply turns mTHP on does (no
-            governor, no tuning)
+  static-mthp  stock plus the three smallest mTHP sizes (16K/32K/64K with
+            4K pages) always: what an admin who turns mTHP on does
   distro-ubuntu, distro-rhel  THP as the distribution ships it, set
             whatever the host was found with: enabled=madvise (Ubuntu
             24.04) or always (RHEL family), defrag=madvise, 2048kB inherit,
@@ -66,8 +64,7 @@ Arms:
             the run, merged pages unmerged first: run=2). Not in the
             default arms
   agentmm-small  the tuned settings plus agentmm.ko with extra module
-            parameters (--small-params, default the three smallest
-            sizes, "candidates=16,32,64" with 4K pages): a
+            parameters (--small-params, default "candidates=16,32,64"): a
             tunables experiment; no compressed tier, no daemon; not in the
             default arms
 Every arm restores every setting it changed (and unloads, stops and tears
@@ -88,8 +85,7 @@ Options:
                         from N and the rep: the same order on every awk)
                         instead of rotating it; recorded in the manifest
       --small-params P  module parameters of the agentmm-small arm, added to
-                        mode=enforce (default: the three smallest
-                        sizes, "candidates=16,32,64" with 4K pages)
+                        mode=enforce (default: the three smallest sizes)
       --states "S T"    healthy and/or fragmented (default both)
       --frag-order K    fragment --target-order (default 4)
       --frag-index I    fragment --target-index (default 950)
@@ -103,9 +99,8 @@ Options:
                         /host/tuned/agent-sandbox/ tuned.conf,
                         /lib/agentmm/tuned.conf)
       --tuned-placeholder  without a profile, apply the built-in set:
-                        THP enabled=madvise, defrag=defer, the three
-                        smallest sizes always (16K/32K/64K with 4K
-                        pages), the PMD size inherit (2048K), the others
+                        THP enabled=madvise, defrag=defer, 16K/32K/64K
+                        (with 4K pages) always, 2048K inherit, the others
                         never, vm.watermark_scale_factor=100
       --agentmm-ko F    module to load (default /lib/modules/agentmm.ko)
       --governor-cmd C  the agentmm arms' daemon (a shell command run in the
@@ -243,15 +238,6 @@ for f in $THP/hugepages-*kB/enabled; do
 		die "$f is read-only (not root, or sysfs mounted read-only): the arms cannot set mTHP sizes; nothing changed"
 done
 [ $nknobs -gt 0 ] || die "no $THP/hugepages-*kB/enabled: this kernel has no multi-size THP switches (Linux >= 6.8 with CONFIG_TRANSPARENT_HUGEPAGE); nothing changed"
-# The kernel's sizes in kB, not a 4K-page kernel's: the base page, the PMD
-# size and the three smallest anonymous mTHP sizes (orders 2-4: 16, 32, 64
-# with 4K pages; 64, 128, 256 with 16K), which the static and placeholder
-# arms turn on and the agentmm-small arm's default candidates name.
-page_kb=$(awk '$1 == "KernelPageSize:" { print $2; exit }' /proc/self/smaps 2>/dev/null)
-: "${page_kb:=4}"
-pmd_kb=$(($(cat $THP/hpage_pmd_size 2>/dev/null || echo 2097152) / 1024))
-small_sizes="$((page_kb * 4)) $((page_kb * 8)) $((page_kb * 16))"
-[ -n "$small_params" ] || small_params="candidates=$(echo $small_sizes | tr ' ' ,)"
 mkdir -p "$out/runs" || die "cannot create $out/runs"
 out=$(cd "$out" && pwd) || die "cannot resolve $out"	# the swap tool takes absolute paths
 swap_state=$out/swap-state
@@ -265,6 +251,8 @@ agentload --help 2>&1 | grep -q -e '--daemon-pid' && has_daemon_pid=1
 # One snapshot/restore for every benchmark script (bench-knobs.sh, next to
 # this script here and in the guest's PATH).
 . "${0%/*}/bench-knobs.sh" || die "cannot read ${0%/*}/bench-knobs.sh; nothing changed"
+bk_sizes	# this kernel's mTHP sizes, not a 4K-page kernel's
+[ -n "$small_params" ] || small_params="candidates=$(echo $BK_SMALL_SIZES | tr ' ' ,)"
 
 # zswap's parameters are restored only where an arm sets up the compressed
 # tier (else they are only recorded)
@@ -336,20 +324,13 @@ apply_profile() {
 apply_placeholder() {
 	set_file $THP/enabled madvise
 	set_file $THP/defrag defer
-	for f in $THP/hugepages-*kB/enabled; do
-		[ -f "$f" ] || continue
-		s=${f#$THP/hugepages-}; s=${s%kB/enabled}
-		case " $small_sizes " in
-		*" $s "*) set_file "$f" always ;;
-		*) if [ "$s" = "$pmd_kb" ]; then set_file "$f" inherit; else set_file "$f" never; fi ;;
-		esac
-	done
+	bk_placeholder_knobs | while read -r f w; do set_file "$f" "$w"; done
 	set_file /proc/sys/vm/watermark_scale_factor 100
 }
 
 apply_static_mthp() {
 	rc=0
-	for s in $small_sizes; do set_file $THP/hugepages-${s}kB/enabled always || rc=1; done
+	for s in $BK_SMALL_SIZES; do set_file $THP/hugepages-${s}kB/enabled always || rc=1; done
 	return $rc
 }
 

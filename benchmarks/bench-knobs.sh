@@ -113,3 +113,28 @@ knobs_thp_distro() {
 	done
 	return $_bk_rc
 }
+
+# bk_sizes: the kernel's sizes in kB, not a 4K-page kernel's: BK_PAGE_KB
+# (the base page), BK_PMD_KB, and BK_SMALL_SIZES, the three smallest
+# anonymous mTHP sizes (orders 2-4: "16 32 64" with 4K pages, "64 128 256"
+# with 16K), which bench-guest's static and placeholder arms turn on.
+bk_sizes() {
+	BK_PAGE_KB=$(awk '$1 == "KernelPageSize:" { print $2; exit }' /proc/self/smaps 2>/dev/null)
+	: "${BK_PAGE_KB:=4}"
+	BK_PMD_KB=$(($(cat $BK_THP/hpage_pmd_size 2>/dev/null || echo 2097152) / 1024))
+	BK_SMALL_SIZES="$((BK_PAGE_KB * 4)) $((BK_PAGE_KB * 8)) $((BK_PAGE_KB * 16))"
+}
+
+# bk_placeholder_knobs: "FILE WORD" per mTHP switch of bench-guest's
+# placeholder set (after bk_sizes): the small sizes always, the PMD size
+# inherit, the others never.
+bk_placeholder_knobs() {
+	for _bk_f in $BK_THP/hugepages-*kB/enabled; do
+		[ -f "$_bk_f" ] || continue
+		_bk_s=${_bk_f#$BK_THP/hugepages-}; _bk_s=${_bk_s%kB/enabled}
+		case " $BK_SMALL_SIZES " in
+		*" $_bk_s "*) echo "$_bk_f always" ;;
+		*) if [ "$_bk_s" = "$BK_PMD_KB" ]; then echo "$_bk_f inherit"; else echo "$_bk_f never"; fi ;;
+		esac
+	done
+}
