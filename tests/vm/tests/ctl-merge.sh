@@ -31,8 +31,7 @@ kill $A $B 2>/dev/null; wait $A $B 2>/dev/null
 agentmmctl merge -- sh -c 'exec memhog --hold-s 60 32' & A=$!
 agentmmctl merge -- sh -c 'exec memhog --hold-s 60 32' & B=$!
 # a quarter of their 64 MB in base pages (4096 of 4K, 1024 of 16K)
-page=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
-quarter=$(( 64 * 1048576 / ${page:-4096} / 4 ))
+quarter=$(( 64 * 1024 / PAGE_KB / 4 ))
 check "ksmd merged the opted-in processes' pages" wait_for 40 sh -c "[ \$(cat $K/pages_sharing) -gt $quarter ]"
 log "pages_sharing $(cat $K/pages_sharing), pages_shared $(cat $K/pages_shared)"
 kill $A $B 2>/dev/null; wait $A $B 2>/dev/null

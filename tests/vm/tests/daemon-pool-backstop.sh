@@ -21,8 +21,7 @@ throttle = 0
 CONF
 # 256 MiB memory.max < 512: 90% of 256 MiB, page-aligned
 # the kernel keeps memory.high in base pages (16K on a 16K-page kernel)
-page=$(awk '/^KernelPageSize:/ { print $2 * 1024; exit }' /proc/self/smaps)
-[ -n "$page" ] || page=4096
+page=$((PAGE_KB * 1024))
 want=$(( (256 * 1048576 - 256 * 1048576 / 10) / page * page ))
 check "memory.high set on the pool" wait_for 10 sh -c "[ \"\$(cat $AS/memory.high)\" = $want ]"
 check "logged" grep -q "pool $AS: memory.high 230 MB" $LOG
