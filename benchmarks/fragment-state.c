@@ -35,8 +35,14 @@ void read_meminfo(struct meminfo *m)
 		sscanf(line, "MemTotal: %llu", &m->total_kb);
 		sscanf(line, "MemFree: %llu", &m->free_kb);
 		sscanf(line, "MemAvailable: %llu", &m->avail_kb);
+		sscanf(line, "CmaFree: %llu", &m->cma_free_kb);
 	}
 	fclose(f);
+}
+
+unsigned long long free_kb_unmovable(const struct meminfo *m)
+{
+	return m->free_kb > m->cma_free_kb ? m->free_kb - m->cma_free_kb : 0;
 }
 
 /*

@@ -21,7 +21,13 @@ struct amm_free_area;
 
 struct meminfo {
 	unsigned long long total_kb, free_kb, avail_kb;
+	/* free pages in CMA areas (arm64 kernels reserve one): movable
+	 * allocations may use them, the kernel's own (page tables) not */
+	unsigned long long cma_free_kb;
 };
+
+/* MemFree without CmaFree: what an unmovable allocation can have. */
+unsigned long long free_kb_unmovable(const struct meminfo *m);
 
 void read_meminfo(struct meminfo *m);
 

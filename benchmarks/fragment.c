@@ -467,17 +467,24 @@ static void fill(int first)
 {
 	for (;;) {
 		struct meminfo m;
-		unsigned long long fl;
+		unsigned long long fl, free_kb;
 		size_t len = (size_t)opt.chunk_mb << 20;
 
 		if (stop_sig)
 			break;
 		read_meminfo(&m);
 		fl = floor_kb(&m, opt.fill_floor_pct);
+		/*
+		 * Free CMA pages do not count: our fill may take them, but the
+		 * page tables it needs may not, and the watermark check of such
+		 * an allocation leaves them out (the 16K-page arm64 kernel,
+		 * 64 MB of CMA, hit the OOM killer counting them).
+		 */
+		free_kb = free_kb_unmovable(&m);
 		/* Smaller steps near the floor get closer to it. */
-		while (len > (1UL << 20) && m.free_kb < fl + 2 * (len >> 10))
+		while (len > (1UL << 20) && free_kb < fl + 2 * (len >> 10))
 			len /= 2;
-		if (m.free_kb < fl + (len >> 10))
+		if (free_kb < fl + (len >> 10))
 			break;
 		if (opt.max_mb && mapped_mb + (unsigned long long)opt.chunk_mb > (unsigned long long)opt.max_mb)
 			break;
