@@ -17,9 +17,10 @@ pkg-check:
 		$(PKG_LOGS); \
 	exit $$rc
 
-# `make pkg-check-arm64` (its own target: the emulated root takes several
-# minutes the first time): the arm64 .deb and the aarch64 RPMs installed
-# on aarch64 under qemu-user, their maintainer scripts and scriptlets run,
+# `make pkg-check-arm64` (its own target: the emulated root takes about 25
+# minutes the first time, later runs 3-4): the arm64 .deb and the aarch64
+# RPMs installed on aarch64 under qemu-user, their maintainer scripts and
+# scriptlets run (DKMS builds agentmm.ko for the arm64 kernel),
 # purged and erased clean (tests/pkg/deb-aarch64 --install; registers a
 # binfmt_misc handler for the run only when none is there).
 .PHONY: pkg-check-arm64
