@@ -93,31 +93,54 @@ struct pageout_ctx {
 	uint64_t skipped;	/* address range left alone as hot */
 };
 
+/* The base page: what pagemap entries and memory.stat's page counts are
+ * in (4K, 16K or 64K on arm64). */
+static uint64_t page_bytes(void)
+{
+	static uint64_t page;
+
+	if (!page) {
+		long p = sysconf(_SC_PAGESIZE);
+
+		page = p > 0 ? (uint64_t)p : 4096;
+	}
+	return page;
+}
+
 /* Of the pages in the parts @parts of the chunk holding @addr, those
- * resident and those swapped out (in swap or zswap), from pagemap: -1 if
- * it cannot be read (the piece is then paged out as if new). At most one
- * chunk's 512 entries. */
+ * resident and those swapped out (in swap or zswap), from pagemap (an
+ * entry per base page): -1 if it cannot be read (the piece is then paged
+ * out as if new). At most one chunk's entries (512 with 4K pages). */
 static int chunk_residency(int fd, uint64_t addr, uint64_t parts,
 			   uint64_t *present, uint64_t *swapped)
 {
 	uint64_t e[AMM_HOT_CHUNK / 4096];
+	uint64_t page = page_bytes();
+	/* the parts one page covers: 1, or 2 for a 64K page */
+	uint64_t per_page = page >> AMM_HOT_PART_SHIFT ? page >> AMM_HOT_PART_SHIFT : 1;
+	uint64_t page_parts = per_page >= 64 ? ~0ULL : (1ULL << per_page) - 1;
 	uint64_t base = addr & ~(AMM_HOT_CHUNK - 1);
 	uint64_t a = base + ((uint64_t)__builtin_ctzll(parts) << AMM_HOT_PART_SHIFT);
 	uint64_t b = base + ((uint64_t)(64 - __builtin_clzll(parts)) <<
 			     AMM_HOT_PART_SHIFT);
-	size_t n = (size_t)((b - a) / 4096), i;
+	size_t n, i;
 	ssize_t r;
 
 	if (fd < 0 || !parts)
 		return -1;
-	r = pread(fd, e, n * sizeof(e[0]), (off_t)(a / 4096 * sizeof(e[0])));
+	/* a part can be smaller than a 64K page: whole pages around it */
+	a &= ~(page - 1);
+	n = (size_t)((b - a + page - 1) / page);
+	if (n > sizeof(e) / sizeof(e[0]))
+		n = sizeof(e) / sizeof(e[0]);
+	r = pread(fd, e, n * sizeof(e[0]), (off_t)(a / page * sizeof(e[0])));
 	if (r < 0)
 		return -1;
 	*present = *swapped = 0;
 	for (i = 0; i < (size_t)r / sizeof(e[0]); i++) {
-		uint64_t addr = a + i * 4096;
+		uint64_t addr = a + i * page;
 
-		if (!(parts >> ((addr - base) >> AMM_HOT_PART_SHIFT) & 1))
+		if (!(parts >> ((addr - base) >> AMM_HOT_PART_SHIFT) & page_parts))
 			continue;
 		if (e[i] >> 63 & 1)
 			(*present)++;
@@ -534,7 +557,7 @@ void reclaim_tick(struct daemon *d, struct amm_sb *a, const int *map, int n,
 		 * judged by what came back after it, not before */
 		if (read_refaults(d, s, &pages) == 0) {
 			if (s->refault_known && pages > s->refault_prev)
-				refault = (pages - s->refault_prev) * 4096;
+				refault = (pages - s->refault_prev) * page_bytes();
 			s->refault_prev = pages;
 			s->refault_known = true;
 			s->refault_bytes += refault;
