@@ -31,12 +31,6 @@ T=/sys/kernel/tracing
 # with 4K pages. They are in blocks of each size, so kept in memory for
 # the PMD size: 400 MiB, 800 MiB, 600 MiB (200, 400, 300 2M blocks; 12,
 # 25, 18 of the 32M blocks of 16K pages).
-# Healthy to begin with: the tests before this one in a suite leave page
-# cache and slab across the largest blocks (after them the 16K-page
-# kernel had too few free 32M blocks for its PMD size); dropped and
-# compacted here.
-sync; echo 3 >/proc/sys/vm/drop_caches
-echo 1 >/proc/sys/vm/compact_memory
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \
 	min_avail_blocks=$((409600 / PMD_KB)) avail_up_blocks=$((819200 / PMD_KB)) \
 	dwell_ms=300 up_dwell_ms=2000 \
