@@ -323,10 +323,17 @@ static void kill_msg(struct daemon *d, char *msg, size_t len,
 		 bytes / MB);
 }
 
-/* Step 3, a tool cgroup: every process in it, the runtime never. */
+/*
+ * Step 3, a tool cgroup: every process in it, the runtime never. One
+ * killed at an earlier step and still dying (a slow exit, a loaded host)
+ * stays the answer, its memory being on its way back: whatever is left is
+ * killed again, but the kill is counted, logged and explained once.
+ */
 static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 			     const char *name, uint64_t bytes)
 {
+	struct tool_cg *tc = tcg_find(s, name);
+	bool again = tc && tc->killed;
 	pid_t *pids = d->scan.kill_cg;
 	char dir[AMM_PATH_MAX + AMM_NAME_MAX + 2], msg[1200], comm[32] = "?";
 	char rel[sizeof(s->rel) + AMM_NAME_MAX + 2], kf[AMM_NAME_MAX + 16];
@@ -334,6 +341,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	struct note_to to = { .fd = -1 };
 	int i, n, pidfd = -1;
 
+	snprintf(kf, sizeof(kf), "%s/cgroup.kill", name);
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
 	snprintf(rel, sizeof(rel), "%s/%s", s->rel, name);
 	n = cg_pids(dir, pids, AMM_SCAN_PIDS);
@@ -349,13 +357,12 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 	if (!victim)
 		return false;
 	proc_comm(victim, comm, sizeof(comm));
-	pidfd = pidfd_open_in_cgroup(victim, 0, rel);
+	pidfd = again ? -1 : pidfd_open_in_cgroup(victim, 0, rel);
 	if (pidfd >= 0) {
 		root = bpf_task_tool(d, pidfd);
 		to = stderr_of(s, victim, root, pidfd);
 	}
 	/* act first: through the sandbox's dir fd, so never a namesake */
-	snprintf(kf, sizeof(kf), "%s/cgroup.kill", name);
 	if (cg_write_at(s->dir_fd, kf, "1")) {
 		/* cgroup.kill needs 5.14: by pidfd, each checked to be in
 		 * the tool cgroup after it was opened (no reused PID) */
@@ -368,7 +375,11 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 			close(p);
 		}
 	}
+	if (again)
+		return true;
 	mark_killed(d, s, victim, root);
+	if (tc)
+		tc->killed = true;
 	log_action(4, AMM_ACT_KILL, s->rel, name, victim,
 		   "last resort: killed tool %s (pid %d, tool cgroup %s, %" PRIu64
 		   " MB) in sandbox %s; runtime %d kept", comm, (int)victim,

@@ -360,6 +360,7 @@ void tcg_add(struct sandbox *s, const char *name)
 	t->cur = fd_read_u64(fd, &v) == 0 ? v : 0;
 	t->prev = 0;
 	t->seen = true;
+	t->killed = false;
 }
 
 /* Every tick: what each tool cgroup holds itself (memory.current). */
