@@ -27,14 +27,23 @@ stock=$(thp_knobs)
 proactive=$(cat /proc/sys/vm/compaction_proactiveness)
 echo 0 >/proc/sys/vm/compaction_proactiveness
 T=/sys/kernel/tracing
-# Thresholds scaled to a 2 GB guest: ~900 2M blocks free when healthy
-# with 4K pages. They are in blocks of each size, so kept in memory for
-# the PMD size: 400 MiB, 800 MiB, 600 MiB (200, 400, 300 2M blocks; 12,
-# 25, 18 of the 32M blocks of 16K pages).
+# Thresholds (in blocks of each size) from this guest's free PMD blocks P
+# (/proc/buddyinfo, zones above DMA unless DMA is all there is): the PMD
+# size needs 0.2 P, steps back up at 0.4 P, and is compacted for below
+# 0.3 P. A fresh 2 GB guest with 4K pages has ~900 free 2M blocks; one
+# that earlier tests aged has fewer, and the 16K-page guest after them
+# only ~16 of its 32M blocks (most of its 64 pageblocks turned Unmovable
+# and keep a few pages each): fixed thresholds would read it as
+# fragmented before the test begins.
+oP=0; while [ $((PAGE_KB << oP)) -lt $PMD_KB ]; do oP=$((oP + 1)); done
+P=$(awk -v k=$oP '{ m = 1; s = 0; for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
+	all += s; if ($4 != "DMA") high += s } END { printf "%d", high ? high : all }' /proc/buddyinfo)
+log "free ${PMD_KB}kB blocks: $P"
+check "counted free ${PMD_KB}kB blocks" test "${P:-0}" -ge 10
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \
-	min_avail_blocks=$((409600 / PMD_KB)) avail_up_blocks=$((819200 / PMD_KB)) \
+	min_avail_blocks=$((P / 5)) avail_up_blocks=$((P * 2 / 5)) \
 	dwell_ms=300 up_dwell_ms=2000 \
-	headroom_blocks=$((614400 / PMD_KB)) compact_budget=2 compact_window_ms=2000
+	headroom_blocks=$((P * 3 / 10)) compact_budget=2 compact_window_ms=2000
 check "agentmmd applies the module's decision" amd_start
 echo 1 >$T/events/agentmm/agentmm_decision/enable
 echo >$T/trace
