@@ -17,6 +17,7 @@ interval_ms = 200
 memory_limit_mb = 400
 throttle = 0
 kill_after_ms = 400
+forecast_throttle_ms = 0
 forecast_freeze_ms = 0
 forecast_kill_ms = 0
 reclaim = 0
@@ -24,6 +25,7 @@ freeze_max_s = 120
 CONF
 check "runtimes filled" wait_for 60 sh -c \
 	"[ \$(cat $AS/c/memory.current) -ge $((265 << 20)) ] && [ \$(cat $AS/a/memory.current) -ge $((38 << 20)) ]"
+log "sandboxes: a $(($(cat $AS/a/memory.current) >> 20)) MB, b $(($(cat $AS/b/memory.current) >> 20)) MB, c $(($(cat $AS/c/memory.current) >> 20)) MB"
 # b: a slow tool that keeps b live (it cannot end the pressure by itself)
 agentmmctl -c /tmp/amm.conf exec --name slow agent.slice/b -- \
 	memhog --step-mb 1 --rate-mb-s 1 --hold-s 10 120 &
