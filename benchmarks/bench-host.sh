@@ -485,6 +485,16 @@ done
 		echo
 		"$top/benchmarks/reference-table.sh" "$sumdir" 2>&1 | tee "$out/reference.txt" ;;
 	esac
+	# where agentmm's time went against the Ubuntu-style baseline, and
+	# how far fewer page faults alone could take it
+	for regime in coldstart batch; do
+		case " $regimes " in *" $regime "*) ;; *) continue ;; esac
+		case " $arms " in *" agentmm "*) ;; *) continue ;; esac
+		case " $arms " in *" distro-ubuntu "*) ;; *) continue ;; esac
+		echo
+		echo "== $regime: where the CPU time went (cpu-breakdown.py)"
+		python3 "$top/benchmarks/cpu-breakdown.py" "$sumdir/$regime/figures.tsv" 2>&1
+	done
 } >"$out/summary.txt"
 # the small files the tables can be re-derived from (report.sh
 # --from-summaries): bench-host's manifest, the knobs as found, the

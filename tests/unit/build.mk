@@ -1,5 +1,5 @@
 # Host unit tests for the plain-C policy code, under ASan and UBSan.
-UNIT_TESTS += $(BUILD)/unit/test_contig
+UNIT_TESTS += $(BUILD)/unit/test_contig $(TOP)/tests/unit/test_cpu_breakdown.sh
 
 $(BUILD)/unit/test_contig: $(TOP)/tests/unit/test_contig.c \
 		$(TOP)/policy/contig.c $(TOP)/policy/contig.h \
