@@ -5,7 +5,6 @@
 # from in RESULTS.md, and its refusals.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/check.sh"
-CHECK_NAME=cpu-breakdown
 cb=$top/benchmarks/cpu-breakdown.py
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
