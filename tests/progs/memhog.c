@@ -4,14 +4,17 @@
  * in-guest agentmm tests.
  *
  *   memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold]
- *          [--touch-ms T] [--progress FILE] MB
+ *          [--touch-ms T] [--progress FILE] [--no-thp] MB
  *
  * Touches MB megabytes S at a time (at most R MB/s if given), then holds
  * them H seconds (or until killed with --hold) and exits 0. After each step
  * the megabytes touched so far are written to FILE (overwritten), so a test
  * can watch a throttled burst. With --touch-ms it reads every page again
  * every T ms while it holds them, as a runtime that walks its whole heap
- * does: whatever was paged out comes back.
+ * does: whatever was paged out comes back. With --no-thp its memory is
+ * MADV_NOHUGEPAGE: it stays MB, as khugepaged would otherwise fill the
+ * part of a PMD range it left empty when it collapses one (up to 32 MB
+ * more with 16K pages).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
 	const char *progress = NULL;
 	struct { char *p; size_t len; } *chunk = NULL;
 	long nchunk = 0;
-	int i;
+	int i, no_thp = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--delay-ms") && i + 1 < argc)
@@ -65,10 +68,12 @@ int main(int argc, char **argv)
 			touch = arg(argv[++i], "--touch-ms");
 		else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
 			progress = argv[++i];
+		else if (!strcmp(argv[i], "--no-thp"))
+			no_thp = 1;
 		else if (mb < 0 && argv[i][0] != '-')
 			mb = arg(argv[i], "MB");
 		else {
-			fprintf(stderr, "usage: memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold] [--touch-ms T] [--progress FILE] MB\n");
+			fprintf(stderr, "usage: memhog [--delay-ms D] [--step-mb S] [--rate-mb-s R] [--hold-s H|--hold] [--touch-ms T] [--progress FILE] [--no-thp] MB\n");
 			return 2;
 		}
 	}
@@ -85,6 +90,11 @@ int main(int argc, char **argv)
 
 		if (p == MAP_FAILED) {
 			fprintf(stderr, "memhog: mmap %ld MB: %s\n", n,
+				strerror(errno));
+			return 1;
+		}
+		if (no_thp && madvise(p, len, MADV_NOHUGEPAGE)) {
+			fprintf(stderr, "memhog: madvise MADV_NOHUGEPAGE: %s\n",
 				strerror(errno));
 			return 1;
 		}

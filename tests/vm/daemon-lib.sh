@@ -15,11 +15,14 @@ cleanup() {
 	rm -rf /run/agentmm
 }
 
-# new_sandbox NAME MB: a sandbox whose runtime holds MB of memory.
+# new_sandbox NAME MB [MEMHOG_OPTION...]: a sandbox whose runtime holds MB
+# of memory.
 new_sandbox() {
-	mkdir -p $AS/$1/runtime
-	echo +memory >$AS/$1/cgroup.subtree_control
-	sh -c "echo \$\$ >$AS/$1/runtime/cgroup.procs; exec memhog --hold $2" &
+	local name=$1 mb=$2
+	shift 2
+	mkdir -p $AS/$name/runtime
+	echo +memory >$AS/$name/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/$name/runtime/cgroup.procs; exec memhog --hold $* $mb" &
 }
 
 # make_pool: agent.slice with the memory controller for its sandboxes.
