@@ -102,7 +102,7 @@ struct tool_cg {
 	int fd;			/* its memory.current */
 	int peak_fd;		/* its memory.peak, -1 if none */
 	bool seen;		/* by the last directory scan */
-	bool killed;		/* sent cgroup.kill: dying, not a new victim */
+	bool killed;		/* sent cgroup.kill: killing it again is no new kill */
 };
 
 struct sandbox {
