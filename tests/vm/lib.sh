@@ -98,6 +98,29 @@ while [ $((PAGE_KB << _lib_o)) -le "$PMD_KB" ]; do
 	_lib_o=$((_lib_o + 1))
 done
 
+# size_order KB: the order of a KB block on this kernel's base page.
+size_order() {
+	_lib_k=0
+	while [ $((PAGE_KB << _lib_k)) -lt "$1" ]; do _lib_k=$((_lib_k + 1)); done
+	echo $_lib_k
+}
+# free_blocks KB: how many KB blocks the free blocks of KB or larger make
+# (/proc/buddyinfo). Zones above DMA, unless DMA is all there is (arm64
+# guests of up to 4 GB), here and in movable_below_kb.
+free_blocks() {
+	awk -v k="$(size_order "$1")" '{ m = 1; s = 0
+		for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
+		all += s; if ($4 != "DMA") high += s } END { printf "%d", high ? high : all }' /proc/buddyinfo
+}
+# movable_below_kb KB: kB free in Movable blocks smaller than KB
+# (/proc/pagetypeinfo). A fragmenter's pages come from these first (the
+# allocator splits the smallest block that fits), only then from KB blocks.
+movable_below_kb() {
+	awk -v k="$(size_order "$1")" -v pk="$PAGE_KB" '/type +Movable/ { m = 1; s = 0
+		for (o = 0; o < k; o++) { s += $(o + 7) * m * pk; m *= 2 }
+		all += s; if ($4 != "DMA,") high += s } END { printf "%d", high ? high : all }' /proc/pagetypeinfo
+}
+
 mthp_nth() {
 	_lib_n=$1
 	# shellcheck disable=SC2086

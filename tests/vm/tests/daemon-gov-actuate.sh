@@ -18,9 +18,7 @@ admin=$(thp_knobs)
 # L blocks (below) steps it down while M (about 2 x 0.6 B) stays. Memory
 # is not weighed and there is no compaction (it would undo the
 # fragmentation): contiguity alone decides.
-oL=0; while [ $((PAGE_KB << oL)) -lt $L ]; do oL=$((oL + 1)); done
-B=$(awk -v k=$oL '{ m = 1; s = 0; for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
-	all += s; if ($4 != "DMA") high += s } END { printf "%d", high ? high : all }' /proc/buddyinfo)
+B=$(free_blocks $L)
 log "free ${L}kB blocks: $B"
 check "counted free ${L}kB blocks" test "${B:-0}" -gt 1000
 cat >/tmp/gov-extra.conf <<CONF
@@ -47,9 +45,7 @@ check "agentmmctl status shows the driver" sh -c "agentmmctl -c /tmp/amm-gov.con
 # blocks (the 16K-page arm64 guest, 550 MB, in a full suite run) kept its
 # L blocks through a fixed share of memory; so the region is those small
 # blocks plus 0.4 B of L (zones as for B; /proc/pagetypeinfo).
-small_kb=$(awk -v k=$oL -v pk=$PAGE_KB '/type +Movable/ { m = 1; s = 0
-	for (o = 0; o < k; o++) { s += $(o + 7) * m * pk; m *= 2 }
-	all += s; if ($4 != "DMA,") high += s } END { printf "%d", high ? high : all }' /proc/pagetypeinfo)
+small_kb=$(movable_below_kb $L)
 frag_mb=$(( (small_kb + B * L * 4 / 10) / 1024 ))
 avail_mb=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
 [ "$frag_mb" -le $((avail_mb * 8 / 10)) ] || frag_mb=$((avail_mb * 8 / 10))

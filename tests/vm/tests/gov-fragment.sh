@@ -35,9 +35,7 @@ T=/sys/kernel/tracing
 # only ~16 of its 32M blocks (most of its 64 pageblocks turned Unmovable
 # and keep a few pages each): fixed thresholds would read it as
 # fragmented before the test begins.
-oP=0; while [ $((PAGE_KB << oP)) -lt $PMD_KB ]; do oP=$((oP + 1)); done
-P=$(awk -v k=$oP '{ m = 1; s = 0; for (o = k; o <= NF - 5; o++) { s += $(o + 5) * m; m *= 2 }
-	all += s; if ($4 != "DMA") high += s } END { printf "%d", high ? high : all }' /proc/buddyinfo)
+P=$(free_blocks $PMD_KB)
 log "free ${PMD_KB}kB blocks: $P"
 check "counted free ${PMD_KB}kB blocks" test "${P:-0}" -ge 10
 check "load in enforce" load_agentmm mode=enforce interval_ms=100 candidates=$ALL_SIZES \

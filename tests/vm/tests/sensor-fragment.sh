@@ -29,10 +29,7 @@ log "healthy: $BIG $big0 pages (unusable $(unusable $BIG)), $MID $mid0, $SMALL $
 # unless DMA is all there is), at most 0.9 of MemAvailable (0.8 reached
 # only 7 of 16 PMD blocks past 1156 MB of small ones on the 16K guest; the
 # fragmenter holds half of its region).
-oP=0; while [ $((PAGE_KB << oP)) -lt $PMD_KB ]; do oP=$((oP + 1)); done
-small_kb=$(awk -v k=$oP -v pk=$PAGE_KB '/type +Movable/ { m = 1; s = 0
-	for (o = 0; o < k; o++) { s += $(o + 7) * m * pk; m *= 2 }
-	all += s; if ($4 != "DMA,") high += s } END { printf "%d", high ? high : all }' /proc/pagetypeinfo)
+small_kb=$(movable_below_kb $PMD_KB)
 frag_mb=$(( (small_kb + big0 * PAGE_KB * 8 / 10) / 1024 ))
 avail_mb=$(awk '/^MemAvailable:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
 [ "$frag_mb" -le $((avail_mb * 9 / 10)) ] || frag_mb=$((avail_mb * 9 / 10))
