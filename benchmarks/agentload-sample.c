@@ -27,6 +27,8 @@ struct opmem om;
 const char *const vmstat_keys[] = {
 	"pgfault", "pgmajfault", "thp_fault_alloc", "thp_fault_fallback",
 	"compact_stall", "compact_fail", "compact_success", "oom_kill",
+	/* reclaim: by kswapd ahead of the faults, or direct in them */
+	"pgscan_kswapd", "pgscan_direct", "allocstall_normal", "allocstall_movable",
 };
 
 static unsigned long long ksm_page_kb;

@@ -23,7 +23,7 @@ struct mthp {
 extern struct mthp mthp[MAX_MTHP];	/* by size */
 extern int nmthp;
 
-#define NVMSTAT	8
+#define NVMSTAT	12
 extern const char *const vmstat_keys[NVMSTAT];
 
 /* The METRICS figures: counters at start and end, and their peaks. */

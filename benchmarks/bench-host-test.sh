@@ -59,7 +59,7 @@ smoke)
 	out=$top/build/bench-host/smoke
 	rm -rf "$out"
 	mkdir -p "${out%/*}"	# a fresh checkout has no build/bench-host yet
-	"$top/benchmarks/bench-host.sh" --smoke "$out" >"$out.log" 2>&1
+	"$top/benchmarks/bench-host.sh" --smoke --fill-page-cache "$out" >"$out.log" 2>&1
 	rc=$?
 	sed 's/^/    /' "$out.log"
 	check "bench-host --smoke exits 0" [ $rc = 0 ]
@@ -67,9 +67,18 @@ smoke)
 	check "stock run JSON written" [ -s "$j" ]
 	for k in completion_s latency_p50_ms latency_p95_ms latency_p99_ms host_peak_mb \
 		 minflt vmstat_pgfault host_cpu_util_pct cpu_sys_s mthp_alloc_total \
-		 mthp_fallback_total; do
+		 mthp_fallback_total vmstat_pgscan_kswapd vmstat_pgscan_direct \
+		 vmstat_allocstall_normal; do
 		check "JSON has numeric $k" grep -q "^  \"$k\": [0-9]" "$j"
 	done
+	# --fill-page-cache: clean page cache took the free memory before the
+	# run (the file is a hole: MemFree + 1 GiB of it read), and is gone
+	c=$out/busy/runs/stock-healthy-r1.cache
+	mt=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+	check "--fill-page-cache: the page cache held over half of memory before the run" \
+		awk -v mt="$mt" '{ for (i = 1; i < NF; i++) if ($i == "Cached:") c = $(i + 1) } END { exit !(c > mt / 2) }' "$c"
+	check "--fill-page-cache: its file removed, no disk space taken" \
+		bash -c "[ ! -e '$out/busy/page-cache-fill' ] && grep -q 'fill file [0-9]* MB' '$c'"
 	check "JSON says tools real" grep -q '^  "tools": "real",' "$j"
 	check "2 sandboxes x 3 calls ran" grep -q '^  "tool_calls": 6,' "$j"
 	check "no call failed" grep -q '^  "tool_calls_failed": 0,' "$j"
@@ -88,7 +97,8 @@ smoke)
 	for c in mem_host_used_peak_mb peak_anon_mb mem_host_reserve_mb \
 		 mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb \
 		 mem_per_sandbox_pss_swappss_peak_mb swap_used_peak_mb zswap_pool_peak_mb \
-		 psi_some_us cpu_kswapd_s cpu_daemon_s runtimes_lost completion_s latency_p95_ms; do
+		 psi_some_us cpu_kswapd_s cpu_daemon_s runtimes_lost completion_s latency_p95_ms \
+		 vmstat_pgscan_direct vmstat_allocstall; do
 		check "summary TSV has the $c column" bash -c "head -n 1 '$s/figures.tsv' | tr '\t' '\n' | grep -qx $c"
 	done
 	check "summary TSV: one line for the run" [ "$(wc -l <"$s/figures.tsv")" = 2 ]
@@ -197,7 +207,7 @@ SWAP
 			mount -t tmpfs none $zp && cp '$out/zswap/'* $zp/
 		fi
 		PATH=$top/build/tools:\$PATH '$top/benchmarks/bench-guest.sh' --host --reps 1 \
-			--arms 'stock stock-zswap agentmm agentmm-nozswap' --order-seed 7 \
+			--arms 'stock stock-zswap agentmm agentmm-nozswap agentmm-wsf10' --order-seed 7 \
 			--states healthy -n 1 -c 2 -s 0.05 -t 0.05 \
 			--load-args --no-cgroup --agentmm-ko /nonexistent.ko \
 			--tuned-profile '$top/tuned/agent-sandbox/tuned.conf' \
@@ -214,9 +224,14 @@ SWAP
 	rc=$?
 	sed 's/^/    /' "$out.log"
 	check "bench-guest with daemon and swap commands exits 0" [ $rc = 0 ]
-	for a in stock stock-zswap agentmm agentmm-nozswap; do
+	for a in stock stock-zswap agentmm agentmm-nozswap agentmm-wsf10; do
 		check "$a arm ran" grep -q "^1	$a	healthy	ok" "$out/run/runs.tsv"
 	done
+	check "agentmm ran with the profile's watermark_scale_factor (100)" \
+		grep -qx '/proc/sys/vm/watermark_scale_factor	100' "$out/run/runs/agentmm-healthy-r1.knobs"
+	check "agentmm-wsf10 ran with the kernel's default (10), the rest of the profile kept" bash -c "
+		grep -qx '/proc/sys/vm/watermark_scale_factor	10' '$out/run/runs/agentmm-wsf10-healthy-r1.knobs' &&
+		grep -qx '/proc/sys/vm/max_map_count	1048576' '$out/run/runs/agentmm-wsf10-healthy-r1.knobs'"
 	g=$out/run/runs/agentmm-healthy-r1.gov
 	check "the daemon ran during the run, with the arm's name" grep -q 'fake governor started for agentmm$' "$g"
 	check "SIGTERM stopped it" grep -q 'fake governor: SIGTERM' "$g"
@@ -231,7 +246,7 @@ SWAP
 	sl=$out/swap.log
 	ns=$(grep -c "^setup --state-dir $out/run/swap-state\$" "$sl")
 	nt=$(grep -c "^teardown --state-dir $out/run/swap-state\$" "$sl")
-	check "compressed tier: set up and torn down twice (stock-zswap, agentmm)" [ "$ns/$nt" = 2/2 ]
+	check "compressed tier: set up and torn down 3 times (stock-zswap, agentmm, agentmm-wsf10)" [ "$ns/$nt" = 3/3 ]
 	check "compressed tier: every setup torn down before the next" \
 		awk '{ if ($1 == "setup") { if (up) bad = 1; up = 1 } else if ($1 == "teardown") up = 0 } END { exit bad || up }' "$sl"
 	check "compressed tier: nothing left set up" [ ! -e "$out/run/swap-state/journal" ]

@@ -46,6 +46,10 @@ under these arms, against the baselines an operator already has:
   agentmm-gapcap    agentmm whose reclaim judges each pause between tool
                     calls as a whole (reclaim_gap_refault_max_pct = 80; off
                     by default; not in the default arms)
+  agentmm-wsf10     agentmm with vm.watermark_scale_factor at the kernel's
+                    default 10 instead of the profile's 100 (what the
+                    larger free-memory reserve buys; not in the default
+                    arms)
   agentmm-nozswap   agentmm without the compressed tier
   agentmm-nogov     agentmm with governor = off (and no module)
   agentmm-ksm       agentmm plus KSM: sandboxes opt in to page merging
@@ -117,6 +121,15 @@ Options:
       --agentmm-ko F    module for the running kernel (default: none)
       --frag-args "..." extra fragment options (default sizes it to the
                         host: --fill-floor-pct 10 --safety-pct 20)
+      --fill-page-cache before every run, after the arm's setup, fill the
+                        page cache from a sparse file in OUTDIR, grown by
+                        MemFree + 1 GiB and that part read (no disk space
+                        used; removed on exit), so
+                        free memory sits at the arm's watermarks and the
+                        workload's memory comes from reclaim, as on a host
+                        that has been up a while (bench-guest
+                        --fill-page-cache; each run's .cache file says what
+                        was free and cached)
       --save-summaries DIR  write the summaries to DIR (default
                         OUTDIR/summaries)
       --malloc-thp      the runtimes and tools run with glibc's
@@ -149,7 +162,7 @@ reps=10 regimes="busy light" workload=real scale_given="" wseed=1 daemon_extra="
 arms="stock stock-zswap tuned agentmm agentmm-noreclaim agentmm-nozswap agentmm-nogov"
 calls=8 scale=0.5 gov_cmd=auto ko="" frag_args="--fill-floor-pct 10 --safety-pct 20"
 smoke=0 out="" workdir="" plots_opt="" states_opt="" n_opt="" seed="" budget=""
-swap_cmd=auto swap_args="" sumdir="" malloc_thp=0
+swap_cmd=auto swap_args="" sumdir="" malloc_thp=0 fill_cache=0 fill_opt=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-r|--reps) reps=${2:?}; shift ;;
@@ -172,6 +185,7 @@ while [ $# -gt 0 ]; do
 	--save-summaries) sumdir=${2:?}; shift ;;
 	--smoke) smoke=1 ;;
 	--malloc-thp) malloc_thp=1 ;;
+	--fill-page-cache) fill_cache=1 fill_opt=--fill-page-cache ;;
 	-h|--help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) out=$1 ;;
@@ -227,7 +241,7 @@ sumdir=${sumdir:-$out/summaries}
 arm_needs() {	# swap daemon
 	case $1 in
 	stock-zswap) echo swap ;;
-	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap) echo swap daemon ;;
+	agentmm|agentmm-noreclaim|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap|agentmm-wsf10) echo swap daemon ;;
 	agentmm-nozswap) echo daemon ;;
 	esac
 }
@@ -430,7 +444,7 @@ write_manifest() {
 		echo "  \"cgroup_mode\": \"$cg_mode\", \"budget\": \"$budget\", \"load_args\": \"$(json_str "$load_args")\","
 		echo "  \"swap_cmd\": \"$(json_str "$swap_cmd")\", \"swap_args\": \"$(json_str "$swap_args")\","
 		echo "  \"governor_cmd\": \"$(json_str "$gov_cmd")\", \"agentmm_ko\": \"$ko\","
-		echo "  \"frag_args\": \"$(json_str "$frag_args")\","
+		echo "  \"frag_args\": \"$(json_str "$frag_args")\", \"fill_page_cache\": $fill_cache,"
 		echo -n '  "arms_skipped": {'
 		printf '%s' "$skipped" | awk -F ': ' 'NF { gsub(/["\\]/, "_"); r = $0; sub(/^[^:]*: /, "", r)
 			printf "%s\"%s\": \"%s\"", (n++ ? ", " : ""), $1, r }'
@@ -461,7 +475,7 @@ for regime in $regimes; do
 		--tuned-profile "$profile" --agentmm-ko "${ko:-/nonexistent/agentmm.ko}" \
 		${gov_cmd:+--governor-cmd "$gov_cmd"} ${swap_cmd:+--swap-cmd "$swap_cmd"} \
 		${swap_args:+--swap-args "$swap_args"} --load-args "$rload" \
-		--frag-args "$frag_args" "$out/$regime" &
+		--frag-args "$frag_args" $fill_opt "$out/$regime" &
 	child=$!
 	wait "$child"
 	rc=$?

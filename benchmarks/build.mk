@@ -36,11 +36,14 @@ $(BUILD)/guest/bin/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/guest/bin
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_FRAG_SRC)
 
 # The guest driver is a busybox-ash script; installed into the guest's PATH
-# with the knob snapshot/restore it shares with bench-host.sh.
+# with the knob snapshot/restore it shares with bench-host.sh and its arms.
 $(BUILD)/guest/bin/bench-guest: $(BENCH_DIR)/bench-guest.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
 $(BUILD)/guest/bin/bench-knobs.sh: $(BENCH_DIR)/bench-knobs.sh | $(BUILD)/guest/bin
+	install -m 644 $< $@
+
+$(BUILD)/guest/bin/bench-arms.sh: $(BENCH_DIR)/bench-arms.sh | $(BUILD)/guest/bin
 	install -m 644 $< $@
 
 # Dynamic host builds, for runs on a real host (with an explicit decision
@@ -52,7 +55,8 @@ $(BUILD)/tools/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/tools
 	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_FRAG_SRC)
 
 GUEST_BINS += $(BUILD)/guest/bin/agentload $(BUILD)/guest/bin/fragment \
-	      $(BUILD)/guest/bin/bench-guest $(BUILD)/guest/bin/bench-knobs.sh
+	      $(BUILD)/guest/bin/bench-guest $(BUILD)/guest/bin/bench-knobs.sh \
+	      $(BUILD)/guest/bin/bench-arms.sh
 TOOLS += $(BUILD)/tools/agentload $(BUILD)/tools/fragment
 
 $(BUILD)/guest/bin/demo-guest: $(BENCH_DIR)/demo-guest.sh | $(BUILD)/guest/bin

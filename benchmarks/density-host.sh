@@ -124,7 +124,7 @@ done
 [ -n "$arms" ] || die "--arms: empty"
 for a in $arms; do
 	case $a in
-	stock|stock-zswap|static-mthp|tuned|agentmm|agentmm-noreclaim|agentmm-nozswap|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap|distro-ubuntu|distro-rhel) ;;
+	stock|stock-zswap|static-mthp|tuned|agentmm|agentmm-noreclaim|agentmm-nozswap|agentmm-nogov|agentmm-ksm|agentmm-v1limit|agentmm-nohotskip|agentmm-gapcap|agentmm-wsf10|distro-ubuntu|distro-rhel) ;;
 	*) die "--arms: unknown arm '$a' (see bench-host.sh --help)" ;;
 	esac
 done

@@ -131,8 +131,8 @@ mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb
 mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb
 zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s
 cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb
-v1_budget_failcnt gov_cpu_pct daemon_reclaimed_mb daemon_refault_mb
-ksm_sharing_peak_mb mthp"
+v1_budget_failcnt gov_cpu_pct daemon_reclaimed_mb daemon_refault_mb ksm_sharing_peak_mb
+mthp vmstat_compact_stall vmstat_pgscan_kswapd vmstat_pgscan_direct vmstat_allocstall"
 
 # $1 = bench-guest OUTDIR, $2 = where figures/latencies/knobs.tsv go
 extract() {
@@ -195,7 +195,7 @@ BEGIN {
 	print hdr > (pd "/figures.tsv")
 	print "rep\tarm\tstate\tlatencies_ms" > (pd "/latencies.tsv")
 	print "rep\tarm\tstate\tseed\tcall_latencies_ms" > (pd "/call_latencies.tsv")
-	nj = split("completion_s latency_p50_ms latency_p95_ms latency_p99_ms tool_calls tool_calls_failed runtimes_killed oom_kills host_peak_mb host_peak_rise_mb memcg_peak_sum_mb sandbox_anon_peak_mb minflt cpu_user_s cpu_sys_s host_cpu_util_pct mthp_alloc_total mthp_fallback_total cgroup_mode budget_mb mem_host_used_peak_mb mem_host_used_start_mb mem_host_reserve_mb mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb v1_budget_failcnt ksm_sharing_peak_mb", JK, " ")
+	nj = split("completion_s latency_p50_ms latency_p95_ms latency_p99_ms tool_calls tool_calls_failed runtimes_killed oom_kills host_peak_mb host_peak_rise_mb memcg_peak_sum_mb sandbox_anon_peak_mb minflt cpu_user_s cpu_sys_s host_cpu_util_pct mthp_alloc_total mthp_fallback_total cgroup_mode budget_mb mem_host_used_peak_mb mem_host_used_start_mb mem_host_reserve_mb mem_sandboxes_pss_swappss_peak_mb mem_sandboxes_pss_swappss_mean_mb mem_per_sandbox_pss_swappss_peak_mb mem_per_sandbox_pss_swappss_mean_mb mem_pss_samples mem_pss_interval_max_ms swap_used_peak_mb zswap_pool_peak_mb zswapped_peak_mb psi_some_us psi_full_us cpu_kswapd_s cpu_kcompactd_s cpu_ksmd_s cpu_daemon_s sampler_cpu_s runtimes_lost v1_budget_max_usage_mb v1_budget_failcnt ksm_sharing_peak_mb vmstat_compact_stall vmstat_pgscan_kswapd vmstat_pgscan_direct", JK, " ")
 	nb = split("anon shmem zswap pagetables secpagetables sunreclaim kernelstack percpu", BK, " ")
 	na = 0
 }
@@ -218,6 +218,8 @@ BEGIN {
 			m = m (m == "" ? "" : ";") J["mthp." k ".size_kb"] "/" J["mthp." k ".enabled"] "/" \
 				J["mthp." k ".anon_fault_alloc"] "/" J["mthp." k ".anon_fault_fallback"]
 		put("mthp", m)
+		asn = jv("vmstat_allocstall_normal"); asv = jv("vmstat_allocstall_movable")	# direct reclaim stalls
+		put("vmstat_allocstall", asn == "-" ? "-" : asn + (asv == "-" ? 0 : asv))
 		for (k = 0; ("latencies_ms." k) in J; k++)
 			lat = lat (k ? "," : "") sprintf("%.1f", J["latencies_ms." k])
 		clat = ""
@@ -392,6 +394,8 @@ function mrow(name, st, col, unit, ref,   a, k, line) {
 		line = line cell(stats(arm[k], st, col) ? sprintf("%.4g%s [%.4g-%.4g] n=%d", MED, unit, MIN, MAX, N) : "-")
 	print line "  " ref
 }
+# mrow, printed only where some arm has the column (newer agentload)
+function mrow_new(name, st, col, unit, ref,   k) { for (k = 1; k <= na; k++) if (stats(arm[k], st, col)) { mrow(name, st, col, unit, ref); return } }
 function lost(name, st, ref,   a, k, line, i, s, n, x) {
 	line = sprintf("%-30s", name)
 	for (k = 1; k <= na; k++) {
@@ -615,6 +619,10 @@ END {
 		mrow("PSI memory full", st, "pct_psi_full", "%", "-")
 		mrow("CPU kswapd", st, "pct_kswapd", "%", "% of host CPU (wall time x CPUs)")
 		mrow("CPU kcompactd", st, "pct_kcompactd", "%", "-")
+		mrow_new("pages scanned by kswapd", st, "vmstat_pgscan_kswapd", "", "pgscan_kswapd over the run (host-wide)")
+		mrow_new("pages scanned, direct", st, "vmstat_pgscan_direct", "", "pgscan_direct: reclaim inside an allocation")
+		mrow_new("direct reclaim stalls", st, "vmstat_allocstall", "", "allocstall_normal + _movable")
+		mrow_new("direct compaction stalls", st, "vmstat_compact_stall", "", "compact_stall")
 		mrow("CPU ksmd", st, "pct_ksmd", "%", "-")
 		mrow("CPU daemon", st, "pct_daemon", "%", "agentmmd (--daemon-pid)")
 		mrow("reclaimed by agentmmd", st, "daemon_reclaimed_mb", "MB", "its metrics at exit: usage drops after its reclaim steps")
