@@ -541,6 +541,10 @@ while [ $rep -le $reps ]; do
 		for g in $groups; do
 			frag_out=$out/runs/fragment-r$rep${g#all}.frag
 			[ $g = all ] || frag_out=$out/runs/fragment-r$rep-$g.frag
+			# fragment fills free memory only: the page cache the fill
+			# left would leave it nothing to fragment (emptying the
+			# file drops its pages; the fill is read again per run)
+			[ -z "$cache_file" ] || : >"$cache_file"
 			if ! start_fragment "$frag_out"; then
 				say "rep $rep: fragment did not get ready; see $frag_out"
 				stop_fragment
