@@ -99,15 +99,17 @@ Options:
                         that rep and re-verified around every run)
       --fill-page-cache before every run (after the arm's setup) read a
                         sparse file in OUTDIR (grown by MemFree + 1 GiB
-                        each run, only that part read), so clean
-                        page cache fills memory and free memory sits at the
-                        watermarks the arm set, as on a host that has been
-                        up a while: the run's memory then comes from
-                        reclaiming it (kswapd ahead of the faults, or direct
-                        reclaim in them). On fragmented memory it fills the
-                        holes fragment left. No disk space is used (the
-                        file is a hole); it is removed on exit. Needs a
-                        disk-backed OUTDIR (not tmpfs/ramfs)
+                        each run, only that part read), so clean page
+                        cache takes the free memory down to what kswapd
+                        keeps free under the arm's settings, as on a host
+                        that has been up a while: the run's memory then
+                        comes from reclaiming it (kswapd ahead of the
+                        faults, or direct reclaim in them). On fragmented
+                        memory it is read into the holes fragment left
+                        (what the kernel keeps of it is in the .cache
+                        file). No disk space is used (the file is a hole);
+                        it is removed on exit. Needs a disk-backed OUTDIR
+                        (not tmpfs/ramfs)
       --tuned-profile F tuned.conf to apply in the tuned/agentmm arms
                         (default: first of /usr/lib/tuned/agent-sandbox/,
                         /usr/lib/tuned/profiles/agent-sandbox/,

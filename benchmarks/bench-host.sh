@@ -124,9 +124,9 @@ Options:
       --fill-page-cache before every run, after the arm's setup, fill the
                         page cache from a sparse file in OUTDIR, grown by
                         MemFree + 1 GiB and that part read (no disk space
-                        used; removed on exit), so
-                        free memory sits at the arm's watermarks and the
-                        workload's memory comes from reclaim, as on a host
+                        used; removed on exit), so free memory falls to
+                        what kswapd keeps free under the arm's settings and
+                        the workload's memory comes from reclaim, as on a host
                         that has been up a while (bench-guest
                         --fill-page-cache; each run's .cache file says what
                         was free and cached)
