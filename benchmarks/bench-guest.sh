@@ -268,6 +268,8 @@ if [ $fill_cache = 1 ]; then
 	case $fst in tmpfs|ramfs|rootfs) die "--fill-page-cache: $out is on $fst, whose pages are not clean page cache; give a disk-backed OUTDIR" ;; esac
 	command -v truncate >/dev/null || die "--fill-page-cache needs truncate"
 	cache_file=$out/page-cache-fill
+	# truncate follows a symbolic link: never one planted here
+	rm -f "$cache_file" || die "--fill-page-cache: cannot remove an old $cache_file"
 fi
 # agentload options that not every build has (they arrived with the
 # memory-per-agent measurements)
@@ -489,6 +491,7 @@ run_one() {
 # the new part is read: rereading a file larger than memory would evict
 # its own start as it goes, zero-filling all of it every run.
 fill_page_cache() {
+	[ ! -L "$cache_file" ] || { echo "$cache_file is a symbolic link: not following it"; return 1; }
 	mf=$(awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo)
 	have=$(( $(stat -c %s "$cache_file" 2>/dev/null || echo 0) / 1048576 ))
 	grow=$((mf + 1024))
