@@ -41,6 +41,12 @@ sed '/^$/q' "$out/busy/report.txt" 2>/dev/null |
 	grep -E '^(metric|completion time  |host peak memory|p50 healthy|p95 healthy|p99 healthy|CPU time sys|host CPU utilisation|mTHP allocation success  )' |
 	sed 's/^/   /'
 echo
+# memory as an operator counts it, every arm absolute; the reserve the
+# profile keeps free is on its own row, not hidden in "host peak memory"
+awk '/^memory per agent/ { on = 1 } on && /^$/ { exit }
+	on && /^(memory per agent|metric|host used peak|reserve|sandboxes PSS\+SwapPss peak)/' \
+	"$out/busy/report.txt" 2>/dev/null | sed 's/^/   /'
+echo
 # the reference's figures, as bench-host's summary ends (3 reps: wide intervals)
 sed 's/^/   /' "$out/reference.txt" 2>/dev/null
 echo "   (full tables: $out/summary.txt; the measured numbers with many"
