@@ -232,6 +232,7 @@ static const struct num_key num_keys[] = {
 	KUINT(reclaim_gap_refault_max_pct, 0, 100),
 	KUINT(reclaim_hot_skip_s, 0, 86400),
 	KBOOL(reclaim_v1_limit),
+	KBOOL(zswap_writeback),
 	KUINT(retry_repeats, 0, 100),
 	KBOOL(dry_run),
 	KUINT(metrics_interval_s, 1, 3600),
@@ -538,7 +539,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_paced_step_permille = %u\nreclaim_settle_ms = %u\n"
 		"reclaim_refault_max_pct = %u\nreclaim_gap_refault_max_pct = %u\n"
 		"reclaim_hot_skip_s = %u\n"
-		"reclaim_v1_limit = %d\n"
+		"reclaim_v1_limit = %d\nzswap_writeback = %d\n"
 		"retry_repeats = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
 		"metrics_interval_s = %u\nevents_max_kb = %u\n",
@@ -561,7 +562,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_paced_step_permille, c->reclaim_settle_ms,
 		c->reclaim_refault_max_pct, c->reclaim_gap_refault_max_pct,
 		c->reclaim_hot_skip_s,
-		c->reclaim_v1_limit,
+		c->reclaim_v1_limit, c->zswap_writeback,
 		c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
 		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);

@@ -66,6 +66,9 @@ struct amm_config {
 	/* cgroup v1: reclaim through memory.limit_in_bytes (the kernel's LRU
 	 * order) rather than process_madvise(MADV_PAGEOUT) of address ranges */
 	bool reclaim_v1_limit;
+	/* 0: set each sandbox's memory.zswap.writeback to 0 (cgroup v2,
+	 * Linux 6.8+); 1: leave it as found */
+	bool zswap_writeback;
 	unsigned int retry_repeats;
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */

@@ -116,6 +116,7 @@ struct sandbox {
 	bool kube;		/* a Kubernetes pod: not frozen by default */
 	bool ext_frozen;	/* frozen by someone else: hands off */
 	int oom_group_orig;	/* memory.oom.group we replaced, -1 none */
+	int zswap_wb_orig;	/* memory.zswap.writeback we replaced, -1 none */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;
 	unsigned int psi;

@@ -28,6 +28,8 @@
  *   freeze CGID PATH          we froze PATH (cgroup.freeze 0 undoes it)
  *   high CGID ORIG PATH       we set PATH/memory.high; ORIG was there
  *   oomgroup CGID ORIG PATH   we set PATH/memory.oom.group; ORIG was there
+ *   zswapwb CGID ORIG PATH    we set PATH/memory.zswap.writeback; ORIG was
+ *                             there
  *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
@@ -80,6 +82,11 @@ int applied_save(struct daemon *d)
 			amm_token_escape(esc, sizeof(esc), s->path);
 			fprintf(o, "oomgroup %" PRIu64 " %d %s\n", s->cgid,
 				s->oom_group_orig, esc);
+		}
+		if (s->zswap_wb_orig >= 0) {
+			amm_token_escape(esc, sizeof(esc), s->path);
+			fprintf(o, "zswapwb %" PRIu64 " %d %s\n", s->cgid,
+				s->zswap_wb_orig, esc);
 		}
 		if (s->limit_orig[0]) {
 			amm_token_escape(esc, sizeof(esc), s->path);
@@ -157,6 +164,7 @@ static int restore_line(char *line)
 			    e.path, e.val, strerror(errno));
 	} else {
 		const char *file = e.kind[0] == 'h' ? "memory.high" :
+				   e.kind[0] == 'z' ? "memory.zswap.writeback" :
 						      "memory.oom.group";
 
 		r = cg_write_at(fd, file, e.val);
@@ -292,6 +300,18 @@ void sb_restore(struct sandbox *s)
 		else
 			warn("cannot reset %s/memory.oom.group: %s", s->rel,
 			     strerror(errno));
+	}
+	if (s->zswap_wb_orig >= 0) {
+		snprintf(buf, sizeof(buf), "%d", s->zswap_wb_orig);
+		r = cg_write_at(s->dir_fd, "memory.zswap.writeback", buf);
+		if (r == 0)
+			info("sandbox %s: memory.zswap.writeback back to %s",
+			     s->rel, buf);
+		if (r == 0 || gone())
+			s->zswap_wb_orig = -1;
+		else
+			warn("cannot reset %s/memory.zswap.writeback: %s",
+			     s->rel, strerror(errno));
 	}
 	(void)sb_restore_limit(s);
 }

@@ -36,7 +36,7 @@ static bool unesc_path(char *s)
 }
 
 /*
- * Parse one freeze/high/oomgroup/limit line in place. 1: @e holds it; 0: not
+ * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds it; 0: not
  * such a line (unknown kind, malformed escape, relative path). No file
  * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
  */
@@ -53,7 +53,8 @@ int journal_parse(char *line, struct journal_entry *e)
 	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
 		return 0;
 	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
-	    strcmp(e->kind, "oomgroup") && strcmp(e->kind, "limit"))
+	    strcmp(e->kind, "oomgroup") && strcmp(e->kind, "limit") &&
+	    strcmp(e->kind, "zswapwb"))
 		return 0;
 	p = line + n;
 	/* entries written before cgroup ids were recorded: no id */
@@ -68,6 +69,9 @@ int journal_parse(char *line, struct journal_entry *e)
 			return 0;
 		p += n;
 	}
+	/* newer than cgroup ids in the journal: always with one */
+	if (!strcmp(e->kind, "zswapwb") && (legacy || !e->id))
+		return 0;
 	if (!strcmp(e->kind, "limit")) {	/* "limit CGID ORIG SET PATH" */
 		n = 0;
 		/* always with the cgroup's id: never put on another cgroup */

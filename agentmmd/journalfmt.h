@@ -6,7 +6,7 @@
 /*
  * One cgroup entry of the journal as journal_parse() reads it: the kind of
  * change, the cgroup id it was made on (0: none recorded), the value to
- * write back (high, oomgroup, limit), the value we set (limit: written back
+ * write back (high, oomgroup, limit, zswapwb), the value we set (limit: written back
  * only while it is still there) and the unescaped absolute path, which
  * points into the parsed line.
  */
@@ -19,7 +19,7 @@ struct journal_entry {
 };
 
 /*
- * Parse one freeze/high/oomgroup/limit line in place. 1: @e holds it; 0: not
+ * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds it; 0: not
  * such a line (unknown kind, malformed escape, relative path).
  */
 int journal_parse(char *line, struct journal_entry *e);

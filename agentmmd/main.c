@@ -174,6 +174,7 @@ static void reload(struct daemon *d)
 	char e[1024];
 	bool bpf_was = d->cfg.bpf;
 	int gov_was = d->cfg.governor;
+	struct sandbox *s;
 
 	amm_config_defaults(&next);
 	if (config_untrusted(d->cfg_path, e, sizeof(e)) ||
@@ -201,6 +202,8 @@ static void reload(struct daemon *d)
 	if (d->gov_only)
 		d->cfg.bpf = false;	/* no sandboxes to attribute to */
 	v1_limits(d);
+	for_each_sandbox(d, s)	/* zswap_writeback may have changed */
+		sb_zswap_writeback(d, s);
 	if (d->cfg.bpf && !bpf_was) {
 		/* the new maps start empty: what we manage goes back in */
 		if (bpf_start(d, handle_event) == 0)

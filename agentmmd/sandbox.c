@@ -115,6 +115,56 @@ static void oom_group_adopt(struct daemon *d, struct sandbox *s)
 	     s->rel);
 }
 
+/**
+ * sb_zswap_writeback() - bring a sandbox's memory.zswap.writeback in line
+ * with zswap_writeback
+ * @d: the daemon
+ * @s: the sandbox
+ *
+ * zswap_writeback = 0 (the default): a sandbox whose memory.zswap.writeback
+ * is 1 gets 0, journaled, so its cold pages stay compressed in RAM and never
+ * go to disk: its runtime never waits on disk I/O to get its context back.
+ * A 0 found (the admin's or the container manager's) is theirs and left.
+ * zswap_writeback = 1 (or on a reload to it): what we set goes back. Only
+ * where the file exists (cgroup v2, Linux 6.8+ with zswap); the kernel
+ * ignores it while zswap is off.
+ */
+void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
+{
+	char buf[16];
+
+	if (d->cfg.zswap_writeback) {
+		if (s->zswap_wb_orig < 0)
+			return;
+		if (cg_write_at(s->dir_fd, "memory.zswap.writeback", "1") &&
+		    errno != ENOENT && errno != ENODEV) {
+			warn("sandbox %s: cannot put memory.zswap.writeback back to 1: %s; the journal keeps it",
+			     s->rel, strerror(errno));
+			return;
+		}
+		s->zswap_wb_orig = -1;
+		applied_save(d);
+		info("sandbox %s: memory.zswap.writeback back to 1 (zswap_writeback = 1)",
+		     s->rel);
+		return;
+	}
+	if (s->zswap_wb_orig >= 0 || d->cg_v1 ||
+	    cg_read_str_at(s->dir_fd, "memory.zswap.writeback", buf,
+			   sizeof(buf)) || strcmp(buf, "1"))
+		return;
+	s->zswap_wb_orig = 1;
+	if (applied_save(d) ||
+	    cg_write_at(s->dir_fd, "memory.zswap.writeback", "0")) {
+		warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
+		     s->rel, strerror(errno));
+		s->zswap_wb_orig = -1;
+		applied_save(d);
+		return;
+	}
+	info("sandbox %s: memory.zswap.writeback 1 -> 0 while agentmmd runs, so its compressed pages stay in RAM, never on disk",
+	     s->rel);
+}
+
 /* Frozen by someone else (docker pause, an admin)? Then hands off. */
 void sb_check_ext_frozen(struct sandbox *s)
 {
@@ -194,6 +244,7 @@ static void adopt(struct daemon *d, const char *rel)
 	s->prio = sb_priority(d, s);
 	sb_check_ext_frozen(s);
 	oom_group_adopt(d, s);
+	sb_zswap_writeback(d, s);
 	s->exempt = exempt_has(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);

@@ -15,5 +15,6 @@ bool matches(struct daemon *d, const char *rel);
 void rescan(struct daemon *d);
 unsigned int sb_priority(struct daemon *d, const struct sandbox *s);
 void sb_check_ext_frozen(struct sandbox *s);
+void sb_zswap_writeback(struct daemon *d, struct sandbox *s);
 
 #endif

@@ -49,10 +49,13 @@ static void any_lines(const uint8_t *data, size_t size)
 		if (!journal_parse(line, &e))
 			continue;
 		if (strcmp(e.kind, "freeze") && strcmp(e.kind, "high") &&
-		    strcmp(e.kind, "oomgroup") && strcmp(e.kind, "limit"))
+		    strcmp(e.kind, "oomgroup") && strcmp(e.kind, "limit") &&
+		    strcmp(e.kind, "zswapwb"))
 			die_entry("unknown kind accepted", line, &e, NULL);
 		if (!strcmp(e.kind, "limit") && (!e.set[0] || !e.id))
 			die_entry("limit entry without the value set or an id", line, &e, NULL);
+		if (!strcmp(e.kind, "zswapwb") && !e.id)
+			die_entry("zswapwb entry without an id", line, &e, NULL);
 		if (!e.path || e.path[0] != '/' ||
 		    e.path < line || e.path >= line + sizeof(line))
 			die_entry("entry without an absolute path in the line", line, &e, NULL);
@@ -66,7 +69,8 @@ static void round_trip(const uint8_t *data, size_t size)
 {
 	static char path[AMM_PATH_MAX], esc[AMM_PATH_MAX * 4 + 8];
 	static char line[AMM_PATH_MAX * 4 + 128], copy[sizeof(line)];
-	static const char *const kinds[] = { "freeze", "high", "oomgroup", "limit" };
+	static const char *const kinds[] = { "freeze", "high", "oomgroup", "limit",
+					      "zswapwb" };
 	unsigned long long id = 0;
 	const char *kind, *val;
 	char vbuf[32], sbuf[32];
@@ -75,17 +79,18 @@ static void round_trip(const uint8_t *data, size_t size)
 
 	if (size < 10)
 		return;
-	kind = kinds[data[0] % 4];
+	kind = kinds[data[0] % 5];
 	for (i = 1; i < 9; i++)
 		id = id << 8 | data[i];
 	if (data[0] & 0x80)
 		id %= 1000;	/* small ids too */
 	/* memory.high reads "max" or a number; memory.oom.group 0 or 1; v1's
-	 * memory.limit_in_bytes a number (what was there, what we set) */
+	 * memory.limit_in_bytes a number (what was there, what we set);
+	 * memory.zswap.writeback 0 or 1 */
 	snprintf(sbuf, sizeof(sbuf), "%llu", (id + 1) * 4096);
-	if (kind[0] == 'l' && !id)
+	if ((kind[0] == 'l' || kind[0] == 'z') && !id)
 		id = 1;		/* applied_save() writes the sandbox's own id */
-	if (kind[0] == 'o')
+	if (kind[0] == 'o' || kind[0] == 'z')
 		snprintf(vbuf, sizeof(vbuf), "%d", data[9] & 1);
 	else if (data[9] & 1)
 		snprintf(vbuf, sizeof(vbuf), "max");
