@@ -179,10 +179,12 @@ void detect_runtime(struct daemon *d, struct sandbox *s)
 	bpf_task_set(d, fd, s, AMM_ROLE_RUNTIME, 0, 0);
 	if (trusted || d->cfg.protect_guessed_runtime) {
 		if (pidfd_set_oom_adj(fd, best, d->cfg.runtime_oom_score_adj))
-			warn("cannot set oom_score_adj of runtime pid %d in %s: %s",
-			     (int)best, s->rel, strerror(errno));
-		info("sandbox %s: agent runtime is pid %d (oom_score_adj %d)",
-		     s->rel, (int)best, d->cfg.runtime_oom_score_adj);
+			warn("sandbox %s: agent runtime is pid %d; cannot set its oom_score_adj to %d: %s (lowering it needs CAP_SYS_RESOURCE)",
+			     s->rel, (int)best, d->cfg.runtime_oom_score_adj,
+			     strerror(errno));
+		else
+			info("sandbox %s: agent runtime is pid %d (oom_score_adj %d)",
+			     s->rel, (int)best, d->cfg.runtime_oom_score_adj);
 	} else {
 		info("sandbox %s: agent runtime is pid %d (a guess: no host-owned %s/ child; its oom_score_adj is left as it is)",
 		     s->rel, (int)best, d->cfg.runtime_cgroup);
