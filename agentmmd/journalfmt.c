@@ -36,9 +36,9 @@ static bool unesc_path(char *s)
 }
 
 /*
- * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds it; 0: not
- * such a line (unknown kind, malformed escape, relative path). No file
- * system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
+ * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds
+ * it; 0: not such a line (unknown kind, malformed escape, relative path,
+ * a limit or zswapwb line without a cgroup id). No file system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
  */
 int journal_parse(char *line, struct journal_entry *e)
 {

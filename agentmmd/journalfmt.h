@@ -6,8 +6,8 @@
 /*
  * One cgroup entry of the journal as journal_parse() reads it: the kind of
  * change, the cgroup id it was made on (0: none recorded), the value to
- * write back (high, oomgroup, limit, zswapwb), the value we set (limit: written back
- * only while it is still there) and the unescaped absolute path, which
+ * write back (high, oomgroup, limit, zswapwb), the value we set (limit:
+ * written back only while it is still there) and the unescaped absolute path, which
  * points into the parsed line.
  */
 struct journal_entry {
@@ -19,8 +19,9 @@ struct journal_entry {
 };
 
 /*
- * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds it; 0: not
- * such a line (unknown kind, malformed escape, relative path).
+ * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds
+ * it; 0: not such a line (unknown kind, malformed escape, relative path,
+ * a limit or zswapwb line without a cgroup id).
  */
 int journal_parse(char *line, struct journal_entry *e);
 
