@@ -117,6 +117,7 @@ struct sandbox {
 	bool ext_frozen;	/* frozen by someone else: hands off */
 	int oom_group_orig;	/* memory.oom.group we replaced, -1 none */
 	int zswap_wb_orig;	/* memory.zswap.writeback we replaced, -1 none */
+	bool zswap_wb_set;	/* ...and wrote 0 (else journaled, not yet) */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;
 	unsigned int psi;
@@ -248,6 +249,7 @@ struct daemon {
 	const char *struct_ops_state;
 	bool bpf_full_said;	/* the sandbox map filled up: said once */
 	bool fd_limit_said;	/* adoption hit the fd limit: said once */
+	bool zswap_wb_due;	/* sandboxes marked for zswap_writeback_commit() */
 
 	/* the last policy tick */
 	uint64_t host_limit, host_used;

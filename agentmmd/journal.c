@@ -307,9 +307,10 @@ void sb_restore(struct sandbox *s)
 		if (r == 0)
 			info("sandbox %s: memory.zswap.writeback back to %s",
 			     s->rel, buf);
-		if (r == 0 || gone())
+		if (r == 0 || gone()) {
 			s->zswap_wb_orig = -1;
-		else
+			s->zswap_wb_set = false;
+		} else
 			warn("cannot reset %s/memory.zswap.writeback: %s",
 			     s->rel, strerror(errno));
 	}

@@ -122,12 +122,14 @@ static void oom_group_adopt(struct daemon *d, struct sandbox *s)
  * @s: the sandbox
  *
  * zswap_writeback = 0 (the default): a sandbox whose memory.zswap.writeback
- * is 1 gets 0, journaled, so its cold pages stay compressed in RAM and never
- * go to disk: its runtime never waits on disk I/O to get its context back.
- * A 0 found (the admin's or the container manager's) is theirs and left.
- * zswap_writeback = 1 (or on a reload to it): what we set goes back. Only
- * where the file exists (cgroup v2, Linux 6.8+ with zswap); the kernel
- * ignores it while zswap is off.
+ * is 1 is marked to get 0, so its cold pages stay compressed in RAM and
+ * never go to disk: its runtime never waits on disk I/O to get its context
+ * back. zswap_writeback_commit() journals and writes every mark at once
+ * (one journal write for a scan that adopts thousands). A 0 found (the
+ * admin's or the container manager's) is theirs and left.
+ * zswap_writeback = 1 (on a reload to it): what we set goes back. Only where
+ * the file exists (cgroup v2, Linux 6.8+ with zswap); the kernel ignores it
+ * while zswap is off.
  */
 void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 {
@@ -143,7 +145,8 @@ void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 			return;
 		}
 		s->zswap_wb_orig = -1;
-		applied_save(d);
+		s->zswap_wb_set = false;
+		d->zswap_wb_due = true;	/* the journal loses its line */
 		info("sandbox %s: memory.zswap.writeback back to 1 (zswap_writeback = 1)",
 		     s->rel);
 		return;
@@ -153,16 +156,47 @@ void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 			   sizeof(buf)) || strcmp(buf, "1"))
 		return;
 	s->zswap_wb_orig = 1;
-	if (applied_save(d) ||
-	    cg_write_at(s->dir_fd, "memory.zswap.writeback", "0")) {
-		warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
-		     s->rel, strerror(errno));
-		s->zswap_wb_orig = -1;
-		applied_save(d);
+	d->zswap_wb_due = true;
+}
+
+/**
+ * zswap_writeback_commit() - journal, then write, what sb_zswap_writeback()
+ * marked
+ * @d: the daemon
+ *
+ * The journal is written once, before any file: a crash in between leaves
+ * lines for changes not made, which restoring handles harmlessly.
+ */
+void zswap_writeback_commit(struct daemon *d)
+{
+	struct sandbox *s;
+	bool failed = false;
+
+	if (!d->zswap_wb_due)
+		return;
+	d->zswap_wb_due = false;
+	if (applied_save(d)) {
+		for_each_sandbox(d, s)
+			if (s->zswap_wb_orig >= 0 && !s->zswap_wb_set)
+				s->zswap_wb_orig = -1;
 		return;
 	}
-	info("sandbox %s: memory.zswap.writeback 1 -> 0 while agentmmd runs, so its compressed pages stay in RAM, never on disk",
-	     s->rel);
+	for_each_sandbox(d, s) {
+		if (s->zswap_wb_orig < 0 || s->zswap_wb_set)
+			continue;
+		if (cg_write_at(s->dir_fd, "memory.zswap.writeback", "0")) {
+			warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
+			     s->rel, strerror(errno));
+			s->zswap_wb_orig = -1;
+			failed = true;
+			continue;
+		}
+		s->zswap_wb_set = true;
+		info("sandbox %s: memory.zswap.writeback 1 -> 0 while agentmmd runs, so its compressed pages stay in RAM, never on disk",
+		     s->rel);
+	}
+	if (failed)
+		applied_save(d);
 }
 
 /* Frozen by someone else (docker pause, an admin)? Then hands off. */
@@ -330,6 +364,7 @@ void rescan(struct daemon *d)
 {
 	struct sandbox *s;
 	unsigned int i;
+	bool gone = false;
 
 	for_each_sandbox(d, s)
 		s->seen = false;
@@ -348,6 +383,11 @@ void rescan(struct daemon *d)
 		info("sandbox %s (cgroup id %" PRIu64 ") is gone or no longer matches; forgetting it",
 		     s->rel, s->cgid);
 		sb_forget(d, s);
-		applied_save(d);
+		gone = true;
 	}
+	/* once for all that went (a crash before it leaves lines for
+	 * cgroups that are gone, which restoring skips) */
+	if (gone)
+		applied_save(d);
+	zswap_writeback_commit(d);
 }

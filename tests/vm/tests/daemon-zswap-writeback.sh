@@ -25,14 +25,16 @@ new_sandbox sb2 8
 echo 0 >$AS/sb2/memory.zswap.writeback	# the admin's choice
 mkdir $AS/other
 echo +memory >$AS/other/cgroup.subtree_control
-start_daemon 2 "daemon adopts both sandboxes" <<CONF
-sandbox_patterns = agent.slice/sb*
+# the sandboxes' own settings only: no step acts on them
+CONF="sandbox_patterns = agent.slice/sb*
 idle_interval_ms = 200
 throttle = 0
 freeze = 0
 kill = 0
-reclaim = 0
-CONF
+reclaim = 0"
+start_daemon 2 "daemon adopts both sandboxes" <<EOF
+$CONF
+EOF
 J=/run/agentmm/applied
 expect_eq "$(cat $AS/sb1/memory.zswap.writeback)" 0 "writeback off on the sandbox"
 check "journaled with its cgroup id" grep -q "^zswapwb [1-9][0-9]* 1 $AS/sb1\$" $J
@@ -75,14 +77,9 @@ expect_eq "$(cat $AS/sb2/memory.zswap.writeback)" 0 "the admin's 0 stays after k
 check "nothing left in the journal" sh -c "[ ! -s $J ]"
 
 # a clean stop restores too
-start_daemon 2 "restarted, adopts both again" <<CONF
-sandbox_patterns = agent.slice/sb*
-idle_interval_ms = 200
-throttle = 0
-freeze = 0
-kill = 0
-reclaim = 0
-CONF
+start_daemon 2 "restarted, adopts both again" <<EOF
+$CONF
+EOF
 expect_eq "$(cat $AS/sb1/memory.zswap.writeback)" 0 "set again on restart"
 kill "$(cat /run/agentmm/agentmmd.pid)"
 check "put back on SIGTERM" wait_for 10 sh -c "[ \"\$(cat $AS/sb1/memory.zswap.writeback)\" = 1 ]"
