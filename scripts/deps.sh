@@ -53,6 +53,9 @@ apt_packages=(
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
 	nodejs python3-yaml
+	# make image-check: the image built and the DaemonSet's container run
+	# with a real engine (runc: crun refuses a hybrid cgroup layout)
+	podman runc
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
@@ -62,6 +65,7 @@ dnf_packages=(
 	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 	python3-prometheus_client python3-flask
 	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
+	podman runc
 )
 
 install_apt() {
