@@ -41,6 +41,10 @@ $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
 		-DCHECK_JSON='"$(TOP)/tests/unit/check_json.py"' \
 		-o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
+# The same through the real agentmmctl, on files of a state directory of
+# the test's own.
+unit: $(BUILD)/tools/agentmmctl
+
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
 	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal \
-	$(BUILD)/unit/test_agentmmd_json
+	$(BUILD)/unit/test_agentmmd_json $(TOP)/tests/unit/test_ctl_json.sh
