@@ -11,7 +11,8 @@
  * C1 controls (U+0080..U+009F: 0xc2 0x9b is a one-byte CSI), the bidi
  * embeddings, overrides and isolates (text shown in another order than it
  * is stored), the implicit direction marks, and the line and paragraph
- * separators. They are escaped byte by byte, as bytes that are not UTF-8.
+ * separators. TEXT, WORD and LABEL escape them byte by byte, as bytes that
+ * are not UTF-8; JSON as the character (\u009b).
  */
 static int unsafe_cp(uint32_t cp)
 {
@@ -21,15 +22,17 @@ static int unsafe_cp(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* Length of the valid, safe UTF-8 sequence at @s (1..4), 0 if it is not
- * one (invalid, or a character unsafe_cp() names). */
-static size_t utf8_len(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at @s (1..4) and its code point in
+ * @cpp; 0 if it is not one (overlong, surrogate, beyond Unicode, cut). */
+static size_t utf8_decode(const unsigned char *s, uint32_t *cpp)
 {
 	size_t n, i;
 	uint32_t cp;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*cpp = s[0];
 		return 1;
+	}
 	if ((s[0] & 0xe0) == 0xc0) {
 		n = 2;
 		cp = s[0] & 0x1f;
@@ -42,16 +45,102 @@ static size_t utf8_len(const unsigned char *s)
 	} else {
 		return 0;
 	}
+	/* a NUL is not a continuation byte: never reads past the string */
 	for (i = 1; i < n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	/* overlong forms, surrogates, beyond Unicode */
 	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
 	    (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || unsafe_cp(cp))
+	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	*cpp = cp;
+	return n;
+}
+
+static const char hex[] = "0123456789abcdef";
+
+/* \uHHHH for @cp (at most U+FFFF) into @tmp; 6 bytes. */
+static size_t json_u(char *tmp, uint32_t cp)
+{
+	tmp[0] = '\\';
+	tmp[1] = 'u';
+	tmp[2] = hex[cp >> 12 & 15];
+	tmp[3] = hex[cp >> 8 & 15];
+	tmp[4] = hex[cp >> 4 & 15];
+	tmp[5] = hex[cp & 15];
+	return 6;
+}
+
+/*
+ * One character (or byte that is not UTF-8) at @s as JSON string contents
+ * into @tmp; its length in *@used. Exact for valid UTF-8: a JSON parser
+ * gives the character back. A byte that is not part of valid UTF-8 (always
+ * 0x80..0xff) becomes the lone surrogate U+DC80..U+DCFF (\udcHH, Python's
+ * "surrogateescape"), which no valid UTF-8 string holds: a name with
+ * such a byte never prints like a name without one.
+ */
+static size_t esc_json(char *tmp, const unsigned char *s, size_t *used)
+{
+	uint32_t cp;
+	size_t u = utf8_decode(s, &cp);
+
+	*used = u ? u : 1;
+	if (!u)
+		return json_u(tmp, 0xdc00 | s[0]);
+	if (cp == '"' || cp == '\\') {
+		tmp[0] = '\\';
+		tmp[1] = (char)cp;
+		return 2;
+	}
+	if (cp == '\n' || cp == '\t') {
+		tmp[0] = '\\';
+		tmp[1] = cp == '\n' ? 'n' : 't';
+		return 2;
+	}
+	if (cp < 0x20 || cp == 0x7f || unsafe_cp(cp))
+		return json_u(tmp, cp);
+	memcpy(tmp, s, u);
+	return u;
+}
+
+/* The same for TEXT, WORD and LABEL: see escape.h. */
+static size_t esc_text(char *tmp, const unsigned char *s, size_t *used,
+		       enum amm_esc mode)
+{
+	uint32_t cp;
+	size_t n = 0, u = utf8_decode(s, &cp);
+	unsigned char c = *s;
+
+	if (u && unsafe_cp(cp))
+		u = 0;
+	*used = u ? u : 1;
+	if (u > 1) {
+		memcpy(tmp, s, u);
+		return u;
+	}
+	if (u == 1 && (c == '\\' || (c == '"' && mode == AMM_ESC_LABEL) ||
+		       c == '\n' || (c == '\t' && mode != AMM_ESC_LABEL))) {
+		tmp[0] = '\\';
+		tmp[1] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+		return 2;
+	}
+	if (u == 1 && c == ' ' && mode == AMM_ESC_WORD) {
+		memcpy(tmp, "\\x20", 4);
+		return 4;
+	}
+	if (u == 1 && c >= 0x20 && c != 0x7f) {
+		tmp[0] = (char)c;
+		return 1;
+	}
+	/* a control character or a byte that is not UTF-8 */
+	if (mode == AMM_ESC_LABEL)
+		tmp[n++] = '\\';
+	tmp[n++] = '\\';
+	tmp[n++] = 'x';
+	tmp[n++] = hex[c >> 4];
+	tmp[n++] = hex[c & 15];
 	return n;
 }
 
@@ -59,60 +148,19 @@ size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t off = 0;
-	static const char hex[] = "0123456789abcdef";
 
 	if (!len)
 		return 0;
 	while (*s) {
 		char tmp[8];
-		size_t n = 0, u = utf8_len(s), i;
-		unsigned char c = *s;
+		size_t used, n = mode == AMM_ESC_JSON ?
+			esc_json(tmp, s, &used) : esc_text(tmp, s, &used, mode);
 
-		if (u > 1) {
-			memcpy(tmp, s, u);
-			n = u;
-		} else if (u == 1 && c == '\\') {
-			tmp[0] = tmp[1] = '\\';
-			n = 2;
-		} else if (u == 1 && c == '"' &&
-			   (mode == AMM_ESC_LABEL || mode == AMM_ESC_JSON)) {
-			tmp[0] = '\\';
-			tmp[1] = '"';
-			n = 2;
-		} else if (u == 1 && c == '\n') {
-			tmp[0] = '\\';
-			tmp[1] = 'n';
-			n = 2;
-		} else if (u == 1 && c == '\t' && mode != AMM_ESC_LABEL) {
-			tmp[0] = '\\';
-			tmp[1] = 't';
-			n = 2;
-		} else if (u == 1 && c == ' ' && mode == AMM_ESC_WORD) {
-			memcpy(tmp, "\\x20", 4);
-			n = 4;
-		} else if (u == 1 && c >= 0x20 && c != 0x7f) {
-			tmp[0] = (char)c;
-			n = 1;
-		} else if (mode == AMM_ESC_JSON && u == 1) {
-			memcpy(tmp, "\\u00", 4);
-			tmp[4] = hex[c >> 4];
-			tmp[5] = hex[c & 15];
-			n = 6;
-		} else {
-			/* a control character or a byte that is not UTF-8 */
-			if (mode == AMM_ESC_LABEL || mode == AMM_ESC_JSON)
-				tmp[n++] = '\\';
-			tmp[n++] = '\\';
-			tmp[n++] = 'x';
-			tmp[n++] = hex[c >> 4];
-			tmp[n++] = hex[c & 15];
-			u = 1;
-		}
 		if (off + n >= len)
 			break;
-		for (i = 0; i < n; i++)
-			dst[off++] = tmp[i];
-		s += u ? u : 1;
+		memcpy(dst + off, tmp, n);
+		off += n;
+		s += used;
 	}
 	dst[off] = 0;
 	return off;

@@ -19,7 +19,12 @@ enum amm_esc {
 	AMM_ESC_WORD,
 	/* Prometheus label value: \\ \" \n; other controls as \\xHH */
 	AMM_ESC_LABEL,
-	/* JSON string contents: \" \\ \n \t, other controls \u00HH */
+	/*
+	 * JSON string contents, exact: a JSON parser gives back the name.
+	 * \" \\ \n \t; other C0, DEL, C1 and the characters below as
+	 * \u00HH / \uHHHH; each byte that is not UTF-8 as \udcHH (U+DC80..
+	 * U+DCFF, Python's surrogateescape: no valid name holds one).
+	 */
 	AMM_ESC_JSON,
 };
 
@@ -27,7 +32,9 @@ enum amm_esc {
  * Escape @src into @dst (@len bytes, always NUL-terminated; an escape is
  * never cut in half). Bytes that are not valid UTF-8, and each byte of a
  * C1 control, bidi control or line/paragraph separator, are written as
- * \xHH (TEXT, WORD) or \\xHH (LABEL, JSON). Returns the length written.
+ * \xHH (TEXT, WORD) or \\xHH (LABEL); JSON writes those characters as
+ * \uHHHH and the bytes as \udcHH. At most 6 bytes out per byte in.
+ * Returns the length written.
  */
 size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode);
 

@@ -6,9 +6,12 @@
  * UTF-8 C1 control, bidi control or line/paragraph separator), valid
  * UTF-8, NUL-terminated within its buffer, never an escape cut in half;
  * TEXT and WORD read back to the input with amm_unescape(); WORD has no
- * space.
+ * space; JSON (amm_escape() and amm_json_str()) decodes, as a JSON parser
+ * with Python's surrogateescape would, to exactly the input bytes, and a
+ * JSON escape cut short by a small buffer to a prefix of them.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +58,118 @@ static void check_safe(const char *o)
 	}
 }
 
+static int hexv(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The UTF-8 of @cp (below U+10000, not a surrogate) at @o; its length. */
+static size_t put_utf8(unsigned char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (unsigned char)(0xc0 | cp >> 6);
+		o[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	o[0] = (unsigned char)(0xe0 | cp >> 12);
+	o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+	o[2] = (unsigned char)(0x80 | (cp & 0x3f));
+	return 3;
+}
+
+/*
+ * Decode JSON string contents @s (no quotes) into @out (room for strlen(s)
+ * bytes: no escape is shorter than what it decodes to) as a JSON parser
+ * does, then the surrogateescape step: \udcHH (U+DC80..U+DCFF) is the
+ * byte HH. -1 for what a parser refuses (a raw control or quote, a bad
+ * escape) or another surrogate (never written: it decodes to no bytes).
+ */
+static long json_decode(const char *s, unsigned char *out)
+{
+	static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+	size_t o = 0;
+	uint32_t cp;
+	const char *e;
+	int i, h;
+
+	while (*s) {
+		if ((unsigned char)*s < 0x20 || *s == '"')
+			return -1;
+		if (*s != '\\') {
+			out[o++] = (unsigned char)*s++;
+			continue;
+		}
+		s++;
+		if (*s != 'u') {
+			for (e = simple; *e && *e != *s; e += 2)
+				;
+			if (!*e || !*s)
+				return -1;
+			out[o++] = (unsigned char)e[1];
+			s++;
+			continue;
+		}
+		for (cp = 0, i = 1; i <= 4; i++) {
+			h = hexv(s[i]);
+			if (h < 0)
+				return -1;
+			cp = cp << 4 | (uint32_t)h;
+		}
+		s += 5;
+		if (cp >= 0xdc80 && cp <= 0xdcff)
+			out[o++] = (unsigned char)(cp & 0xff);
+		else if (cp >= 0xd800 && cp <= 0xdfff)
+			return -1;
+		else
+			o += put_utf8(out + o, cp);
+	}
+	return (long)o;
+}
+
+/* @json decodes to @in exactly, or (@prefix) to its first bytes. */
+static void check_json(const char *json, const char *in, int prefix)
+{
+	size_t n = strlen(in), jl = strlen(json);
+	unsigned char *dec = malloc(jl + 1);
+	long got;
+
+	if (!dec)
+		return;
+	got = json_decode(json, dec);
+	if (got < 0)
+		abort();	/* not a JSON string, or a surrogate we never write */
+	if (prefix ? (size_t)got > n : (size_t)got != n)
+		abort();
+	if (memcmp(dec, in, (size_t)got))
+		abort();	/* does not decode to the name */
+	free(dec);
+}
+
+/* What agentmmctl prints: amm_json_str(), quotes and all. */
+static void check_json_str(const char *in)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	if (!f)
+		return;
+	amm_json_str(f, in);
+	if (fclose(f))
+		abort();
+	if (n < 2 || p[0] != '"' || p[n - 1] != '"')
+		abort();
+	p[n - 1] = 0;
+	check_json(p + 1, in, 0);
+	free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum amm_esc modes[] = { AMM_ESC_TEXT, AMM_ESC_WORD,
@@ -87,12 +202,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (strcmp(out, in))
 				abort();	/* does not read back */
 		}
+		if (modes[i] == AMM_ESC_JSON)
+			check_json(out, in, 0);
 		/* a small buffer: cut at a whole escape, still safe */
 		amm_escape(small, sizeof(small), in, modes[i]);
 		if (strlen(small) >= sizeof(small))
 			abort();
 		check_safe(small);
+		if (modes[i] == AMM_ESC_JSON)
+			check_json(small, in, 1);
 	}
+	check_json_str(in);
 	free(out);
 	free(in);
 	return 0;

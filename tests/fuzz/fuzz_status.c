@@ -3,7 +3,8 @@
  * libFuzzer target: agentmmctl's status-file parser and its text and JSON
  * printers. The status file is written by agentmmd, but much of it is
  * sandbox-controlled (cgroup names, tool command lines), so agentmmctl
- * must survive any bytes and `status --json` must always print valid JSON.
+ * must survive any bytes and `status --json` must always print valid JSON,
+ * with no surrogate escape but \udc80..\udcff (a byte that is not UTF-8).
  *
  * It links agentmmd/statusfile.c, the parser and printers agentmmctl
  * itself calls.
@@ -115,12 +116,22 @@ static bool jstring(struct jp *p)
 			if (p->s >= p->e)
 				return jfail(p, "truncated escape");
 			if (*p->s == 'u') {
+				unsigned long cp;
+				char hex[5];
 				int i;
 
 				for (i = 1; i <= 4; i++)
 					if (p->s + i >= p->e ||
 					    !isxdigit((unsigned char)p->s[i]))
 						return jfail(p, "bad \\u escape");
+				memcpy(hex, p->s + 1, 4);
+				hex[4] = 0;
+				cp = strtoul(hex, NULL, 16);
+				/* the one surrogate use: a byte not UTF-8 as
+				 * \udc80..\udcff (escape.h) */
+				if (cp >= 0xd800 && cp <= 0xdfff &&
+				    (cp < 0xdc80 || cp > 0xdcff))
+					return jfail(p, "a surrogate outside U+DC80..U+DCFF");
 				p->s += 5;
 				continue;
 			}

@@ -32,5 +32,19 @@ $(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
 		| $(BUILD)/unit
 	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
+# The JSON agentmmctl writes for hostile names: exact text, and Python's
+# parser reading every name back (check_json.py).
+$(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
+		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h \
+		$(TOP)/tests/unit/check_json.py | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) \
+		-DCHECK_JSON='"$(TOP)/tests/unit/check_json.py"' \
+		-o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
+# The same through the real agentmmctl, on files of a state directory of
+# the test's own.
+unit: $(BUILD)/tools/agentmmctl
+
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
-	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal
+	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal \
+	$(BUILD)/unit/test_agentmmd_json $(TOP)/tests/unit/test_ctl_json.sh
