@@ -19,6 +19,13 @@
 #error "AGENTMM_VERSION comes from the VERSION file: build through Kbuild"
 #endif
 
+/*
+ * The interface agentmmd reads and writes: governor/decision's fields and
+ * governor/counters' format. Raised when either changes incompatibly, so a
+ * daemon of another release can tell and refuse (sysfs "abi").
+ */
+#define AGENTMM_ABI	1
+
 #if NR_PAGE_ORDERS > AMM_MAX_ORDERS
 #error "agentmm: this kernel has more page orders than AMM_MAX_ORDERS"
 #endif

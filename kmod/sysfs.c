@@ -101,6 +101,13 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 
+static ssize_t abi_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", AGENTMM_ABI);
+}
+static struct kobj_attribute abi_attr = __ATTR_RO(abi);
+
 static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -163,6 +170,7 @@ static struct kobj_attribute summary_attr = __ATTR_RO(summary);
 static struct attribute *agentmm_root_attrs[] = {
 	&mode_attr.attr,
 	&version_attr.attr,
+	&abi_attr.attr,
 	&summary_attr.attr,
 	NULL,
 };
