@@ -28,6 +28,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "escape.h"
+#include "modver.h"
 #include "statusfile.h"
 
 /* from the top-level VERSION file, through the Makefile */
@@ -681,9 +682,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case 'V':
-			printf("agentmmctl %s\n", AMM_VERSION);
-			return 0;
+		case 'V':	/* ours and the loaded module's */
+			return modver_print_version("agentmmctl");
 		default:
 			fprintf(stderr, "Try 'agentmmctl --help'.\n");
 			return 2;

@@ -24,7 +24,8 @@
  *   cfgwatch.c the configuration file watched (reload on change)
  *   sdnotify.c systemd's notify protocol and watchdog
  *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
- *   usergov.c  the mTHP governor in user space (govparse.c: its parsers)
+ *   usergov.c  the mTHP governor in user space (govparse.c: its parsers;
+ *              modver.c: agentmm.ko's version, and whether to use it)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H

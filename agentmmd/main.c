@@ -41,6 +41,7 @@
 #include "loader.h"
 #include "log.h"
 #include "metrics.h"
+#include "modver.h"
 #include "sandbox.h"
 #include "sdnotify.h"
 #include "status.h"
@@ -350,9 +351,8 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 		case 'h':
 			amm_usage(stdout);
 			return 0;
-		case 'V':
-			printf("agentmmd %s\n", AMMD_VERSION);
-			return 0;
+		case 'V':	/* ours and the loaded module's */
+			return modver_print_version("agentmmd");
 		default:
 			fprintf(stderr, "Try 'agentmmd --help'.\n");
 			return 1;

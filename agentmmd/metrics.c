@@ -25,6 +25,7 @@
 #include "loader.h"
 #include "log.h"
 #include "metrics.h"
+#include "modver.h"
 #include "escape.h"
 #include "parse.h"
 
@@ -243,6 +244,7 @@ static void governor_metrics(struct out *o, const char *sysfs)
 		  "mTHP fault and footprint counter sets agentmmd passed to the module." },
 	};
 	char path[512];
+	struct modver mv;
 	uint64_t v;
 	unsigned int k;
 	bool loaded;
@@ -254,6 +256,16 @@ static void governor_metrics(struct out *o, const char *sysfs)
 	put(o, "agentmm_module_loaded %d\n", loaded);
 	if (!loaded)
 		return;
+	snprintf(path, sizeof(path), "%s/kernel/agentmm", sysfs);
+	if (modver_read(path, &mv)) {
+		head(o, "agentmm_module_info", "gauge",
+		     "agentmm.ko's release and interface version (value always 1).");
+		put(o, "agentmm_module_info{version=\"%s\",abi=\"%u\"} 1\n",
+		    mv.version, mv.abi);
+		head(o, "agentmm_module_abi_compatible", "gauge",
+		     "1 if this agentmmd speaks agentmm.ko's interface; 0: it refuses the module and governs by itself.");
+		put(o, "agentmm_module_abi_compatible %d\n", mv.usable);
+	}
 	for (k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
 		snprintf(path, sizeof(path), "%s/kernel/agentmm/governor/%s",
 			 sysfs, g[k].file);

@@ -183,6 +183,19 @@ int parse_status(struct status *st, int *pid)
 	return 0;
 }
 
+/* The governor line: who drives, and agentmm.ko's mode, release and ABI. */
+static void print_governor(const struct rec *r)
+{
+	const char *abi = status_get(r, "module_abi");
+
+	printf("mTHP governor: %s (governor = %s, agentmm.ko %s",
+	       status_get(r, "driver"), status_get(r, "mode"),
+	       status_get(r, "module"));
+	if (*abi && strcmp(abi, "0"))
+		printf(" %s, ABI %s", status_get(r, "module_version"), abi);
+	printf("), enabled sizes (kB): %s\n", status_get(r, "enabled_kb"));
+}
+
 static void json_status(struct status *st, const char *only)
 {
 	const struct rec *r;
@@ -274,9 +287,7 @@ int status_print(struct status *st, const char *only, bool json,
 			       status_get(r, "struct_ops"), status_get(r, "ringbuf_drops"),
 			       status_get(r, "task_drops"));
 		else if (!strcmp(r->type, "governor"))
-			printf("mTHP governor: %s (governor = %s, agentmm.ko %s), enabled sizes (kB): %s\n",
-			       status_get(r, "driver"), status_get(r, "mode"), status_get(r, "module"),
-			       status_get(r, "enabled_kb"));
+			print_governor(r);
 		else if (!strcmp(r->type, "gov_size"))
 			printf("  %7skB %-8s reason %-14s managed %-12s knob %-8s admin %-8s %s\n",
 			       status_get(r, "kb"),

@@ -44,11 +44,13 @@
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
+#include "modver.h"
 #include "parse.h"
 #include "thpknob.h"
 #include "usergov.h"
 
-#define MODULE_DECISION	"/sys/kernel/agentmm/governor/decision"
+#define MODULE_DIR	"/sys/kernel/agentmm"
+#define MODULE_DECISION	MODULE_DIR "/governor/decision"
 #define MODULE_COUNTERS	"/sys/kernel/agentmm/governor/counters"
 #define UGOV_BASE_MS	500	/* agentmm.ko's default interval_ms */
 #define UGOV_MAX_MS	4000	/* back-off while nothing changes */
@@ -60,7 +62,8 @@ enum ugov_driver { DRV_NONE, DRV_KERNEL, DRV_DAEMON };
 struct ugov {
 	enum ugov_mode mode;
 	enum ugov_driver driver;
-	char module[THP_WORD];		/* absent, off, observe, enforce */
+	char module[THP_WORD];		/* absent, incompatible, off, observe, enforce */
+	struct modver mv;		/* its version, read when it appears */
 	uint64_t module_ticks;		/* decisions agentmm.ko has made */
 	u32 module_enabled;		/* its decision: orders enabled... */
 	u32 module_candidates;		/* ...among these */
@@ -159,16 +162,35 @@ static void module_poll(struct ugov *g)
 {
 	char buf[256], mode[THP_WORD], en[96], cand[96];
 	unsigned long long ticks;
+	bool loaded;
 
-	if (g->mode_fd < 0)
+	if (g->mode_fd < 0) {
 		g->mode_fd = open(MODULE_DECISION, O_RDONLY | O_CLOEXEC);
-	if (g->mode_fd < 0 || thp_read_small(g->mode_fd, buf, sizeof(buf)) ||
+		/* (re)loaded: which release, and can we use it */
+		if (g->mode_fd >= 0 && modver_read(MODULE_DIR, &g->mv) &&
+		    !g->mv.usable) {
+			char why[320];
+
+			modver_refusal(&g->mv, why, sizeof(why));
+			warn("%s", why);
+		}
+	}
+	loaded = g->mode_fd >= 0 && !thp_read_small(g->mode_fd, buf, sizeof(buf));
+	if (loaded && !g->mv.usable) {
+		/* another interface: its decision is not ours to read */
+		strcpy(g->module, "incompatible");
+		g->module_ticks = 0;
+		return;
+	}
+	if (!loaded ||
 	    sscanf(buf, "mode=%15s ticks=%llu enabled_kb=%95s candidates_kb=%95s",
 		   mode, &ticks, en, cand) != 4) {
 		if (g->mode_fd >= 0)
 			close(g->mode_fd);	/* unloaded: reopen later */
 		g->mode_fd = -1;
 		strcpy(g->module, "absent");
+		strcpy(g->mv.version, "-");
+		g->mv.abi = 0;
 		g->module_ticks = 0;
 		return;
 	}
@@ -672,9 +694,9 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
 					       "%s%u", so ? "," : "", k->kb);
 	}
-	GOUT("governor mode=%s driver=%s module=%s enabled_kb=%s",
+	GOUT("governor mode=%s driver=%s module=%s enabled_kb=%s module_version=%s module_abi=%u",
 	     ugov_mode_name(g->mode), driver_name(g->driver), g->module,
-	     sizes[0] ? sizes : "-");
+	     sizes[0] ? sizes : "-", g->mv.version, g->mv.abi);
 	if (g->unable)
 		GOUT(" note=cannot-drive-here");
 	if (g->driver != DRV_KERNEL && decided && g->initialised)
