@@ -66,7 +66,7 @@ $(BUILD)/guest/bin/demo-guest: $(BENCH_DIR)/demo-guest.sh | $(BUILD)/guest/bin
 $(BUILD)/guest/bin/bench-report: $(BENCH_DIR)/report.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
-# How much of completion time is memory work (benchmarks/RESULTS.md).
+# How much of completion time is memory work (benchmarks/notes/2026-11-30-memshare.md).
 $(BUILD)/guest/bin/memshare-guest: $(BENCH_DIR)/memshare-guest.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# tune-table.sh SUMMARY_DIR... - the tuning table of benchmarks/RESULTS.md
+# tune-table.sh SUMMARY_DIR... - the tuning tables of benchmarks/notes/
 # from bench-host summaries (DIR/agents/figures.tsv): one row per run, then
 # per workload seed the ratios of every other arm's run to the stock run of
 # the same seed (whichever DIR holds it) and their medians. Runs of

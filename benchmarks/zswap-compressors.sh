@@ -65,7 +65,7 @@ unmounting debugfs if it mounted it) and prints RESTORE FAILED lines
 (exit 3) for anything it could not put back.
 
 Result on the reference host (6.18, lzo/lzo-rle/deflate built in, no
-modules; benchmarks/RESULTS.md "zswap compressor"): lzo and lzo-rle store
+modules; benchmarks/notes/2026-12-03-zswap-compressor.md): lzo and lzo-rle store
 this memory at 2.5:1 for the same kernel CPU (within the noise), deflate
 at 3.5:1 for ~8x the CPU to push out and ~4x the time to fault back in;
 lz4 and zstd are not in that kernel. So agentmm-swap defaults to lzo (the

@@ -7,7 +7,8 @@
 #   make replay REPLAY_ARGS='--runs 7 --sandboxes 4'   passes options on
 #
 # Also in the guest: replay-daemon-cpu (agentmmd's CPU with many sandboxes)
-# and cpu-calib (emulation slowdown); see RESULTS.md for how they were run.
+# and cpu-calib (emulation slowdown); see benchmarks/notes/ (2026-11-30-replay-
+# idle-reclaim-cpu.md, 2026-12-01-replay-real-time-vs-5x.md) for how they were run.
 #
 # The traces are the public AgentCgroup sets vendored in the tree
 # (benchmarks/replay/traces/agentcgroup: haiku and batch18, GPL-2.0, see its
@@ -20,7 +21,8 @@
 #                              density-guest.sh; DENSITY_ARGS passes options)
 #   make density-smoke         the same, one seed and one step (6 replays;
 #                              27 min on the loaded 2-core development
-#                              machine, see RESULTS.md)
+#                              machine, see benchmarks/notes/
+#                              2026-11-30-replay-out-of-sample.md)
 #
 # The sandboxes' pages hold a sample of a real agent runtime's memory,
 # taken natively before the guest boots (mkcontent.py: node with

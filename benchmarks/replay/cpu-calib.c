@@ -7,7 +7,7 @@
  * the cgroup2 root's memory.pressure, i.e. a syscall plus a kernel
  * seq_file). Run the same binary on both and divide: guest time / native
  * time is the emulation slowdown of that kind of work. See
- * benchmarks/replay/RESULTS.md.
+ * benchmarks/notes/2026-11-30-replay-idle-reclaim-cpu.md.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -11,6 +11,9 @@ Usage: tests/structure/check.py TOP CHECKPATCH
 - no file includes a .c file;
 - every agentmmd/*.c but the two mains has a header of its own name;
 - no source file outside tests/ over 800 lines, no C function over 120;
+- benchmarks/RESULTS.md is a page of current figures, under 300 lines, and
+  every relative link in it, in benchmarks/replay/RESULTS.md and in
+  benchmarks/notes/*.md names a file that exists;
 - the kernel code (kmod/, and policy/, which the module compiles too) is
   checkpatch clean: CHECKPATCH, the kernel's scripts/checkpatch.pl, which
   `make deps` caches from Debian's linux-source-6.12, reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
@@ -202,6 +205,38 @@ result(not long_files, 'no source file outside tests/ over 800 lines',
        '\n'.join(long_files))
 result(not long_funcs, 'no C function outside tests/ over 120 lines',
        '\n'.join(long_funcs))
+
+# ---- the results page: current figures, its notes reachable ----
+def check_results_page():
+    """benchmarks/RESULTS.md stays a page (under 300 lines; the notebook is
+    benchmarks/notes/), and no relative link of it, of replay/RESULTS.md or
+    of a note leads nowhere."""
+    bench = os.path.join(top, 'benchmarks')
+    page = os.path.join(bench, 'RESULTS.md')
+    if not os.path.isfile(page):
+        result(False, 'benchmarks/RESULTS.md present')
+        return
+    n = len(open(page).read().splitlines())
+    result(n < 300, 'benchmarks/RESULTS.md under 300 lines',
+           'benchmarks/RESULTS.md: %d lines (the runs go in benchmarks/notes/)' % n)
+    mds = [page, os.path.join(bench, 'replay', 'RESULTS.md')] + \
+        sorted(glob.glob(os.path.join(bench, 'notes', '*.md')))
+    broken = []
+    for md in mds:
+        if not os.path.isfile(md):
+            continue
+        for i, line in enumerate(open(md).read().splitlines(), 1):
+            for t in re.findall(r'\]\(([^)\s]+)\)', line):
+                t = t.split('#')[0]
+                if not t or re.match(r'[a-z][a-z0-9+.-]*:', t):
+                    continue
+                if not os.path.exists(os.path.join(os.path.dirname(md), t)):
+                    broken.append('%s:%d: %s' % (os.path.relpath(md, top), i, t))
+    result(not broken, 'every relative link in benchmarks/RESULTS.md, '
+           'replay/RESULTS.md and notes/*.md exists', '\n'.join(broken))
+
+
+check_results_page()
 
 # ---- checkpatch: the kernel code in the kernel's style ----
 kfiles = sorted(glob.glob(os.path.join(top, 'kmod', '*.[ch]')) +

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # benchmarks/cpu-breakdown.py: its arithmetic on figures whose answer is
 # worked out by hand, the committed cold-start summaries it is quoted
-# from in RESULTS.md, and its refusals.
+# from in benchmarks/notes/2026-12-05-cold-start.md, and its refusals.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/lib/check.sh"
 cb=$top/benchmarks/cpu-breakdown.py
@@ -30,7 +30,7 @@ expect_eq "$(row 'minor faults')" 0.500 "minor faults ratio"
 expect_eq "$(row 'latency p50')" 0.900 "latency p50 ratio"
 expect_eq "$(row 'kernel time per minor fault')" 2000.00 "2000 us of kernel time per fault saved"
 expect_eq "$(row 'all CPU with no minor fault left')" 0.833 "no fault left: 10/12"
-# the figures RESULTS.md quotes for the cold start
+# the figures the cold-start note quotes (benchmarks/notes/2026-12-05-cold-start.md)
 f=$top/benchmarks/results/bench-host/2026-12-05-coldstart-r8/coldstart/figures.tsv
 out=$("$cb" "$f" 2>&1)
 check "the committed cold-start summaries: 8 paired reps" \
