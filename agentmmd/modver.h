@@ -10,7 +10,7 @@
 #define AMM_MODULE_ABI_MAX	1
 
 struct modver {
-	char version[32];	/* "0.1.0"; "-" when not loaded */
+	char version[32];	/* the release, X.Y.Z; "-" when not loaded */
 	unsigned int abi;	/* 0 when not loaded */
 	bool usable;		/* loaded, and abi in our range */
 };
@@ -22,7 +22,7 @@ struct modver {
  */
 bool modver_read(const char *sysfs_dir, struct modver *m);
 /*
- * --version: "PROG 0.1.0", then agentmm.ko's line: "agentmm.ko 0.1.0
+ * --version: "PROG X.Y.Z", then agentmm.ko's line: "agentmm.ko X.Y.Z
  * (ABI 1)", "agentmm.ko not loaded", or why it is not used. Returns 0.
  */
 int modver_print_version(const char *prog);
