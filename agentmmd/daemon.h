@@ -217,7 +217,10 @@ struct daemon {
 	const char *cfg_path;
 	bool cfg_path_given;
 	bool dry_run_arg;	/* --dry-run */
-	char applied_path[AMM_PATH_MAX + 16];	/* the restore journal */
+	/* the state directory, opened once (statedir.h): every file in it
+	 * is reached through this fd */
+	int state_fd;
+	char applied_path[AMM_PATH_MAX + 16];	/* the journal, for messages */
 	/* the sandbox table (sbtable.h): live ones in sbs[0 .. n_sbs - 1] */
 	struct sandbox **sbs;
 	unsigned int n_sbs, sbs_cap;

@@ -15,12 +15,14 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
+#include "statedir.h"
 #include "thpfile.h"
 
 /*
@@ -42,7 +44,8 @@
  * is escaped (bytes <= ' ', '\\' and DEL as \\xHH) so any cgroup name
  * survives. The file is rewritten before each change is made, so a crash
  * can only leave a record of a change that did not happen, which restoring
- * handles harmlessly.
+ * handles harmlessly. It is root's alone (0600) and reached only through
+ * the state directory's fd (d->state_fd), never by path again.
  */
 
 /*
@@ -108,7 +111,7 @@ int applied_save(struct daemon *d)
 		free(buf);
 		return -1;
 	}
-	r = write_atomic(d->applied_path, buf, len);
+	r = write_atomic_at(d->state_fd, "applied", buf, len, 0600);
 	free(buf);
 	if (r) {
 		err("cannot write %s: %s; not applying the change (check that %s is writable)",
@@ -128,6 +131,34 @@ int limit_put_back(int dirfd, const char *orig, const char *set)
 	if (strtoull(now, NULL, 10) != strtoull(set, NULL, 10))
 		return 0;	/* not ours any more */
 	return cg_write_at(dirfd, "memory.limit_in_bytes", orig);
+}
+
+/*
+ * The journal in @dirfd, for reading: a regular file (not a link) that
+ * agentmmd's user owns and nobody else may write, or none (said why).
+ */
+static FILE *journal_open(int dirfd, const char *shown)
+{
+	FILE *f = fopen_at(dirfd, "applied");
+	struct stat st;
+
+	if (!f) {
+		if (errno != ENOENT)
+			err("cannot read %s: %s; nothing restored from it (remove it if it is not agentmmd's)",
+			    shown, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st))
+		err("cannot stat %s: %s; nothing restored from it", shown,
+		    strerror(errno));
+	else if (st.st_uid == geteuid() && !(st.st_mode & 022))
+		return f;
+	else
+		err("%s is owned by uid %u with mode %04o, not uid %u's alone: it may not be agentmmd's, nothing restored from it; remove it",
+		    shown, (unsigned int)st.st_uid,
+		    (unsigned int)(st.st_mode & 07777), (unsigned int)geteuid());
+	fclose(f);
+	return NULL;
 }
 
 /*
@@ -177,17 +208,18 @@ static int restore_line(char *line)
 }
 
 /*
- * Undo everything recorded in @path. Used at startup, by the guardian, on
- * SIGTERM and by --restore. Entries that could not be undone stay in the
- * file (it is removed only when nothing is left), so a later --restore or
- * restart can try again. Returns the number of entries undone.
+ * Undo everything recorded in the journal (@dirfd's "applied"; @shown
+ * names it in messages). Used at startup, by the guardian, on SIGTERM and
+ * by --restore. Entries that could not be undone stay in the file (it is
+ * removed only when nothing is left), so a later --restore or restart can
+ * try again. Returns the number of entries undone.
  */
-int restore_file(const char *path)
+int restore_journal(int dirfd, const char *shown)
 {
 	char *line = NULL, *copy = NULL, *keep = NULL;
 	size_t cap = 0, keep_len = 0;
 	int n = 0, kept = 0, r;
-	FILE *f = fopen(path, "re"), *o;
+	FILE *f = journal_open(dirfd, shown), *o;
 
 	if (!f)
 		return 0;
@@ -224,12 +256,12 @@ int restore_file(const char *path)
 	}
 	if (kept) {
 		err("%d recorded change(s) could not be undone; kept in %s for 'agentmmd --restore'",
-		    kept, path);
-		if (!o || write_atomic(path, keep, keep_len))
-			err("cannot rewrite %s: %s; left as it was", path,
+		    kept, shown);
+		if (!o || write_atomic_at(dirfd, "applied", keep, keep_len, 0600))
+			err("cannot rewrite %s: %s; left as it was", shown,
 			    o ? strerror(errno) : "out of memory");
-	} else if (unlink(path) && errno != ENOENT) {
-		err("cannot remove %s: %s", path, strerror(errno));
+	} else if (unlinkat(dirfd, "applied", 0) && errno != ENOENT) {
+		err("cannot remove %s: %s", shown, strerror(errno));
 	}
 	free(keep);
 	return n;
@@ -335,7 +367,7 @@ void restore_all_live(struct daemon *d)
 		}
 	}
 	applied_save(d);
-	restore_file(d->applied_path);
+	restore_journal(d->state_fd, d->applied_path);
 }
 
 void start_guardian(struct daemon *d, int lock_fd)
@@ -366,7 +398,7 @@ void start_guardian(struct daemon *d, int lock_fd)
 		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 			;
 	}
-	n = restore_file(d->applied_path);
+	n = restore_journal(d->state_fd, d->applied_path);
 	if (n)
 		fprintf(stderr,
 			"agentmmd-guard: agentmmd (pid %d) exited without cleaning up; undid %d throttle/freeze change(s)\n",

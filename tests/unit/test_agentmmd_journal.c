@@ -2,9 +2,11 @@
 /*
  * Host unit tests for agentmmd's restore journal (agentmmd/journal.c):
  * entries undone only on the cgroup (directory inode) they were made on,
- * any name survives, failed entries are kept. Plain directories with a
+ * any name survives, failed entries are kept, the journal is read only
+ * through the state directory's fd. Plain directories with a
  * "cgroup.freeze"/"memory.high" file stand in for cgroups.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "unit.h"
 
 static char base[64], jpath[128];
+static int basefd = -1;	/* the state directory, as the daemon holds it */
 
 static void put(const char *path, const char *text)
 {
@@ -75,7 +78,7 @@ TEST(escaped_names_restored)
 	snprintf(line, sizeof(line), "freeze %llu %s\nhigh %llu max %s\n", id,
 		 esc, id, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);
+	EXPECT_EQ(restore_journal(basefd, jpath), 2);
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
 	CHECK(!strcmp(v, "0"));
 	file_of(dir, "memory.high", v, sizeof(v));
@@ -91,7 +94,7 @@ TEST(other_cgroup_under_the_name_untouched)
 	amm_token_escape(esc, sizeof(esc), dir);
 	snprintf(line, sizeof(line), "freeze %llu %s\n", id + 1, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 1);	/* nothing left to undo */
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);	/* nothing left to undo */
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
 	CHECK(!strcmp(v, "1"));			/* not ours: left frozen */
 }
@@ -108,7 +111,7 @@ TEST(failed_entry_kept)
 	amm_token_escape(esc, sizeof(esc), dir);
 	snprintf(line, sizeof(line), "freeze %llu %s\nbogus line\n", id, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	get(jpath, got, sizeof(got));
 	snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
 	CHECK(!strcmp(got, line));		/* kept, alone */
@@ -123,11 +126,36 @@ TEST(legacy_entries)
 	fake_cg("legacy", dir, sizeof(dir));
 	snprintf(line, sizeof(line), "freeze %s\nhigh %s 77\n", dir, dir);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);
+	EXPECT_EQ(restore_journal(basefd, jpath), 2);
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
 	CHECK(!strcmp(v, "0"));
 	file_of(dir, "memory.high", v, sizeof(v));
 	CHECK(!strcmp(v, "77"));
+}
+
+/* A journal that is a link, or that others could have written, is not
+ * restored from. */
+TEST(journal_not_ours_untouched)
+{
+	char dir[256], esc[1024], line[2048], other[300], v[32];
+	unsigned long long id = fake_cg("notours", dir, sizeof(dir));
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line), "high %llu 77 %s\n", id, esc);
+	put(jpath, line);
+	chmod(jpath, 0666);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));
+	unlink(jpath);
+	snprintf(other, sizeof(other), "%s/elsewhere", base);
+	put(other, line);
+	CHECK(symlink(other, jpath) == 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));
+	unlink(jpath);
+	unlink(other);
 }
 
 /* A v1 limit a reclaim step borrowed: back to ORIG only while SET is there. */
@@ -148,7 +176,7 @@ TEST(limit_put_back_only_while_ours)
 		 "limit %llu 9223372036854771712 104857600 %s\n"
 		 "limit %llu 5 %s\n", ia, ea, ib, eb, ia, ea);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);	/* the third is malformed */
+	EXPECT_EQ(restore_journal(basefd, jpath), 2);	/* the third is malformed */
 	file_of(a, "memory.limit_in_bytes", v, sizeof(v));
 	CHECK(!strcmp(v, "9223372036854771712"));
 	file_of(b, "memory.limit_in_bytes", v, sizeof(v));
@@ -159,7 +187,7 @@ TEST(limit_put_back_only_while_ours)
 TEST(malformed_escape_ignored)
 {
 	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
-	EXPECT_EQ(restore_file(jpath), 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	CHECK(access(jpath, F_OK) != 0);	/* nothing to keep either */
 }
 
@@ -171,6 +199,11 @@ int main(void)
 	snprintf(base, sizeof(base), "/tmp/amm-journal-test-%d", (int)getpid());
 	snprintf(jpath, sizeof(jpath), "%s/applied", base);
 	mkdir(base, 0755);
+	basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0) {
+		perror(base);
+		return 1;
+	}
 	rc = unit_main();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	if (system(cmd))
