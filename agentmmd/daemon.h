@@ -275,6 +275,7 @@ struct daemon {
 	char pool_dir[AMM_PATH_MAX];
 	char pool_high_orig[32];
 	uint64_t pool_high;
+	uint64_t pool_cgid;	/* the pool cgroup's id when it was set */
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */

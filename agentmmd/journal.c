@@ -37,10 +37,12 @@
  *                             SET is still there (not over another writer's)
  *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
  *                             (usergov.c: gov_journal; thpknob.c: thp_knob_restore_line)
- * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
- * pool is the host's own cgroup, named in the config, not a sandbox's.
+ * The pool's memory.high backstop (tick.c) is a high line with the pool's
+ * own cgroup id.
  * CGID is the cgroup's id (inode): an entry is undone only on the very
- * cgroup it was made on, never on one recreated under the same name. PATH
+ * cgroup it was made on, never on one recreated under the same name, and
+ * an entry without one (id 0, or none: written by agentmmd before ids,
+ * or by someone else) is skipped with a log line, never acted on. PATH
  * is escaped (bytes <= ' ', '\\' and DEL as \\xHH) so any cgroup name
  * survives. The file is rewritten before each change is made, so a crash
  * can only leave a record of a change that did not happen, which restoring
@@ -99,7 +101,8 @@ int applied_save(struct daemon *d)
 	}
 	if (d->pool_high) {
 		amm_token_escape(esc, sizeof(esc), d->pool_dir);
-		fprintf(o, "high 0 %s %s\n", d->pool_high_orig, esc);
+		fprintf(o, "high %" PRIu64 " %s %s\n", d->pool_cgid,
+			d->pool_high_orig, esc);
 	}
 	/* the governor's knobs: a few lines, one per mTHP size */
 	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
@@ -133,6 +136,35 @@ int limit_put_back(int dirfd, const char *orig, const char *set)
 	return cg_write_at(dirfd, "memory.limit_in_bytes", orig);
 }
 
+/* Write back what the entry @e recorded, through its cgroup's @fd. */
+static int restore_entry(int fd, const struct journal_entry *e)
+{
+	const char *file;
+	int r;
+
+	if (!strcmp(e->kind, "freeze")) {
+		r = cg_write_at(fd, "cgroup.freeze", "0");
+		if (r)
+			err("cannot thaw %s: %s", e->path, strerror(errno));
+		return r;
+	}
+	if (!strcmp(e->kind, "limit")) {
+		r = limit_put_back(fd, e->val, e->set);
+		if (r)
+			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
+			    e->path, e->val, strerror(errno));
+		return r;
+	}
+	file = e->kind[0] == 'h' ? "memory.high" :
+	       e->kind[0] == 'z' ? "memory.zswap.writeback" :
+				   "memory.oom.group";
+	r = cg_write_at(fd, file, e->val);
+	if (r)
+		err("cannot reset %s/%s to %s: %s", e->path, file, e->val,
+		    strerror(errno));
+	return r;
+}
+
 /*
  * The journal in @dirfd, for reading: a regular file (not a link) that
  * agentmmd's user owns and nobody else may write, or none (said why).
@@ -163,46 +195,44 @@ static FILE *journal_open(int dirfd, const char *shown)
 
 /*
  * Undo one journal line. 1: undone (or nothing left to undo: the cgroup
- * is gone or is another one now), 0: not a journal line, -1: failed, keep
- * it.
+ * is gone or is another one now), 0: not a journal line, or one refused
+ * (said once here), -1: failed, keep it.
  */
 static int restore_line(char *line)
 {
 	struct journal_entry e;
+	uint64_t id;
 	int fd, r;
 
 	line[strcspn(line, "\n")] = 0;
 	if (!strncmp(line, "thp ", 4))		/* usergov.c's switches */
 		return thp_knob_restore_line(line) < 0 ? -1 : 1;
-	if (!journal_parse(line, &e))
+	r = journal_parse(line, &e);
+	if (r < 0)
+		warn("journal: skipping '%.300s': it names no cgroup id, so it could act on a cgroup it was not made on; if that change is still in effect, undo it by hand",
+		     line);
+	if (r <= 0)
 		return 0;
 	/* by the directory's fd, checked to be the cgroup the entry is for */
-	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT) {
+		r = errno;
+		if (r != ENOTDIR && r != ELOOP)
+			return -1;
+		warn("journal: skipping '%s %s': not a cgroup directory (%s)",
+		     e.kind, e.path, strerror(r));
+		return 0;
+	}
 	if (fd < 0)
-		return errno == ENOENT ? 1 : -1;
-	if (e.id && fd_cg_id(fd) != e.id) {
+		return 1;	/* gone: nothing to undo */
+	id = fd_cg_id(fd);
+	if (id != e.id) {
+		info("journal: not undoing '%s' on %s: the cgroup there is id %" PRIu64 ", not %llu the change was made on (removed and made again)",
+		     e.kind, e.path, id, e.id);
 		close(fd);
-		return 1;	/* recreated under that name: not ours */
+		return 1;	/* not ours */
 	}
-	if (!strcmp(e.kind, "freeze")) {
-		r = cg_write_at(fd, "cgroup.freeze", "0");
-		if (r)
-			err("cannot thaw %s: %s", e.path, strerror(errno));
-	} else if (!strcmp(e.kind, "limit")) {
-		r = limit_put_back(fd, e.val, e.set);
-		if (r)
-			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
-			    e.path, e.val, strerror(errno));
-	} else {
-		const char *file = e.kind[0] == 'h' ? "memory.high" :
-				   e.kind[0] == 'z' ? "memory.zswap.writeback" :
-						      "memory.oom.group";
-
-		r = cg_write_at(fd, file, e.val);
-		if (r)
-			err("cannot reset %s/%s to %s: %s", e.path, file, e.val,
-			    strerror(errno));
-	}
+	r = restore_entry(fd, &e);
 	close(fd);
 	return r ? -1 : 1;
 }
@@ -349,23 +379,43 @@ void sb_restore(struct sandbox *s)
 	(void)sb_restore_limit(s);
 }
 
+/* The pool's memory.high back, on the very cgroup it was set on. */
+static void pool_put_back(struct daemon *d)
+{
+	int fd = open(d->pool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = -1, e;
+
+	if (fd >= 0 && fd_cg_id(fd) != d->pool_cgid) {
+		info("pool %s was made again since its memory.high was set: leaving the new one as it is",
+		     d->pool_dir);
+		close(fd);
+		d->pool_high = 0;
+		return;
+	}
+	if (fd >= 0)
+		r = cg_write_at(fd, "memory.high", d->pool_high_orig);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	if (r == 0 || gone()) {
+		info("reset memory.high of pool %s to %s", d->pool_dir,
+		     d->pool_high_orig);
+		d->pool_high = 0;
+	} else {
+		warn("cannot reset memory.high of pool %s to %s: %s",
+		     d->pool_dir, d->pool_high_orig, strerror(e));
+	}
+}
+
 void restore_all_live(struct daemon *d)
 {
 	struct sandbox *s;
 
 	for_each_sandbox(d, s)
 		sb_restore(s);
-	if (d->pool_high) {
-		if (cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0 ||
-		    gone()) {
-			info("reset memory.high of pool %s to %s", d->pool_dir,
-			     d->pool_high_orig);
-			d->pool_high = 0;
-		} else {
-			warn("cannot reset memory.high of pool %s to %s: %s",
-			     d->pool_dir, d->pool_high_orig, strerror(errno));
-		}
-	}
+	if (d->pool_high)
+		pool_put_back(d);
 	applied_save(d);
 	restore_journal(d->state_fd, d->applied_path);
 }

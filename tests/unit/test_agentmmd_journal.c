@@ -2,8 +2,8 @@
 /*
  * Host unit tests for agentmmd's restore journal (agentmmd/journal.c):
  * entries undone only on the cgroup (directory inode) they were made on,
- * any name survives, failed entries are kept, the journal is read only
- * through the state directory's fd. Plain directories with a
+ * never without an id, any name survives, failed entries are kept, the
+ * file is root's alone and read only through the state directory's fd. Plain directories with a
  * "cgroup.freeze"/"memory.high" file stand in for cgroups.
  */
 #include <fcntl.h>
@@ -119,18 +119,26 @@ TEST(failed_entry_kept)
 	unlink(jpath);
 }
 
-TEST(legacy_entries)
+/*
+ * Entries without a cgroup id (written before ids were recorded, the
+ * pool's "high 0" of earlier versions, or planted) are skipped, not acted
+ * on: they could be undone on whatever has that path now.
+ */
+TEST(entries_without_an_id_skipped)
 {
-	char dir[256], line[1024], v[32];
+	char dir[256], line[2048], v[32];
 
 	fake_cg("legacy", dir, sizeof(dir));
-	snprintf(line, sizeof(line), "freeze %s\nhigh %s 77\n", dir, dir);
+	snprintf(line, sizeof(line),
+		 "freeze %s\nhigh %s 77\nhigh 0 77 %s\nfreeze 0 %s\noomgroup 0 1 %s\nzswapwb 0 1 %s\nlimit 0 5 6 %s\n",
+		 dir, dir, dir, dir, dir, dir, dir);
 	put(jpath, line);
-	EXPECT_EQ(restore_journal(basefd, jpath), 2);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
-	CHECK(!strcmp(v, "0"));
+	CHECK(!strcmp(v, "1"));			/* left frozen */
 	file_of(dir, "memory.high", v, sizeof(v));
-	CHECK(!strcmp(v, "77"));
+	CHECK(!strcmp(v, "5"));			/* left as it was */
+	CHECK(access(jpath, F_OK) != 0);	/* not kept to be tried again */
 }
 
 /* A journal that is a link, or that others could have written, is not
@@ -156,6 +164,32 @@ TEST(journal_not_ours_untouched)
 	CHECK(!strcmp(v, "5"));
 	unlink(jpath);
 	unlink(other);
+}
+
+/* applied_save() writes the journal root's alone (0600), through the
+ * state directory's fd; the pool's line names the pool's cgroup id. */
+TEST(journal_saved_private_with_the_pool_id)
+{
+	static struct daemon d;
+	char dir[256], esc[1024], want[2048], got[2048], v[32];
+	unsigned long long id = fake_cg("pool", dir, sizeof(dir));
+	struct stat st;
+
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	snprintf(d.pool_dir, sizeof(d.pool_dir), "%s", dir);
+	snprintf(d.pool_high_orig, sizeof(d.pool_high_orig), "77");
+	d.pool_high = 1;
+	d.pool_cgid = id;
+	EXPECT_EQ(applied_save(&d), 0);
+	CHECK(stat(jpath, &st) == 0 && (st.st_mode & 0777) == 0600);
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(want, sizeof(want), "high %llu 77 %s\n", id, esc);
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, want));
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "77"));
 }
 
 /* A v1 limit a reclaim step borrowed: back to ORIG only while SET is there. */
