@@ -106,6 +106,9 @@ static int state_fd(void)
 	if (fd < 0 && !err) {
 		fd = statedir_open(cfg.state_dir, 0, 0, why, sizeof(why));
 		err = fd < 0 ? errno : 0;
+		/* a missing one is the caller's to say (agentmmd not running) */
+		if (fd < 0 && err != ENOENT)
+			fprintf(stderr, "agentmmctl: %s\n", why);
 	}
 	errno = err;
 	return fd;
