@@ -20,7 +20,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +28,7 @@
 #include "config.h"
 #include "escape.h"
 #include "modver.h"
+#include "statedir.h"
 #include "statusfile.h"
 
 /* from the top-level VERSION file, through the Makefile */
@@ -94,49 +94,39 @@ static void usage(FILE *f)
 
 /* ---- the status file (parsed and printed by statusfile.c) --------- */
 
-/* Read a whole file into a NUL-terminated buffer; NULL with errno. */
-static char *slurp(const char *path, size_t *lenp, struct stat *sb)
+/*
+ * The state directory, opened once (walked from / with O_NOFOLLOW, as the
+ * daemon does); every file of it is read relative to it, never through a
+ * link found there. -1 with errno if it cannot be opened.
+ */
+static int state_fd(void)
 {
-	size_t cap = 0, len = 0, got;
-	char *buf = NULL, *nb;
-	FILE *f = fopen(path, "re");
+	static int fd = -1, err;
+	char why[1024];
 
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (len + 4096 > cap) {
-			nb = realloc(buf, cap = cap * 2 + 8192);
-			if (!nb) {
-				fclose(f);
-				free(buf);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len - 1, f);
-		if (!got)
-			break;
-		len += got;
+	if (fd < 0 && !err) {
+		fd = statedir_open(cfg.state_dir, 0, 0, why, sizeof(why));
+		err = fd < 0 ? errno : 0;
+		/* a missing one is the caller's to say (agentmmd not running) */
+		if (fd < 0 && err != ENOENT)
+			fprintf(stderr, "agentmmctl: %s\n", why);
 	}
-	buf[len] = 0;
-	if (sb && fstat(fileno(f), sb))
-		memset(sb, 0, sizeof(*sb));
-	fclose(f);
-	if (lenp)
-		*lenp = len;
-	return buf;
+	errno = err;
+	return fd;
+}
+
+/* The state directory's file @name, whole (statedir.h) */
+static char *slurp(const char *name, size_t *lenp, struct stat *sb)
+{
+	return state_fd() < 0 ? NULL : slurp_at(state_fd(), name, lenp, sb);
 }
 
 /* Is the daemon whose pid is in STATE_DIR/agentmmd.pid alive? */
 static bool daemon_running(void)
 {
-	char path[AMM_PATH_MAX + 32], *b;
-	int pid;
+	char *b = slurp("agentmmd.pid", NULL, NULL);
+	int pid = b ? atoi(b) : 0;
 
-	snprintf(path, sizeof(path), "%s/agentmmd.pid", cfg.state_dir);
-	b = slurp(path, NULL, NULL);
-	pid = b ? atoi(b) : 0;
 	free(b);
 	return pid > 0 && !(kill(pid, 0) && errno == ESRCH);
 }
@@ -149,7 +139,7 @@ static int load_status(struct status *st)
 	int pid = 0, e;
 
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
-	st->buf = slurp(path, NULL, &sb);
+	st->buf = slurp("status", NULL, &sb);
 	if (!st->buf) {
 		e = errno;
 		fprintf(stderr,
@@ -202,7 +192,8 @@ static int cmd_health(const char *arg)
 		return 3;
 	}
 	snprintf(path, sizeof(path), "%s/status", cfg.state_dir);
-	if (stat(path, &sb)) {
+	if (state_fd() < 0 ||
+	    fstatat(state_fd(), "status", &sb, AT_SYMLINK_NOFOLLOW)) {
 		printf("agentmmd runs but %s cannot be read: %s\n", path,
 		       strerror(errno));
 		return 1;
@@ -225,7 +216,7 @@ static int cmd_metrics(void)
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/metrics", cfg.state_dir);
-	b = slurp(path, &len, NULL);
+	b = slurp("metrics", &len, NULL);
 	if (!b) {
 		fprintf(stderr,
 			"agentmmctl: cannot read %s: %s (agentmmd writes it every metrics_interval_s; is it running?)\n",
@@ -372,7 +363,7 @@ static int cmd_events(const char *since, const char *only, bool json)
 
 		snprintf(path, sizeof(path), "%s/events%s", cfg.state_dir,
 			 k ? ".1" : "");
-		b = slurp(path, NULL, NULL);
+		b = slurp(k ? "events.1" : "events", NULL, NULL);
 		if (!b) {
 			if (errno != ENOENT) {
 				fprintf(stderr, "agentmmctl: cannot read %s: %s\n",
@@ -410,8 +401,7 @@ static int cmd_events(const char *since, const char *only, bool json)
  */
 static int cmd_control(const char *verb, const char *sandbox, bool absent_ok)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	char req[AMM_PATH_MAX + 64], rep[1100];
+	char req[AMM_PATH_MAX + 64], rep[1100], shown[AMM_PATH_MAX + 16];
 	const char *name = sandbox;
 	size_t rl = strlen(cfg.cgroup_root);
 	ssize_t n;
@@ -420,13 +410,13 @@ static int cmd_control(const char *verb, const char *sandbox, bool absent_ok)
 	if (name[0] == '/' && !strncmp(name, cfg.cgroup_root, rl) &&
 	    name[rl] == '/')
 		name += rl + 1;
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s/control", cfg.state_dir);
+	snprintf(shown, sizeof(shown), "%s/control", cfg.state_dir);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fprintf(stderr, "agentmmctl: socket: %s\n", strerror(errno));
 		return 1;
 	}
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+	if (state_fd() < 0 || connect_at(fd, state_fd(), "control")) {
 		int e = errno;
 
 		close(fd);
@@ -435,12 +425,12 @@ static int cmd_control(const char *verb, const char *sandbox, bool absent_ok)
 		if (e == EACCES || e == EPERM) {
 			fprintf(stderr,
 				"agentmmctl: %s: permission denied: only root may control agentmmd (%s is root-only); run it as root, e.g. with sudo\n",
-				verb, a.sun_path);
+				verb, shown);
 			return 4;
 		}
 		fprintf(stderr,
 			"agentmmctl: %s: cannot reach agentmmd at %s: %s (is it running?)\n",
-			verb, a.sun_path, strerror(e));
+			verb, shown, strerror(e));
 		return 3;
 	}
 	n = snprintf(req, sizeof(req), "%s %s", verb, name);

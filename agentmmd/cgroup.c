@@ -735,32 +735,3 @@ size_t amm_token_escape(char *out, size_t len, const char *s)
 	out[o] = 0;
 	return o;
 }
-
-int write_atomic(const char *path, const char *buf, size_t len)
-{
-	char tmp[4400];
-	ssize_t n;
-	int fd, err;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* a fresh file, never through a link someone planted where the
-	 * temporary goes; one left by a crash (or planted) is removed, which
-	 * removes a link itself, not its target */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0 && errno == EEXIST && !unlink(tmp))
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			  O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	n = write(fd, buf, len);
-	err = errno;
-	if (n != (ssize_t)len || fsync(fd)) {
-		close(fd);
-		unlink(tmp);
-		errno = n < 0 ? err : EIO;
-		return -1;
-	}
-	close(fd);
-	return rename(tmp, path);
-}

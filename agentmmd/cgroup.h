@@ -87,11 +87,4 @@ uint64_t fd_cg_id(int dirfd);
  */
 size_t amm_token_escape(char *out, size_t len, const char *s);
 
-/*
- * Write all of @buf to @path via a temporary file (@path.tmp, created
- * with O_EXCL | O_NOFOLLOW: never written through a planted link) and
- * rename(), which replaces a link at @path rather than following it.
- */
-int write_atomic(const char *path, const char *buf, size_t len);
-
 #endif

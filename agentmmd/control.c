@@ -10,6 +10,7 @@
  * (one escaped sandbox name per line) so a restarted daemon keeps them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,33 +46,34 @@ struct sandbox *sb_by_name(struct daemon *d, const char *name)
 int control_start(struct daemon *d)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char shown[AMM_PATH_MAX + 16];
 	mode_t old;
 	int fd;
 
 	exempt_load(d);
-	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/control",
-			     d->cfg.state_dir) >= sizeof(a.sun_path)) {
-		warn("state_dir %s is too long for the control socket; agentmmctl thaw/release/exempt will not work",
-		     d->cfg.state_dir);
-		return -1;
-	}
+	snprintf(shown, sizeof(shown), "%s/control", d->cfg.state_dir);
+	/* bound in the state directory the daemon holds open, not wherever
+	 * its path leads now: there is no bindat(), /proc/self/fd/N is that
+	 * directory */
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/control",
+		 d->state_fd);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		goto fail;
-	unlink(a.sun_path);	/* ours: the state dir lock is held */
+	unlinkat(d->state_fd, "control", 0);	/* ours: the lock is held */
 	old = umask(0177);	/* 0600: only root may connect */
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
 		umask(old);
 		goto fail;
 	}
 	umask(old);
-	if (chmod(a.sun_path, 0600) || listen(fd, 8))
+	if (fchmodat(d->state_fd, "control", 0600, 0) || listen(fd, 8))
 		goto fail;
 	d->ctl_fd = fd;
 	return 0;
 fail:
 	warn("cannot set up the control socket %s: %s; agentmmctl thaw/release/exempt will not work",
-	     a.sun_path, strerror(errno));
+	     shown, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return -1;
@@ -79,14 +81,11 @@ fail:
 
 void control_stop(struct daemon *d)
 {
-	char path[AMM_PATH_MAX + 16];
-
 	if (d->ctl_fd < 0)
 		return;
 	close(d->ctl_fd);
 	d->ctl_fd = -1;
-	snprintf(path, sizeof(path), "%s/control", d->cfg.state_dir);
-	unlink(path);
+	unlinkat(d->state_fd, "control", 0);
 }
 
 /* Carry out "VERB NAME"; the reply goes into @out. */

@@ -218,7 +218,10 @@ struct daemon {
 	const char *cfg_path;
 	bool cfg_path_given;
 	bool dry_run_arg;	/* --dry-run */
-	char applied_path[AMM_PATH_MAX + 16];	/* the restore journal */
+	/* the state directory, opened once (statedir.h): every file in it
+	 * is reached through this fd */
+	int state_fd;
+	char applied_path[AMM_PATH_MAX + 16];	/* the journal, for messages */
 	/* the sandbox table (sbtable.h): live ones in sbs[0 .. n_sbs - 1] */
 	struct sandbox **sbs;
 	unsigned int n_sbs, sbs_cap;
@@ -273,6 +276,7 @@ struct daemon {
 	char pool_dir[AMM_PATH_MAX];
 	char pool_high_orig[32];
 	uint64_t pool_high;
+	uint64_t pool_cgid;	/* the pool cgroup's id when it was set */
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */

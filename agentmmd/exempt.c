@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Exemptions (exempt.h). The file is root's (STATE_DIR is 0700): names are
- * escaped on the way out and unescaped on the way in, since a sandbox
- * chose its own cgroup name.
+ * Exemptions (exempt.h). The file is root's alone (0600), reached through
+ * the state directory's fd: names are escaped on the way out and unescaped
+ * on the way in, since a sandbox chose its own cgroup name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "log.h"
 #include "escape.h"
 #include "exempt.h"
+#include "statedir.h"
 
 /* An escaped name is at most 4 bytes per byte of the name. */
 #define EXEMPT_LINE_MAX (AMM_PATH_MAX * 4 + 2)
@@ -54,9 +55,13 @@ void exempt_load(struct daemon *d)
 		return;
 	l->loaded = true;
 	exempt_path(d, path, sizeof(path));
-	f = fopen(path, "re");
-	if (!f)
+	f = fopen_at(d->state_fd, "exempt");
+	if (!f) {
+		if (errno != ENOENT)
+			warn("cannot read the exemptions in %s: %s; none loaded",
+			     path, strerror(errno));
 		return;
+	}
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = 0;
 		amm_unescape(line);
@@ -73,7 +78,7 @@ void exempt_load(struct daemon *d)
 static int exempt_save(struct daemon *d)
 {
 	struct exempt_list *l = &d->exempt;
-	char path[AMM_PATH_MAX + 16], *buf;
+	char *buf;
 	size_t off = 0;
 	unsigned int i;
 	int r, saved;
@@ -86,8 +91,7 @@ static int exempt_save(struct daemon *d)
 				  AMM_ESC_WORD);
 		buf[off++] = '\n';
 	}
-	exempt_path(d, path, sizeof(path));
-	r = write_atomic(path, buf, off);
+	r = write_atomic_at(d->state_fd, "exempt", buf, off, 0600);
 	saved = errno;
 	free(buf);
 	errno = saved;

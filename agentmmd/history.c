@@ -3,7 +3,8 @@
  * The event history on disk: every action (log_action()) and every
  * finished tool call, one line each, appended to STATE_DIR/events. When
  * the file passes half of events_max_kb it becomes events.1 (replacing the
- * older one), so the two together never exceed events_max_kb.
+ * older one), so the two together never exceed events_max_kb. Both are
+ * reached through the state directory's fd, never by path.
  *
  * Line format (agentmmctl events reads it; fields never contain a tab or
  * a newline, escape.h AMM_ESC_TEXT):
@@ -23,19 +24,19 @@
 #include "escape.h"
 
 static int hist_fd = -1;
-static char hist_path[AMM_PATH_MAX + 16];
+static int hist_dir = -1;	/* the state directory (not ours to close) */
 static uint64_t hist_max, hist_size;
 
-int history_open(const char *dir, uint64_t max_bytes)
+int history_open(int dirfd, uint64_t max_bytes)
 {
 	struct stat st;
 
 	if (hist_fd >= 0)
 		close(hist_fd);
-	snprintf(hist_path, sizeof(hist_path), "%s/events", dir);
+	hist_dir = dirfd;
 	hist_max = max_bytes;
-	hist_fd = open(hist_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		       O_NOFOLLOW, 0644);
+	hist_fd = openat(dirfd, "events", O_WRONLY | O_APPEND | O_CREAT |
+			 O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (hist_fd < 0)
 		return -1;
 	hist_size = fstat(hist_fd, &st) ? 0 : (uint64_t)st.st_size;
@@ -44,14 +45,12 @@ int history_open(const char *dir, uint64_t max_bytes)
 
 static void rotate(void)
 {
-	char old[sizeof(hist_path) + 4];
 	int fd;
 
-	snprintf(old, sizeof(old), "%s.1", hist_path);
-	if (rename(hist_path, old))
+	if (renameat(hist_dir, "events", hist_dir, "events.1"))
 		return;
-	fd = open(hist_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		  O_NOFOLLOW | O_TRUNC, 0644);
+	fd = openat(hist_dir, "events", O_WRONLY | O_APPEND | O_CREAT |
+		    O_CLOEXEC | O_NOFOLLOW | O_TRUNC, 0644);
 	if (fd < 0)
 		return;	/* keep appending to events.1 rather than lose lines */
 	close(hist_fd);

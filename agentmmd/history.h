@@ -8,7 +8,9 @@
 
 #include "action.h"
 
-int history_open(const char *dir, uint64_t max_bytes);
+/* Append to "events" in the state directory @dirfd (kept: it must stay
+ * open), rotated to "events.1" past half of @max_bytes. */
+int history_open(int dirfd, uint64_t max_bytes);
 void history_add(enum amm_action act, const char *sandbox, const char *tool,
 		 pid_t pid, const char *msg);
 

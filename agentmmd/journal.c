@@ -15,12 +15,14 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
+#include "statedir.h"
 #include "thpfile.h"
 
 /*
@@ -35,14 +37,17 @@
  *                             SET is still there (not over another writer's)
  *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
  *                             (usergov.c: gov_journal; thpknob.c: thp_knob_restore_line)
- * The pool's memory.high backstop (tick.c) is a high line with CGID 0: the
- * pool is the host's own cgroup, named in the config, not a sandbox's.
+ * The pool's memory.high backstop (tick.c) is a high line with the pool's
+ * own cgroup id.
  * CGID is the cgroup's id (inode): an entry is undone only on the very
- * cgroup it was made on, never on one recreated under the same name. PATH
+ * cgroup it was made on, never on one recreated under the same name, and
+ * an entry without one (id 0, or none: written by agentmmd before ids,
+ * or by someone else) is skipped with a log line, never acted on. PATH
  * is escaped (bytes <= ' ', '\\' and DEL as \\xHH) so any cgroup name
  * survives. The file is rewritten before each change is made, so a crash
  * can only leave a record of a change that did not happen, which restoring
- * handles harmlessly.
+ * handles harmlessly. It is root's alone (0600) and reached only through
+ * the state directory's fd (d->state_fd), never by path again.
  */
 
 /*
@@ -96,7 +101,8 @@ int applied_save(struct daemon *d)
 	}
 	if (d->pool_high) {
 		amm_token_escape(esc, sizeof(esc), d->pool_dir);
-		fprintf(o, "high 0 %s %s\n", d->pool_high_orig, esc);
+		fprintf(o, "high %" PRIu64 " %s %s\n", d->pool_cgid,
+			d->pool_high_orig, esc);
 	}
 	/* the governor's knobs: a few lines, one per mTHP size */
 	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
@@ -108,7 +114,7 @@ int applied_save(struct daemon *d)
 		free(buf);
 		return -1;
 	}
-	r = write_atomic(d->applied_path, buf, len);
+	r = write_atomic_at(d->state_fd, "applied", buf, len, 0600);
 	free(buf);
 	if (r) {
 		err("cannot write %s: %s; not applying the change (check that %s is writable)",
@@ -130,64 +136,120 @@ int limit_put_back(int dirfd, const char *orig, const char *set)
 	return cg_write_at(dirfd, "memory.limit_in_bytes", orig);
 }
 
+/* Write back what the entry @e recorded, through its cgroup's @fd. */
+static int restore_entry(int fd, const struct journal_entry *e)
+{
+	const char *file;
+	int r;
+
+	if (!strcmp(e->kind, "freeze")) {
+		r = cg_write_at(fd, "cgroup.freeze", "0");
+		if (r)
+			err("cannot thaw %s: %s", e->path, strerror(errno));
+		return r;
+	}
+	if (!strcmp(e->kind, "limit")) {
+		r = limit_put_back(fd, e->val, e->set);
+		if (r)
+			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
+			    e->path, e->val, strerror(errno));
+		return r;
+	}
+	file = e->kind[0] == 'h' ? "memory.high" :
+	       e->kind[0] == 'z' ? "memory.zswap.writeback" :
+				   "memory.oom.group";
+	r = cg_write_at(fd, file, e->val);
+	if (r)
+		err("cannot reset %s/%s to %s: %s", e->path, file, e->val,
+		    strerror(errno));
+	return r;
+}
+
+/*
+ * The journal in @dirfd, for reading: a regular file (not a link) that
+ * agentmmd's user owns and nobody else may write, or none (said why).
+ */
+static FILE *journal_open(int dirfd, const char *shown)
+{
+	FILE *f = fopen_at(dirfd, "applied");
+	struct stat st;
+
+	if (!f) {
+		if (errno != ENOENT)
+			err("cannot read %s: %s; nothing restored from it (remove it if it is not agentmmd's)",
+			    shown, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st))
+		err("cannot stat %s: %s; nothing restored from it", shown,
+		    strerror(errno));
+	else if (st.st_uid == geteuid() && !(st.st_mode & 022))
+		return f;
+	else
+		err("%s is owned by uid %u with mode %04o, not uid %u's alone: it may not be agentmmd's, nothing restored from it; remove it",
+		    shown, (unsigned int)st.st_uid,
+		    (unsigned int)(st.st_mode & 07777), (unsigned int)geteuid());
+	fclose(f);
+	return NULL;
+}
+
 /*
  * Undo one journal line. 1: undone (or nothing left to undo: the cgroup
- * is gone or is another one now), 0: not a journal line, -1: failed, keep
- * it.
+ * is gone or is another one now), 0: not a journal line, or one refused
+ * (said once here), -1: failed, keep it.
  */
 static int restore_line(char *line)
 {
 	struct journal_entry e;
+	uint64_t id;
 	int fd, r;
 
 	line[strcspn(line, "\n")] = 0;
 	if (!strncmp(line, "thp ", 4))		/* usergov.c's switches */
 		return thp_knob_restore_line(line) < 0 ? -1 : 1;
-	if (!journal_parse(line, &e))
+	r = journal_parse(line, &e);
+	if (r < 0)
+		warn("journal: skipping '%.300s': it names no cgroup id, so it could act on a cgroup it was not made on; if that change is still in effect, undo it by hand",
+		     line);
+	if (r <= 0)
 		return 0;
 	/* by the directory's fd, checked to be the cgroup the entry is for */
-	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT) {
+		r = errno;
+		if (r != ENOTDIR && r != ELOOP)
+			return -1;
+		warn("journal: skipping '%s %s': not a cgroup directory (%s)",
+		     e.kind, e.path, strerror(r));
+		return 0;
+	}
 	if (fd < 0)
-		return errno == ENOENT ? 1 : -1;
-	if (e.id && fd_cg_id(fd) != e.id) {
+		return 1;	/* gone: nothing to undo */
+	id = fd_cg_id(fd);
+	if (id != e.id) {
+		info("journal: not undoing '%s' on %s: the cgroup there is id %" PRIu64 ", not %llu the change was made on (removed and made again)",
+		     e.kind, e.path, id, e.id);
 		close(fd);
-		return 1;	/* recreated under that name: not ours */
+		return 1;	/* not ours */
 	}
-	if (!strcmp(e.kind, "freeze")) {
-		r = cg_write_at(fd, "cgroup.freeze", "0");
-		if (r)
-			err("cannot thaw %s: %s", e.path, strerror(errno));
-	} else if (!strcmp(e.kind, "limit")) {
-		r = limit_put_back(fd, e.val, e.set);
-		if (r)
-			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
-			    e.path, e.val, strerror(errno));
-	} else {
-		const char *file = e.kind[0] == 'h' ? "memory.high" :
-				   e.kind[0] == 'z' ? "memory.zswap.writeback" :
-						      "memory.oom.group";
-
-		r = cg_write_at(fd, file, e.val);
-		if (r)
-			err("cannot reset %s/%s to %s: %s", e.path, file, e.val,
-			    strerror(errno));
-	}
+	r = restore_entry(fd, &e);
 	close(fd);
 	return r ? -1 : 1;
 }
 
 /*
- * Undo everything recorded in @path. Used at startup, by the guardian, on
- * SIGTERM and by --restore. Entries that could not be undone stay in the
- * file (it is removed only when nothing is left), so a later --restore or
- * restart can try again. Returns the number of entries undone.
+ * Undo everything recorded in the journal (@dirfd's "applied"; @shown
+ * names it in messages). Used at startup, by the guardian, on SIGTERM and
+ * by --restore. Entries that could not be undone stay in the file (it is
+ * removed only when nothing is left), so a later --restore or restart can
+ * try again. Returns the number of entries undone.
  */
-int restore_file(const char *path)
+int restore_journal(int dirfd, const char *shown)
 {
 	char *line = NULL, *copy = NULL, *keep = NULL;
 	size_t cap = 0, keep_len = 0;
 	int n = 0, kept = 0, r;
-	FILE *f = fopen(path, "re"), *o;
+	FILE *f = journal_open(dirfd, shown), *o;
 
 	if (!f)
 		return 0;
@@ -224,12 +286,12 @@ int restore_file(const char *path)
 	}
 	if (kept) {
 		err("%d recorded change(s) could not be undone; kept in %s for 'agentmmd --restore'",
-		    kept, path);
-		if (!o || write_atomic(path, keep, keep_len))
-			err("cannot rewrite %s: %s; left as it was", path,
+		    kept, shown);
+		if (!o || write_atomic_at(dirfd, "applied", keep, keep_len, 0600))
+			err("cannot rewrite %s: %s; left as it was", shown,
 			    o ? strerror(errno) : "out of memory");
-	} else if (unlink(path) && errno != ENOENT) {
-		err("cannot remove %s: %s", path, strerror(errno));
+	} else if (unlinkat(dirfd, "applied", 0) && errno != ENOENT) {
+		err("cannot remove %s: %s", shown, strerror(errno));
 	}
 	free(keep);
 	return n;
@@ -317,25 +379,45 @@ void sb_restore(struct sandbox *s)
 	(void)sb_restore_limit(s);
 }
 
+/* The pool's memory.high back, on the very cgroup it was set on. */
+static void pool_put_back(struct daemon *d)
+{
+	int fd = open(d->pool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = -1, e;
+
+	if (fd >= 0 && fd_cg_id(fd) != d->pool_cgid) {
+		info("pool %s was made again since its memory.high was set: leaving the new one as it is",
+		     d->pool_dir);
+		close(fd);
+		d->pool_high = 0;
+		return;
+	}
+	if (fd >= 0)
+		r = cg_write_at(fd, "memory.high", d->pool_high_orig);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	if (r == 0 || gone()) {
+		info("reset memory.high of pool %s to %s", d->pool_dir,
+		     d->pool_high_orig);
+		d->pool_high = 0;
+	} else {
+		warn("cannot reset memory.high of pool %s to %s: %s",
+		     d->pool_dir, d->pool_high_orig, strerror(e));
+	}
+}
+
 void restore_all_live(struct daemon *d)
 {
 	struct sandbox *s;
 
 	for_each_sandbox(d, s)
 		sb_restore(s);
-	if (d->pool_high) {
-		if (cg_write(d->pool_dir, "memory.high", d->pool_high_orig) == 0 ||
-		    gone()) {
-			info("reset memory.high of pool %s to %s", d->pool_dir,
-			     d->pool_high_orig);
-			d->pool_high = 0;
-		} else {
-			warn("cannot reset memory.high of pool %s to %s: %s",
-			     d->pool_dir, d->pool_high_orig, strerror(errno));
-		}
-	}
+	if (d->pool_high)
+		pool_put_back(d);
 	applied_save(d);
-	restore_file(d->applied_path);
+	restore_journal(d->state_fd, d->applied_path);
 }
 
 void start_guardian(struct daemon *d, int lock_fd)
@@ -366,7 +448,7 @@ void start_guardian(struct daemon *d, int lock_fd)
 		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 			;
 	}
-	n = restore_file(d->applied_path);
+	n = restore_journal(d->state_fd, d->applied_path);
 	if (n)
 		fprintf(stderr,
 			"agentmmd-guard: agentmmd (pid %d) exited without cleaning up; undid %d throttle/freeze change(s)\n",

@@ -12,7 +12,11 @@ struct daemon;
 struct sandbox;
 
 int applied_save(struct daemon *d);
-int restore_file(const char *path);
+/*
+ * Undo what the journal in the state directory @dirfd ("applied"; @shown
+ * names it in messages) records; the number of entries undone.
+ */
+int restore_journal(int dirfd, const char *shown);
 void restore_all_live(struct daemon *d);
 void sb_restore(struct sandbox *s);
 /*

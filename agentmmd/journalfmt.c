@@ -37,19 +37,20 @@ static bool unesc_path(char *s)
 
 /*
  * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds
- * it; 0: not such a line (unknown kind, malformed escape, relative path,
- * a limit or zswapwb line without a cgroup id). No file system access: tests/fuzz/fuzz_journal.c feeds it any bytes.
+ * it; 0: not such a line (unknown kind, malformed escape, relative path);
+ * -1: such a line without a cgroup id (or id 0), refused. No file system
+ * access: tests/fuzz/fuzz_journal.c feeds it any bytes.
  */
 int journal_parse(char *line, struct journal_entry *e)
 {
 	char *p, *path;
 	int n = 0;
-	bool legacy;
 
 	line[strcspn(line, "\n")] = 0;
 	e->id = 0;
 	e->val[0] = 0;
 	e->set[0] = 0;
+	e->path = NULL;
 	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
 		return 0;
 	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
@@ -57,40 +58,31 @@ int journal_parse(char *line, struct journal_entry *e)
 	    strcmp(e->kind, "zswapwb"))
 		return 0;
 	p = line + n;
-	/* entries written before cgroup ids were recorded: no id */
-	legacy = !isdigit((unsigned char)*p);
-	if (!legacy) {
-		e->id = strtoull(p, &p, 10);
-		p += strspn(p, " ");
-	}
+	/*
+	 * Every kind acts on a cgroup: the entry must name which one, or it
+	 * could be undone on whatever cgroup (or directory) has that path
+	 * now. Entries from before ids were recorded ("freeze PATH", "high
+	 * PATH ORIG") and the pool's "high 0" of earlier versions have none.
+	 */
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	e->id = strtoull(p, &p, 10);
+	if (!e->id)
+		return -1;
+	p += strspn(p, " ");
 	if (strcmp(e->kind, "freeze")) {
 		n = 0;
 		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)
 			return 0;
 		p += n;
 	}
-	/* newer than cgroup ids in the journal: always with one */
-	if (!strcmp(e->kind, "zswapwb") && (legacy || !e->id))
-		return 0;
 	if (!strcmp(e->kind, "limit")) {	/* "limit CGID ORIG SET PATH" */
 		n = 0;
-		/* always with the cgroup's id: never put on another cgroup */
-		if (legacy || !e->id ||
-		    sscanf(p, "%31s %n", e->set, &n) != 1 || !n)
+		if (sscanf(p, "%31s %n", e->set, &n) != 1 || !n)
 			return 0;
 		p += n;
 	}
 	path = p;
-	if (legacy && !strcmp(e->kind, "high")) {
-		/* "high PATH ORIG" */
-		char *sp = strrchr(line, ' ');
-
-		if (!sp)
-			return 0;
-		path = line + strlen(e->kind) + 1;
-		snprintf(e->val, sizeof(e->val), "%s", sp + 1);
-		*sp = 0;
-	}
 	if (!*path || !unesc_path(path) || path[0] != '/')
 		return 0;
 	e->path = path;

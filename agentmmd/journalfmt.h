@@ -5,10 +5,10 @@
 
 /*
  * One cgroup entry of the journal as journal_parse() reads it: the kind of
- * change, the cgroup id it was made on (0: none recorded), the value to
+ * change, the id of the cgroup it was made on (never 0), the value to
  * write back (high, oomgroup, limit, zswapwb), the value we set (limit:
- * written back only while it is still there) and the unescaped absolute path, which
- * points into the parsed line.
+ * written back only while it is still there) and the unescaped absolute
+ * path, which points into the parsed line.
  */
 struct journal_entry {
 	char kind[16];
@@ -20,8 +20,9 @@ struct journal_entry {
 
 /*
  * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds
- * it; 0: not such a line (unknown kind, malformed escape, relative path,
- * a limit or zswapwb line without a cgroup id).
+ * it; 0: not such a line (unknown kind, malformed escape, relative path);
+ * -1: such a line without a cgroup id (or with id 0): refused, for the
+ * caller to say so - it would be undone on whatever has the path now.
  */
 int journal_parse(char *line, struct journal_entry *e);
 

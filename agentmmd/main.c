@@ -44,6 +44,7 @@
 #include "modver.h"
 #include "sandbox.h"
 #include "sdnotify.h"
+#include "statedir.h"
 #include "status.h"
 #include "tick.h"
 #include "tools.h"
@@ -51,69 +52,38 @@
 
 
 /*
- * The state directory holds what the daemon restores from (applied,
- * exempt): it must be the daemon's own, so that nobody else can plant
- * records or links there. A directory (not a link) owned by the daemon's
- * user and writable by it alone, in a parent others cannot write to
- * (or one with the sticky bit, like /tmp, where they cannot rename it).
+ * Open the state directory (once: statedir.c checks its path from / down;
+ * every later file there is reached through d->state_fd) and take its
+ * lock. The lock file is root's alone: anyone who could open it could
+ * hold the lock and keep agentmmd (and --restore) from starting.
  */
-static int state_dir_check(const char *dir)
-{
-	char parent[AMM_PATH_MAX], *slash;
-	struct stat st;
-
-	if (lstat(dir, &st)) {
-		err("cannot stat state_dir %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022)) {
-		err("state_dir %s is %s owned by uid %u with mode %04o: it must be a directory owned by uid %u and writable by it alone; remove it (agentmmd creates it) or fix it: chown %u %s; chmod go-w %s",
-		    dir, S_ISLNK(st.st_mode) ? "a symbolic link" :
-		    S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-		    (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
-		    (unsigned int)geteuid(), (unsigned int)geteuid(), dir, dir);
-		return -1;
-	}
-	snprintf(parent, sizeof(parent), "%s", dir);
-	slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else if (slash == parent)
-		parent[1] = 0;
-	else
-		*slash = 0;
-	if (stat(parent, &st) == 0 && (st.st_mode & 002) &&
-	    !(st.st_mode & S_ISVTX)) {
-		err("state_dir %s is in %s, which anyone may write to (mode %04o, no sticky bit): another user could replace it; choose a state_dir in a directory only root writes to",
-		    dir, parent, (unsigned int)(st.st_mode & 07777));
-		return -1;
-	}
-	return 0;
-}
-
 static int lock_state(struct daemon *d, bool pidfile)
 {
-	char path[AMM_PATH_MAX + 32], buf[32];
+	char why[3 * AMM_PATH_MAX], buf[32];
 	int fd, i;
 
-	if (mkdir(d->cfg.state_dir, 0755) && errno != EEXIST) {
-		err("cannot create %s: %s", d->cfg.state_dir, strerror(errno));
+	d->state_fd = statedir_open(d->cfg.state_dir, geteuid(),
+				    STATEDIR_CREATE | STATEDIR_TRUST, why,
+				    sizeof(why));
+	if (d->state_fd < 0) {
+		err("%s", why);
 		return -1;
 	}
-	if (state_dir_check(d->cfg.state_dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/agentmmd.lock", d->cfg.state_dir);
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = openat(d->state_fd, "agentmmd.lock",
+		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		err("cannot open %s: %s", path, strerror(errno));
+		err("cannot open %s/agentmmd.lock: %s", d->cfg.state_dir,
+		    strerror(errno));
 		return -1;
 	}
+	if (fchmod(fd, 0600))	/* one an older agentmmd made 0644 */
+		warn("cannot make %s/agentmmd.lock root's alone: %s",
+		     d->cfg.state_dir, strerror(errno));
 	/* a dying predecessor's guardian may still be restoring: wait */
 	for (i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
 		if (errno != EWOULDBLOCK || i == 50) {
-			err("another agentmmd holds %s (see %s/agentmmd.pid); stop it first",
-			    path, d->cfg.state_dir);
+			err("another agentmmd holds %s/agentmmd.lock (see %s/agentmmd.pid); stop it first",
+			    d->cfg.state_dir, d->cfg.state_dir);
 			close(fd);
 			return -1;
 		}
@@ -121,10 +91,10 @@ static int lock_state(struct daemon *d, bool pidfile)
 	}
 	if (!pidfile)
 		return fd;
-	snprintf(path, sizeof(path), "%s/agentmmd.pid", d->cfg.state_dir);
 	snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
-	if (write_atomic(path, buf, strlen(buf)))
-		warn("cannot write %s: %s", path, strerror(errno));
+	if (write_atomic_at(d->state_fd, "agentmmd.pid", buf, strlen(buf), 0644))
+		warn("cannot write %s/agentmmd.pid: %s", d->cfg.state_dir,
+		     strerror(errno));
 	return fd;
 }
 
@@ -197,7 +167,7 @@ static void reload(struct daemon *d)
 	next.debug = next.debug || d->cfg.debug;
 	d->cfg = next;
 	log_set_debug(d->cfg.debug);
-	history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024);
+	history_open(d->state_fd, (uint64_t)d->cfg.events_max_kb * 1024);
 	log_action(6, AMM_ACT_RELOAD, NULL, NULL, 0, "reloaded %s", d->cfg_path);
 	d->recheck_due = true;	/* priorities, tool prefix: read again */
 	if (d->gov_only)
@@ -269,6 +239,7 @@ static void daemon_init(struct daemon *d)
 	d->psi_fd = -1;
 	d->ctl_fd = -1;
 	d->notify_fd = -1;
+	d->state_fd = -1;
 }
 
 /*
@@ -474,10 +445,10 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	lock_fd = lock_state(d, true);
 	if (lock_fd < 0)
 		return -1;
-	n = restore_file(d->applied_path);
+	n = restore_journal(d->state_fd, d->applied_path);
 	if (n)
 		info("undid %d throttle/freeze change(s) left by a previous run", n);
-	if (history_open(d->cfg.state_dir, (uint64_t)d->cfg.events_max_kb * 1024))
+	if (history_open(d->state_fd, (uint64_t)d->cfg.events_max_kb * 1024))
 		warn("cannot open %s/events: %s; no event history", d->cfg.state_dir,
 		     strerror(errno));
 	/* after undoing a predecessor's changes: from here on none are made */
@@ -735,7 +706,7 @@ int main(int argc, char **argv)
 
 		if (lock_fd < 0)
 			return 1;
-		n = restore_file(d->applied_path);
+		n = restore_journal(d->state_fd, d->applied_path);
 		info("restored %d recorded change(s)", n);
 		close(lock_fd);
 		return 0;

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "modver.h"
+#include "statedir.h"
 #include "escape.h"
 #include "parse.h"
 
@@ -454,10 +456,13 @@ size_t metrics_render(struct daemon *d, uint64_t now, char *buf, size_t len)
 	return render(d, now, buf, len, &cut);
 }
 
-static void write_one(const char *path, const char *buf, size_t len)
+/* @name in the state directory (@dirfd), or the file @name (AT_FDCWD) */
+static void write_one(int dirfd, const char *name, const char *shown,
+		      const char *buf, size_t len)
 {
-	if (write_atomic(path, buf, len))
-		warn("cannot write metrics to %s: %s", path, strerror(errno));
+	/* read by agentmmctl metrics and collectors as any user */
+	if (write_atomic_at(dirfd, name, buf, len, 0644))
+		warn("cannot write metrics to %s: %s", shown, strerror(errno));
 }
 
 /* Every metrics_interval_s (or when @force): render and write. */
@@ -485,9 +490,10 @@ void metrics_tick(struct daemon *d, uint64_t now, bool force)
 	}
 	if (buf) {
 		snprintf(path, sizeof(path), "%s/metrics", d->cfg.state_dir);
-		write_one(path, buf, n);
+		write_one(d->state_fd, "metrics", path, buf, n);
 		if (d->cfg.metrics_textfile[0])
-			write_one(d->cfg.metrics_textfile, buf, n);
+			write_one(AT_FDCWD, d->cfg.metrics_textfile,
+				  d->cfg.metrics_textfile, buf, n);
 	}
 	free(buf);
 }

@@ -19,6 +19,7 @@
 #include "loader.h"
 #include "log.h"
 #include "status.h"
+#include "statedir.h"
 #include "escape.h"
 
 static const char *level_name(enum amm_level l)
@@ -146,7 +147,7 @@ void write_status(struct daemon *d, uint64_t now)
 	    !memcmp(d->status_last, buf, up0) &&
 	    !memcmp(d->status_last + up0, buf + up1, off - up1)) {
 		free(buf);
-		if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW))
+		if (utimensat(d->state_fd, "status", NULL, AT_SYMLINK_NOFOLLOW))
 			dbg("cannot touch %s: %s", path, strerror(errno));
 		return;
 	}
@@ -159,7 +160,8 @@ void write_status(struct daemon *d, uint64_t now)
 		d->status_last_len = off - (up1 - up0);
 		d->status_force = false;
 	}
-	if (write_atomic(path, buf, off))
+	/* read by agentmmctl as any user (agentmmctl(8)) */
+	if (write_atomic_at(d->state_fd, "status", buf, off, 0644))
 		warn("cannot write %s: %s", path, strerror(errno));
 	free(buf);
 }

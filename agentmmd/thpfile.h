@@ -19,7 +19,7 @@ int thp_write_word(int fd, const char *w);
 bool thp_is_word(const char *w);
 /*
  * Undo one "thp KB ORIGINAL WRITTEN PREV" journal line: 1 undone, 0 not
- * ours or nothing to undo, -1 failed. Used by restore_file() (start,
+ * ours or nothing to undo, -1 failed. Used by restore_journal() (start,
  * guardian, --restore).
  */
 int thp_knob_restore_line(const char *line);

@@ -300,7 +300,7 @@ static void update_swap_deferred(struct daemon *d, uint64_t now)
 static void pool_backstop(struct daemon *d)
 {
 	char cur[32], want[32];
-	uint64_t max, limit, high;
+	uint64_t max, limit, high, id;
 
 	if (!d->cfg.pool_cgroup[0] || !d->cfg.pool_high_free_pct)
 		return;
@@ -326,9 +326,14 @@ static void pool_backstop(struct daemon *d)
 	snprintf(want, sizeof(want), "%" PRIu64, high);
 	if (!strcmp(cur, want))
 		return;
+	/* the journal names the very cgroup the value goes back to */
+	id = cg_id(d->pool_dir);
+	if (!id)
+		return;	/* gone meanwhile */
 	/* first time, or the pool was re-created or changed by someone else:
 	 * what is there now is what to restore */
 	snprintf(d->pool_high_orig, sizeof(d->pool_high_orig), "%s", cur);
+	d->pool_cgid = id;
 	d->pool_high = high;
 	if (applied_save(d)) {
 		d->pool_high = 0;

@@ -49,7 +49,9 @@ if [ -z "$ROOT" ]; then
 	fi
 fi
 PARENT=agentmm-scale-$$
-tmp=$(mktemp -d /tmp/agentmm-scale.XXXXXX)
+# in /run, not /tmp: agentmmd takes a state directory only below
+# directories root alone may write to
+tmp=$(mktemp -d /run/agentmm-scale.XXXXXX)
 pid=
 made=0
 remove_cgroups() {

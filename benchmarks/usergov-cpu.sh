@@ -14,7 +14,9 @@ set -eu
 BIN=${1:?usage: usergov-cpu.sh AGENTMMD [SECONDS [MODE]]}
 SECS=${2:-120}
 MODE=${3:-observe}
-tmp=$(mktemp -d /tmp/agentmm-gov-cpu.XXXXXX)
+# in /run, not /tmp: agentmmd takes a state directory only below
+# directories root alone may write to
+tmp=$(mktemp -d /run/agentmm-gov-cpu.XXXXXX)
 pid=
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null

@@ -8,7 +8,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
-mount -t tmpfs tmpfs /run
+mount -t tmpfs -o mode=0755 tmpfs /run	# root's alone, as on a host
 mount -t tmpfs tmpfs /tmp
 CHECK_PREFIX="ARM64 "
 . /lib/check.sh

@@ -30,7 +30,7 @@ soak: test-module guest-bins
 		--test-timeout $$(($(SOAK_SECONDS) + 600)) \
 		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
 
-# The journal's parser (journalfmt.c, what restore_file() reads with) and
+# The journal's parser (journalfmt.c, what restore_journal() reads with) and
 # the escaper applied_save() writes paths with (cgroup.c).
 $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)

@@ -3,11 +3,14 @@
  * libFuzzer target: agentmmd's restore-journal parser (journal_parse() in
  * agentmmd/journalfmt.c, which journal.c restores with). Two properties:
  *   - any bytes, line by line: no crash, leak or undefined behaviour, and a
- *     line taken as an entry names a known kind and an absolute path;
+ *     line taken as an entry names a known kind, a cgroup id (never 0: an
+ *     entry without one could be undone on whatever has its path now) and
+ *     an absolute path;
  *   - any cgroup path a sandbox can create (any bytes but NUL) survives the
  *     journal: an entry written the way applied_save() writes it parses back
  *     to the same kind, cgroup id, value and path. A path that came back
- *     different would be restored on another cgroup, or not at all.
+ *     different would be restored on another cgroup, or not at all. The
+ *     same entry with cgroup id 0 is refused.
  * journal_parse() touches no files, so arbitrary input is safe here.
  */
 #include <stdint.h>
@@ -46,16 +49,16 @@ static void any_lines(const uint8_t *data, size_t size)
 		}
 		line[n] = 0;
 		memset(&e, 0, sizeof(e));
-		if (!journal_parse(line, &e))
+		if (journal_parse(line, &e) != 1)
 			continue;
+		if (!e.id)
+			die_entry("entry without a cgroup id accepted", line, &e, NULL);
 		if (strcmp(e.kind, "freeze") && strcmp(e.kind, "high") &&
 		    strcmp(e.kind, "oomgroup") && strcmp(e.kind, "limit") &&
 		    strcmp(e.kind, "zswapwb"))
 			die_entry("unknown kind accepted", line, &e, NULL);
-		if (!strcmp(e.kind, "limit") && (!e.set[0] || !e.id))
-			die_entry("limit entry without the value set or an id", line, &e, NULL);
-		if (!strcmp(e.kind, "zswapwb") && !e.id)
-			die_entry("zswapwb entry without an id", line, &e, NULL);
+		if (!strcmp(e.kind, "limit") && !e.set[0])
+			die_entry("limit entry without the value set", line, &e, NULL);
 		if (!e.path || e.path[0] != '/' ||
 		    e.path < line || e.path >= line + sizeof(line))
 			die_entry("entry without an absolute path in the line", line, &e, NULL);
@@ -88,8 +91,8 @@ static void round_trip(const uint8_t *data, size_t size)
 	 * memory.limit_in_bytes a number (what was there, what we set);
 	 * memory.zswap.writeback 0 or 1 */
 	snprintf(sbuf, sizeof(sbuf), "%llu", (id + 1) * 4096);
-	if ((kind[0] == 'l' || kind[0] == 'z') && !id)
-		id = 1;		/* applied_save() writes the sandbox's own id */
+	if (!id)
+		id = 1;		/* applied_save() writes the cgroup's own id */
 	if (kind[0] == 'o' || kind[0] == 'z')
 		snprintf(vbuf, sizeof(vbuf), "%d", data[9] & 1);
 	else if (data[9] & 1)
@@ -122,6 +125,17 @@ static void round_trip(const uint8_t *data, size_t size)
 	    (kind[0] != 'f' && strcmp(e.val, val)) || strcmp(e.path, path) ||
 	    (kind[0] == 'l' && strcmp(e.set, sbuf)))
 		die_entry("written entry parsed back different", copy, &e, path);
+	/* the same entry naming cgroup id 0: refused, never acted on */
+	if (kind[0] == 'f')
+		snprintf(line, sizeof(line), "freeze 0 %s\n", esc);
+	else if (kind[0] == 'l')
+		snprintf(line, sizeof(line), "limit 0 %s %s %s\n", val, sbuf,
+			 esc);
+	else
+		snprintf(line, sizeof(line), "%s 0 %s %s\n", kind, val, esc);
+	memcpy(copy, line, sizeof(line));
+	if (journal_parse(line, &e) != -1)
+		die_entry("entry with cgroup id 0 not refused", copy, &e, path);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -38,7 +38,9 @@ if ! echo "$(sel 16)" >$THP/hugepages-16kB/enabled 2>/dev/null; then
 	skip "cannot write $THP/hugepages-16kB/enabled (read-only sysfs?)"
 fi
 
-tmp=$(mktemp -d /tmp/agentmm-host-gov.XXXXXX) || skip "cannot make a temp dir"
+# in /run, not /tmp: agentmmd takes a state directory only below
+# directories root alone may write to
+tmp=$(mktemp -d /run/agentmm-host-gov.XXXXXX) || skip "cannot make a temp dir in /run"
 ST=$tmp/state LOG=$tmp/agentmmd.log
 knobs >$tmp/snapshot || skip "cannot snapshot the knobs"
 snapshot=$(cat $tmp/snapshot)

@@ -29,7 +29,9 @@ V1=/sys/fs/cgroup/memory
 NAME=agentmm-test-$$
 ROOT=$V1/$NAME
 SWAPFILE=/var/tmp/agentmm-test-$$.swap
-TMP=$(mktemp -d /tmp/agentmm-reclaim-v1.XXXXXX)
+# in /run, not /tmp: agentmmd takes a state directory only below
+# directories root alone may write to
+TMP=$(mktemp -d /run/agentmm-reclaim-v1.XXXXXX)
 ZSWAP=/sys/module/zswap/parameters/enabled
 pass=0 fail=0 daemon_pid='' swap_on=0 pids=() zswap_was=''
 

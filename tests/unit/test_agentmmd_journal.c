@@ -2,9 +2,11 @@
 /*
  * Host unit tests for agentmmd's restore journal (agentmmd/journal.c):
  * entries undone only on the cgroup (directory inode) they were made on,
- * any name survives, failed entries are kept. Plain directories with a
+ * never without an id, any name survives, failed entries are kept, the
+ * file is root's alone and read only through the state directory's fd. Plain directories with a
  * "cgroup.freeze"/"memory.high" file stand in for cgroups.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "unit.h"
 
 static char base[64], jpath[128];
+static int basefd = -1;	/* the state directory, as the daemon holds it */
 
 static void put(const char *path, const char *text)
 {
@@ -75,7 +78,7 @@ TEST(escaped_names_restored)
 	snprintf(line, sizeof(line), "freeze %llu %s\nhigh %llu max %s\n", id,
 		 esc, id, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);
+	EXPECT_EQ(restore_journal(basefd, jpath), 2);
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
 	CHECK(!strcmp(v, "0"));
 	file_of(dir, "memory.high", v, sizeof(v));
@@ -91,7 +94,7 @@ TEST(other_cgroup_under_the_name_untouched)
 	amm_token_escape(esc, sizeof(esc), dir);
 	snprintf(line, sizeof(line), "freeze %llu %s\n", id + 1, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 1);	/* nothing left to undo */
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);	/* nothing left to undo */
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
 	CHECK(!strcmp(v, "1"));			/* not ours: left frozen */
 }
@@ -108,7 +111,7 @@ TEST(failed_entry_kept)
 	amm_token_escape(esc, sizeof(esc), dir);
 	snprintf(line, sizeof(line), "freeze %llu %s\nbogus line\n", id, esc);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	get(jpath, got, sizeof(got));
 	snprintf(line, sizeof(line), "freeze %llu %s\n", id, esc);
 	CHECK(!strcmp(got, line));		/* kept, alone */
@@ -116,16 +119,75 @@ TEST(failed_entry_kept)
 	unlink(jpath);
 }
 
-TEST(legacy_entries)
+/*
+ * Entries without a cgroup id (written before ids were recorded, the
+ * pool's "high 0" of earlier versions, or planted) are skipped, not acted
+ * on: they could be undone on whatever has that path now.
+ */
+TEST(entries_without_an_id_skipped)
 {
-	char dir[256], line[1024], v[32];
+	char dir[256], line[2048], v[32];
 
 	fake_cg("legacy", dir, sizeof(dir));
-	snprintf(line, sizeof(line), "freeze %s\nhigh %s 77\n", dir, dir);
+	snprintf(line, sizeof(line),
+		 "freeze %s\nhigh %s 77\nhigh 0 77 %s\nfreeze 0 %s\noomgroup 0 1 %s\nzswapwb 0 1 %s\nlimit 0 5 6 %s\n",
+		 dir, dir, dir, dir, dir, dir, dir);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	file_of(dir, "cgroup.freeze", v, sizeof(v));
-	CHECK(!strcmp(v, "0"));
+	CHECK(!strcmp(v, "1"));			/* left frozen */
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));			/* left as it was */
+	CHECK(access(jpath, F_OK) != 0);	/* not kept to be tried again */
+}
+
+/* A journal that is a link, or that others could have written, is not
+ * restored from. */
+TEST(journal_not_ours_untouched)
+{
+	char dir[256], esc[1024], line[2048], other[300], v[32];
+	unsigned long long id = fake_cg("notours", dir, sizeof(dir));
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line), "high %llu 77 %s\n", id, esc);
+	put(jpath, line);
+	chmod(jpath, 0666);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));
+	unlink(jpath);
+	snprintf(other, sizeof(other), "%s/elsewhere", base);
+	put(other, line);
+	CHECK(symlink(other, jpath) == 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));
+	unlink(jpath);
+	unlink(other);
+}
+
+/* applied_save() writes the journal root's alone (0600), through the
+ * state directory's fd; the pool's line names the pool's cgroup id. */
+TEST(journal_saved_private_with_the_pool_id)
+{
+	static struct daemon d;
+	char dir[256], esc[1024], want[2048], got[2048], v[32];
+	unsigned long long id = fake_cg("pool", dir, sizeof(dir));
+	struct stat st;
+
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	snprintf(d.pool_dir, sizeof(d.pool_dir), "%s", dir);
+	snprintf(d.pool_high_orig, sizeof(d.pool_high_orig), "77");
+	d.pool_high = 1;
+	d.pool_cgid = id;
+	EXPECT_EQ(applied_save(&d), 0);
+	CHECK(stat(jpath, &st) == 0 && (st.st_mode & 0777) == 0600);
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(want, sizeof(want), "high %llu 77 %s\n", id, esc);
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, want));
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);
 	file_of(dir, "memory.high", v, sizeof(v));
 	CHECK(!strcmp(v, "77"));
 }
@@ -148,7 +210,7 @@ TEST(limit_put_back_only_while_ours)
 		 "limit %llu 9223372036854771712 104857600 %s\n"
 		 "limit %llu 5 %s\n", ia, ea, ib, eb, ia, ea);
 	put(jpath, line);
-	EXPECT_EQ(restore_file(jpath), 2);	/* the third is malformed */
+	EXPECT_EQ(restore_journal(basefd, jpath), 2);	/* the third is malformed */
 	file_of(a, "memory.limit_in_bytes", v, sizeof(v));
 	CHECK(!strcmp(v, "9223372036854771712"));
 	file_of(b, "memory.limit_in_bytes", v, sizeof(v));
@@ -159,7 +221,7 @@ TEST(limit_put_back_only_while_ours)
 TEST(malformed_escape_ignored)
 {
 	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
-	EXPECT_EQ(restore_file(jpath), 0);
+	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	CHECK(access(jpath, F_OK) != 0);	/* nothing to keep either */
 }
 
@@ -171,6 +233,11 @@ int main(void)
 	snprintf(base, sizeof(base), "/tmp/amm-journal-test-%d", (int)getpid());
 	snprintf(jpath, sizeof(jpath), "%s/applied", base);
 	mkdir(base, 0755);
+	basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0) {
+		perror(base);
+		return 1;
+	}
 	rc = unit_main();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
 	if (system(cmd))

@@ -21,6 +21,7 @@
 #include "history.h"
 #include "log.h"
 #include "metrics.h"
+#include "statedir.h"
 #include "escape.h"
 #include "unit.h"
 
@@ -235,7 +236,9 @@ TEST(history_rotates_bounded)
 
 	snprintf(dir, sizeof(dir), "%s/hist", tmpdir);
 	EXPECT_EQ(mkdir(dir, 0755), 0);
-	EXPECT_EQ(history_open(dir, 16384), 0);
+	/* by the directory's fd, which the history keeps */
+	EXPECT_EQ(history_open(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			       16384), 0);
 	for (i = 0; i < 500; i++)
 		history_add(AMM_ACT_TOOL, "agent.slice/a\tb", "tool-1\n", 7,
 			    "done exit 0 after 10 ms, peak 1 MB: make -j8 all");
@@ -414,6 +417,75 @@ TEST(write_atomic_never_follows_links)
 		fclose(f);
 	EXPECT_EQ(write_atomic(out, "again", 5), 0);
 	EXPECT_TRUE(file_is(out, "again"));
+}
+
+/*
+ * Files are written relative to the state directory's fd: after the
+ * directory is renamed and a link to another one put in its place, they
+ * still land in the directory that was opened, with the mode asked for.
+ */
+TEST(write_atomic_at_stays_in_the_opened_directory)
+{
+	char dir[128], moved[128], other[128], p[256];
+	struct stat st;
+	int dfd;
+
+	snprintf(dir, sizeof(dir), "%s/sd", tmpdir);
+	snprintf(moved, sizeof(moved), "%s/sd-moved", tmpdir);
+	snprintf(other, sizeof(other), "%s/tenant", tmpdir);
+	EXPECT_EQ(mkdir(dir, 0755), 0);
+	EXPECT_EQ(mkdir(other, 0755), 0);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT_TRUE(dfd >= 0);
+	EXPECT_EQ(rename(dir, moved), 0);
+	EXPECT_EQ(symlink(other, dir), 0);
+	EXPECT_EQ(write_atomic_at(dfd, "applied", "x\n", 2, 0600), 0);
+	snprintf(p, sizeof(p), "%s/applied", moved);
+	EXPECT_TRUE(file_is(p, "x\n"));
+	EXPECT_TRUE(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600);
+	snprintf(p, sizeof(p), "%s/applied", other);
+	EXPECT_TRUE(access(p, F_OK) != 0);	/* nothing in the tenant's */
+	/* and read back the same way; a link there is not followed */
+	EXPECT_TRUE(symlinkat(p, dfd, "status") == 0);
+	EXPECT_TRUE(fopen_at(dfd, "status") == NULL && errno == ELOOP);
+	close(dfd);
+}
+
+/* The state directory's path, walked from / without following links. */
+TEST(statedir_open_checks_the_path)
+{
+	char why[4096], path[256], link[128];
+	struct stat st;
+	int fd;
+
+	/* a link on the way is refused, even unchecked (agentmmctl) */
+	snprintf(link, sizeof(link), "%s/lnk", tmpdir);
+	EXPECT_EQ(symlink(tmpdir, link), 0);
+	snprintf(path, sizeof(path), "%s/sub", link);
+	EXPECT_EQ(mkdir(path, 0755), 0);
+	fd = statedir_open(path, geteuid(), 0, why, sizeof(why));
+	EXPECT_TRUE(fd < 0 && strstr(why, "is a symbolic link"));
+	/* . and .. are not taken */
+	snprintf(path, sizeof(path), "%s/../x", tmpdir);
+	EXPECT_TRUE(statedir_open(path, geteuid(), 0, why, sizeof(why)) < 0);
+	/* below a directory anyone may write to (a sticky /tmp too): refused
+	 * before anything is made there */
+	if (stat("/tmp", &st) == 0 && (st.st_mode & S_IWOTH)) {
+		snprintf(path, sizeof(path), "%s/statedir", tmpdir);
+		fd = statedir_open(path, geteuid(),
+				   STATEDIR_CREATE | STATEDIR_TRUST, why,
+				   sizeof(why));
+		EXPECT_TRUE(fd < 0 && strstr(why, "/tmp above it") &&
+			    strstr(why, "anyone may write to"));
+		EXPECT_TRUE(access(path, F_OK) != 0);
+	}
+	/* a root-owned path writable by root alone is taken */
+	if (stat("/", &st) == 0 && st.st_uid == 0 && !(st.st_mode & 022)) {
+		fd = statedir_open("/", 0, STATEDIR_TRUST, why, sizeof(why));
+		EXPECT_TRUE(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+	}
 }
 
 /*

@@ -58,9 +58,10 @@ kill $(cat $AS/high/tool-burst/cgroup.procs) 2>/dev/null; wait $CTL
 
 # an entry that cannot be undone (cgroup.freeze is a directory here) stays
 mkdir -p /tmp/jt/cgroup.freeze
-printf 'freeze 0 /tmp/jt\n' >/run/agentmm/applied
+JT="freeze $(stat -c %i /tmp/jt) /tmp/jt"	# entries name their cgroup's id
+printf '%s\n' "$JT" >/run/agentmm/applied
 agentmmd -c /tmp/amm.conf --restore >>$LOG 2>&1
-check "failed entry kept in the journal" grep -q '^freeze 0 /tmp/jt$' /run/agentmm/applied
+check "failed entry kept in the journal" grep -qx "$JT" /run/agentmm/applied
 rm -rf /tmp/jt
 for d in "$SP" "$NL"; do
 	kill -9 $(cat "$d/runtime/cgroup.procs") 2>/dev/null

@@ -7,7 +7,7 @@
 make_pool
 victim=/tmp/amm-victim
 echo keep >$victim
-SD=/tmp/amm-state-test
+SD=/run/amm-state-test
 conf() { printf 'state_dir = %s\ninterval_ms = 200\nreclaim = 0\n' "$1" >/tmp/amm.conf; }
 refuses() {	# state dir $1: the daemon exits 1 at once, saying why ($2)
 	conf "$1"
@@ -27,9 +27,9 @@ check "a state_dir owned by another user is refused" refuses $SD "owned by uid 1
 rm -rf $SD /tmp/amm-real; mkdir -m 0755 /tmp/amm-real; ln -s /tmp/amm-real $SD
 check "a state_dir that is a symbolic link is refused" refuses $SD "symbolic link"
 # inside a directory anyone may write to, without the sticky bit
-rm -rf /tmp/amm-open; mkdir -m 0777 /tmp/amm-open
-check "a state_dir in an open directory is refused" refuses /tmp/amm-open/state "anyone may write to"
-rm -rf $SD /tmp/amm-real /tmp/amm-open
+rm -rf /run/amm-open; mkdir -m 0777 /run/amm-open
+check "a state_dir in an open directory is refused" refuses /run/amm-open/state "anyone may write to"
+rm -rf $SD /tmp/amm-real /run/amm-open
 
 # links planted in a good state directory
 mkdir -m 0755 $SD
