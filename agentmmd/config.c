@@ -79,6 +79,8 @@ static const char *const governor_names[] = {
 	"auto", "kernel", "daemon", "off", "observe",	/* enum ugov_mode */
 };
 
+_Static_assert(AMM_GOV_NPARAMS <= 32, "gov_param_set has a bit per tunable");
+
 const char *const amm_gov_param_names[AMM_GOV_NPARAMS] = {
 #define AMM_GOV_TUNABLE(name, ...)	#name,
 #include "govtunables.h"
