@@ -18,7 +18,8 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
-	$(TOP)/policy/governor.h $(TOP)/policy/contig.h $(TOP)/policy/parse.h \
+	$(TOP)/policy/governor.h $(TOP)/policy/govtunables.h \
+	$(TOP)/policy/contig.h $(TOP)/policy/parse.h \
 	$(TOP)/policy/hotmap.h
 # Paths are bounded when sandboxes are found (longer ones are skipped), so
 # gcc's worst-case snprintf truncation analysis only produces noise here.

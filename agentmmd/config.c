@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "parse.h"
 
 void amm_config_defaults(struct amm_config *c)
 {
@@ -78,13 +79,12 @@ static const char *const governor_names[] = {
 	"auto", "kernel", "daemon", "off", "observe",	/* enum ugov_mode */
 };
 
+_Static_assert(AMM_GOV_NPARAMS <= 32, "gov_param_set has a bit per tunable");
+
 const char *const amm_gov_param_names[AMM_GOV_NPARAMS] = {
-	"max_enabled", "min_avail_blocks", "avail_up_blocks",
-	"fallback_down_permille", "fallback_up_permille", "min_faults",
-	"dwell_ms", "up_dwell_ms", "headroom_blocks", "compact_budget",
-	"compact_window_ms", "mem_low_permille", "mem_plenty_permille",
-	"mem_hyst_permille", "partial_down_permille", "partial_up_permille",
-	"min_folios", "footprint_down_permille", "footprint_up_permille",
+#define AMM_GOV_TUNABLE(name, ...)	#name,
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
 };
 
 const char *amm_governor_name(int g)
@@ -104,16 +104,12 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Decimal digits only, at most @max. */
 static int parse_u64(const char *v, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long x;
+	u64 x;
 
-	if (!isdigit((unsigned char)*v))
-		return -1;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || *end || x > max)
+	if (amm_parse_dec_u64(v, strlen(v), &x) || x > max)
 		return -1;
 	*out = x;
 	return 0;
@@ -145,28 +141,14 @@ static int parse_bool(const char *v, bool *out)
 	return 0;
 }
 
-/* "1.25" -> 125: PSI averages as hundredths, no floating point. */
+/* "1.25" -> 125: PSI averages as hundredths, 0.00 to 100.00. */
 static int parse_centi(const char *v, unsigned int *out)
 {
-	uint64_t whole = 0, frac = 0;
-	const char *dot = strchr(v, '.');
-	char buf[32];
+	u64 x;
 
-	if (strlen(v) >= sizeof(buf))
+	if (amm_parse_centi(v, strlen(v), &x) || x > 10000)
 		return -1;
-	strcpy(buf, v);
-	if (dot) {
-		size_t fl = strlen(dot + 1);
-
-		buf[dot - v] = 0;
-		if (fl < 1 || fl > 2 || parse_u64(dot + 1, 99, &frac))
-			return -1;
-		if (fl == 1)
-			frac *= 10;
-	}
-	if (parse_u64(buf, 100, &whole) || whole * 100 + frac > 10000)
-		return -1;
-	*out = (unsigned int)(whole * 100 + frac);
+	*out = (unsigned int)x;
 	return 0;
 }
 

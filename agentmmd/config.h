@@ -7,15 +7,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "governor.h"	/* the tunables' table, policy/govtunables.h */
+
 #define AMM_DEFAULT_CONFIG	"/etc/agentmm/agentmmd.conf"
 #define AMM_MAX_PATTERNS	32
 #define AMM_PATH_MAX		4096
-#define AMM_GOV_NPARAMS		19
+#define AMM_GOV_NPARAMS		AMM_GOV_NTUNABLES
 
 /*
  * The mTHP governor's tunables as config keys governor_<name>, in the order
- * agentmmd/usergov.c maps them onto struct amm_gov_config (same names and
- * meaning as agentmm.ko's module parameters, docs/governor.md).
+ * of policy/govtunables.h (same names and meaning as agentmm.ko's module
+ * parameters, docs/governor.md).
  */
 extern const char *const amm_gov_param_names[AMM_GOV_NPARAMS];
 

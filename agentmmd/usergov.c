@@ -132,24 +132,23 @@ static ssize_t read_all(struct ugov *g, int fd)
 	return (ssize_t)len;
 }
 
+/* The base page in kB, as the kernel names mTHP sizes by it. */
+static unsigned int page_kb(void)
+{
+	long kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	return kb > 0 ? (unsigned int)kb : 4;
+}
+
 /* "16,32,64" (or "-") into a mask of orders; 0 if none or malformed. */
 static u32 kb_list_mask(const char *list)
 {
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
-	u32 mask = 0;
+	u32 mask;
 
-	while (*list && *list != '-') {
-		char *end;
-		unsigned long kb = strtoul(list, &end, 10);
-		int o = amm_order_of_kb(kb, page_kb > 0 ? (unsigned int)page_kb : 4);
-
-		if (end == list || o < 2)
-			return 0;
-		mask |= 1u << o;
-		list = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			break;
-	}
+	/* anonymous mTHP sizes are order 2 and up */
+	if (amm_parse_sizes(list, strlen(list), page_kb(), 2,
+			    AMM_MAX_ORDERS - 1, &mask))
+		return 0;
 	return mask;
 }
 
@@ -492,54 +491,22 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 	return g->next_ms;
 }
 
-/* Where governor_<name> goes in struct amm_gov_config (amm_gov_param_names). */
-#define GP(f) { offsetof(struct amm_gov_config, f), \
-		sizeof(((struct amm_gov_config *)0)->f) }
-static const struct { size_t off, size; } gov_params[AMM_GOV_NPARAMS] = {
-	GP(max_enabled), GP(min_avail_blocks), GP(avail_up_blocks),
-	GP(fallback_down_permille), GP(fallback_up_permille), GP(min_faults),
-	GP(dwell_ms), GP(up_dwell_ms), GP(headroom_blocks), GP(compact_budget),
-	GP(compact_window_ms), GP(mem_low_permille), GP(mem_plenty_permille),
-	GP(mem_hyst_permille), GP(partial_down_permille),
-	GP(partial_up_permille), GP(min_folios), GP(footprint_down_permille),
-	GP(footprint_up_permille),
-};
-#undef GP
-
 /* The policy tunables from the configuration; the defaults if invalid. */
 static void gov_config(struct daemon *d, struct amm_gov_config *out)
 {
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	struct amm_gov_config cfg;
 	unsigned int i;
 
 	amm_gov_config_default(&cfg);
-	for (i = 0; i < AMM_GOV_NPARAMS; i++) {
-		char *p = (char *)&cfg + gov_params[i].off;
-
-		if (!(d->cfg.gov_param_set & (1u << i)))
-			continue;
-		if (gov_params[i].size == sizeof(u64))
-			*(u64 *)p = d->cfg.gov_param[i];
-		else
-			*(unsigned int *)p = (unsigned int)d->cfg.gov_param[i];
-	}
-	if (d->cfg.gov_candidates[0]) {
-		char buf[sizeof(d->cfg.gov_candidates)], *save = NULL, *t;
-
-		strcpy(buf, d->cfg.gov_candidates);
-		cfg.candidates = 0;
-		for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			int o = amm_order_of_kb(strtoull(t, NULL, 10),
-						page_kb > 0 ? (unsigned int)page_kb : 4);
-
-			if (o < 2) {
-				cfg.candidates = ~0u;	/* invalid: rejected below */
-				break;
-			}
-			cfg.candidates |= 1u << o;
-		}
-	}
+	for (i = 0; i < AMM_GOV_NPARAMS; i++)
+		if (d->cfg.gov_param_set & (1u << i))
+			amm_gov_tunable_set(&cfg, i, d->cfg.gov_param[i]);
+	/* a list that does not parse is invalid: rejected below */
+	if (d->cfg.gov_candidates[0] &&
+	    amm_parse_sizes(d->cfg.gov_candidates,
+			    strlen(d->cfg.gov_candidates), page_kb(), 2,
+			    AMM_MAX_ORDERS - 1, &cfg.candidates))
+		cfg.candidates = ~0u;
 	if (amm_gov_config_validate(&cfg)) {
 		err("governor_* settings in %s are invalid together (rules in docs/governor.md \"Tunables\": min_avail_blocks < avail_up_blocks, fallback_up_permille < fallback_down_permille, dwell_ms <= up_dwell_ms, candidates sizes of 4 pages or more); using the defaults",
 		    d->cfg_path);
@@ -670,8 +637,9 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 {
 	struct ugov *g = d->gov;
 	char sizes[128] = "";
-	size_t off = 0, so = 0;
+	size_t off = 0;
 	unsigned int i;
+	u32 shown = 0;
 	bool decided;
 
 #define GOUT(...) do {							\
@@ -690,10 +658,11 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 		const struct thp_knob *k = &g->ks.k[i];
 
 		if (wants(g, k->order) && (cand_mask(g) & (1U << k->order)) &&
-		    !k->external && so < sizeof(sizes))
-			so += (size_t)snprintf(sizes + so, sizeof(sizes) - so,
-					       "%s%u", so ? "," : "", k->kb);
+		    !k->external)
+			shown |= 1U << k->order;
 	}
+	if (amm_format_sizes(shown, page_kb(), sizes, sizeof(sizes)) < 0)
+		sizes[0] = '\0';
 	GOUT("governor mode=%s driver=%s module=%s enabled_kb=%s module_version=%s module_abi=%u",
 	     ugov_mode_name(g->mode), driver_name(g->driver), g->module,
 	     sizes[0] ? sizes : "-", g->mv.version, g->mv.abi);

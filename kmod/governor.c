@@ -144,62 +144,52 @@ MODULE_PARM_DESC(commit_inputs,
 int agentmm_gov_show_config(char *buf)
 {
 	const struct amm_gov_config *c = &agentmm_gov.cfg;
+	unsigned int i;
+	int at;
 
 	agentmm_gov_defaults();
-	return sysfs_emit(buf,
-			  "candidates %#x\nmax_enabled %u\nmin_avail_blocks %llu\navail_up_blocks %llu\nfallback_down_permille %u\nfallback_up_permille %u\nmin_faults %llu\ndwell_ms %llu\nup_dwell_ms %llu\nheadroom_blocks %llu\ncompact_budget %u\ncompact_window_ms %llu\nmem_low_permille %u\nmem_plenty_permille %u\nmem_hyst_permille %u\npartial_down_permille %u\npartial_up_permille %u\nmin_folios %llu\nfootprint_down_permille %u\nfootprint_up_permille %u\n",
-			  c->candidates, c->max_enabled, c->min_avail_blocks,
-			  c->avail_up_blocks, c->fallback_down_permille,
-			  c->fallback_up_permille, c->min_faults, c->dwell_ms,
-			  c->up_dwell_ms, c->headroom_blocks, c->compact_budget,
-			  c->compact_window_ms, c->mem_low_permille,
-			  c->mem_plenty_permille, c->mem_hyst_permille,
-			  c->partial_down_permille, c->partial_up_permille,
-			  c->min_folios, c->footprint_down_permille,
-			  c->footprint_up_permille);
+	at = sysfs_emit(buf, "candidates %#x\n", c->candidates);
+	for (i = 0; i < AMM_GOV_NTUNABLES; i++)
+		at += sysfs_emit_at(buf, at, "%s %llu\n",
+				    amm_gov_tunables[i].name,
+				    amm_gov_tunable_get(c, i));
+	return at;
 }
 
-struct agentmm_gov_param {
-	size_t offset;
-	size_t size;
-};
+/* A governor parameter's kp->arg is its row of govtunables.h. */
+static unsigned int agentmm_gov_param_index(const struct kernel_param *kp)
+{
+	return (const struct amm_gov_tunable *)kp->arg - amm_gov_tunables;
+}
 
 static int agentmm_gov_param_set(const char *val,
 				 const struct kernel_param *kp)
 {
-	const struct agentmm_gov_param *p = kp->arg;
-	struct amm_gov_config *cfg = &agentmm_staged;
+	unsigned int i = agentmm_gov_param_index(kp);
+	bool narrow = amm_gov_tunables[i].size == sizeof(u32);
 	u64 v;
 
-	if (amm_parse_u64(val, strlen(val), &v) ||
-	    (p->size == sizeof(u32) && v > U32_MAX)) {
+	if (amm_parse_u64(val, strlen(val), &v) || (narrow && v > U32_MAX)) {
 		pr_err("%s: '%.*s' is invalid; allowed: a non-negative integer%s\n",
 		       kp->name, (int)strcspn(val, "\n"), val,
-		       p->size == sizeof(u32) ? " below 2^32" : "");
+		       narrow ? " below 2^32" : "");
 		return -EINVAL;
 	}
 	/* Staged only: checked with the others at load or commit_inputs. */
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	if (p->size == sizeof(u64))
-		*(u64 *)((char *)cfg + p->offset) = v;
-	else
-		*(u32 *)((char *)cfg + p->offset) = v;
+	amm_gov_tunable_set(&agentmm_staged, i, v);
 	mutex_unlock(&agentmm_sensor.lock);
 	return 0;
 }
 
 static int agentmm_gov_param_get(char *buffer, const struct kernel_param *kp)
 {
-	const struct agentmm_gov_param *p = kp->arg;
 	u64 v;
 
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
-	if (p->size == sizeof(u64))
-		v = *(u64 *)((char *)&agentmm_staged + p->offset);
-	else
-		v = *(u32 *)((char *)&agentmm_staged + p->offset);
+	v = amm_gov_tunable_get(&agentmm_staged, agentmm_gov_param_index(kp));
 	mutex_unlock(&agentmm_sensor.lock);
 	return scnprintf(buffer, PAGE_SIZE, "%llu\n", v);
 }
@@ -209,50 +199,19 @@ static const struct kernel_param_ops agentmm_gov_param_ops = {
 	.get = agentmm_gov_param_get,
 };
 
-#define AGENTMM_GOV_PARAM(_field, _desc)				\
-	static struct agentmm_gov_param agentmm_gov_param_##_field = {	\
-		.offset = offsetof(struct amm_gov_config, _field),	\
-		.size = sizeof(((struct amm_gov_config *)0)->_field),	\
-	};								\
-	module_param_cb(_field, &agentmm_gov_param_ops,			\
-			&agentmm_gov_param_##_field, 0644);		\
-	MODULE_PARM_DESC(_field, _desc)
-
-AGENTMM_GOV_PARAM(max_enabled,
-		  "how many sizes below the largest enabled one stay enabled");
-AGENTMM_GOV_PARAM(min_avail_blocks,
-		  "a size is unservable below this many free blocks of it");
-AGENTMM_GOV_PARAM(avail_up_blocks,
-		  "free blocks of the next size up needed to step up");
-AGENTMM_GOV_PARAM(fallback_down_permille,
-		  "fault fallback share (per mille) that steps a size down");
-AGENTMM_GOV_PARAM(fallback_up_permille,
-		  "fault fallback share (per mille) below which sizes may step up");
-AGENTMM_GOV_PARAM(min_faults,
-		  "fault attempts per tick below which fallback shares are ignored");
-AGENTMM_GOV_PARAM(dwell_ms, "minimum time between two transitions");
-AGENTMM_GOV_PARAM(up_dwell_ms,
-		  "how long recovery must hold before stepping up");
-AGENTMM_GOV_PARAM(headroom_blocks,
-		  "free blocks each enabled size should keep; fewer triggers compaction");
-AGENTMM_GOV_PARAM(compact_budget, "compaction requests per window");
-AGENTMM_GOV_PARAM(compact_window_ms, "compaction budget window");
-AGENTMM_GOV_PARAM(mem_low_permille,
-		  "free memory above the high watermarks (per mille of memory) at or below which every size is off");
-AGENTMM_GOV_PARAM(mem_plenty_permille,
-		  "free memory above the high watermarks (per mille) from which memory limits no size; 0: not weighed");
-AGENTMM_GOV_PARAM(mem_hyst_permille,
-		  "extra free memory (per mille) a size needs to come back");
-AGENTMM_GOV_PARAM(partial_down_permille,
-		  "partially mapped / deferred-split share (per mille) that steps a size down");
-AGENTMM_GOV_PARAM(partial_up_permille,
-		  "partially mapped / deferred-split share (per mille) below which sizes may step up");
-AGENTMM_GOV_PARAM(min_folios,
-		  "live folios of a size below which its partially mapped share is ignored");
-AGENTMM_GOV_PARAM(footprint_down_permille,
-		  "share of memory (per mille) in one size's folios that steps it down");
-AGENTMM_GOV_PARAM(footprint_up_permille,
-		  "share of memory (per mille) in a size's folios below which it may come back");
+/*
+ * One parameter per row of govtunables.h, named and described by it.
+ * checkpatch wants no semicolon at the end of a macro, and each row needs
+ * one: it ends in AGENTMM_ROW_END, which is nothing.
+ */
+#define AGENTMM_ROW_END
+#define AMM_GOV_TUNABLE(name, desc, ...)				\
+	module_param_cb(name, &agentmm_gov_param_ops,			\
+			(void *)&amm_gov_tunables[AMM_GOV_T_##name], 0644); \
+	MODULE_PARM_DESC(name, desc);					\
+	AGENTMM_ROW_END
+#include "policy/govtunables.h"
+#undef AMM_GOV_TUNABLE
 
 /* candidates: a comma-separated list of sizes in kB, e.g. 16,32,64,2048. */
 static int agentmm_candidates_set(const char *val,
@@ -277,19 +236,16 @@ static int agentmm_candidates_set(const char *val,
 
 static int agentmm_candidates_get(char *buffer, const struct kernel_param *kp)
 {
-	unsigned int order;
-	int at = 0;
+	int at;
 	u32 mask;
 
 	mutex_lock(&agentmm_sensor.lock);
 	agentmm_gov_defaults();
 	mask = agentmm_staged.candidates;
 	mutex_unlock(&agentmm_sensor.lock);
-	for (order = 0; order < AMM_MAX_ORDERS; order++)
-		if (mask & (1U << order))
-			at += scnprintf(buffer + at, PAGE_SIZE - at, "%s%lu",
-					at ? "," : "",
-					(PAGE_SIZE / 1024) << order);
+	at = amm_format_sizes(mask, PAGE_SIZE / 1024, buffer, PAGE_SIZE);
+	if (at < 0)
+		return at;
 	return at + scnprintf(buffer + at, PAGE_SIZE - at, "\n");
 }
 

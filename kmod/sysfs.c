@@ -301,21 +301,23 @@ static ssize_t enabled_sizes_show(struct kobject *kobj,
 }
 static struct kobj_attribute enabled_sizes_attr = __ATTR_RO(enabled_sizes);
 
-/* Emits "16,32,64" for the sizes in @mask, "-" if none; lock held. */
+/*
+ * Emits "16,32,64" for the sizes in @mask this kernel has, "-" if none;
+ * lock held.
+ */
 static int agentmm_emit_kb_list(char *buf, int at, u32 mask)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
+	char list[AMM_MAX_ORDERS * 12];
+	u32 have = 0;
 	unsigned int i;
-	bool any = false;
 
-	for (i = 0; i < s->nr_sizes; i++) {
-		if (!(mask & (1U << s->sizes[i].order)))
-			continue;
-		at += sysfs_emit_at(buf, at, "%s%u", any ? "," : "",
-				    s->sizes[i].kb);
-		any = true;
-	}
-	return any ? at : at + sysfs_emit_at(buf, at, "-");
+	for (i = 0; i < s->nr_sizes; i++)
+		have |= 1U << s->sizes[i].order;
+	if (amm_format_sizes(mask & have, PAGE_SIZE / SZ_1K, list,
+			     sizeof(list)) <= 0)
+		strscpy(list, "-", sizeof(list));
+	return at + sysfs_emit_at(buf, at, "%s", list);
 }
 
 /*

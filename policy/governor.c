@@ -439,6 +439,75 @@ static void amm_gov_finish(struct amm_gov_state *st,
 	}
 }
 
+#define AMM_STR1(x)	#x
+#define AMM_STR(x)	AMM_STR1(x)
+
+/* What amm_gov_config_conflict() says when a tunable is out of its range. */
+#define AMM_GOV_RANGE(name, min, max)					\
+	((min) && (max) != AMM_GOV_NOMAX ?				\
+	 #name " must be " AMM_STR(min) ".." AMM_STR(max) :		\
+	 (min) ? #name " must be at least " AMM_STR(min) :		\
+	 (max) != AMM_GOV_NOMAX ? #name " must be at most " AMM_STR(max) : \
+	 NULL)
+
+/* sizeof(type), which must be sizeof(field); else the build fails. */
+#define AMM_GOV_SIZE(field, type)					\
+	(sizeof(type) +							\
+	 0 * sizeof(char[sizeof(((struct amm_gov_config *)0)->field) ==	\
+			 sizeof(type) ? 1 : -1]))
+
+const struct amm_gov_tunable amm_gov_tunables[AMM_GOV_NTUNABLES] = {
+#define AMM_GOV_TUNABLE(name, desc, type, def, min, max)		\
+	{ #name, desc, AMM_GOV_SIZE(name, type), def, min, max,		\
+	  AMM_GOV_RANGE(name, min, max) },
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
+};
+
+/* Where tunable @i lives in @cfg; sizeof it is amm_gov_tunables[i].size. */
+static void *amm_gov_tunable_field(struct amm_gov_config *cfg, unsigned int i)
+{
+	void *const field[AMM_GOV_NTUNABLES] = {
+#define AMM_GOV_TUNABLE(name, ...)	(&cfg->name),
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
+	};
+
+	return field[i];
+}
+
+/**
+ * amm_gov_tunable_get() - a tunable by its index in AMM_GOV_TUNABLES
+ * @cfg: the config
+ * @i: AMM_GOV_T_<name>, below AMM_GOV_NTUNABLES
+ *
+ * Return: its value.
+ */
+u64 amm_gov_tunable_get(const struct amm_gov_config *cfg, unsigned int i)
+{
+	const void *p = amm_gov_tunable_field((struct amm_gov_config *)cfg, i);
+
+	if (amm_gov_tunables[i].size == sizeof(u64))
+		return *(const u64 *)p;
+	return *(const unsigned int *)p;
+}
+
+/**
+ * amm_gov_tunable_set() - set a tunable by its index in AMM_GOV_TUNABLES
+ * @cfg: the config
+ * @i: AMM_GOV_T_<name>, below AMM_GOV_NTUNABLES
+ * @v: the value; truncated to the field's type (callers check the range)
+ */
+void amm_gov_tunable_set(struct amm_gov_config *cfg, unsigned int i, u64 v)
+{
+	void *p = amm_gov_tunable_field(cfg, i);
+
+	if (amm_gov_tunables[i].size == sizeof(u64))
+		*(u64 *)p = v;
+	else
+		*(unsigned int *)p = (unsigned int)v;
+}
+
 /**
  * amm_gov_config_default() - fill in the default tunables
  * @cfg: the config to fill
@@ -449,72 +518,52 @@ static void amm_gov_finish(struct amm_gov_state *st,
  */
 void amm_gov_config_default(struct amm_gov_config *cfg)
 {
+	unsigned int i;
+
 	*cfg = (struct amm_gov_config) {
-		.candidates		= 0x1c,	/* 16K, 32K, 64K */
-		.max_enabled		= 3,
-		.min_avail_blocks	= 64,
-		.avail_up_blocks	= 1024,
-		.fallback_down_permille	= 250,
-		.fallback_up_permille	= 50,
-		.min_faults		= 32,
-		.dwell_ms		= 1000,
-		.up_dwell_ms		= 10000,
-		.headroom_blocks	= 128,
-		.compact_budget		= 4,
-		.compact_window_ms	= 10000,
-		.mem_low_permille	= 20,
-		.mem_plenty_permille	= 100,
-		.mem_hyst_permille	= 10,
-		.partial_down_permille	= 250,
-		.partial_up_permille	= 100,
-		.min_folios		= 64,
-		.footprint_down_permille = 300,
-		.footprint_up_permille	= 200,
+		.candidates = AMM_GOV_DEFAULT_CANDIDATES,
 	};
+	for (i = 0; i < AMM_GOV_NTUNABLES; i++)
+		amm_gov_tunable_set(cfg, i, amm_gov_tunables[i].def);
 }
 
 /**
  * amm_gov_config_conflict() - the first rule a config breaks
  * @cfg: the config
  *
+ * Each tunable's own range (AMM_GOV_TUNABLES) is checked first, in the
+ * table's order, then the rules between tunables.
+ *
  * Return: NULL if the governor can run with @cfg, else a static sentence
  * naming the settings in conflict and what is allowed, for error messages.
  */
 const char *amm_gov_config_conflict(const struct amm_gov_config *cfg)
 {
+	unsigned int i;
+
 	if (cfg->candidates & ~AMM_ALL_ORDERS)
 		return "candidates: an order beyond the largest supported";
-	if (!cfg->max_enabled || cfg->max_enabled > AMM_MAX_ORDERS)
-		return "max_enabled must be 1..16";
+	for (i = 0; i < AMM_GOV_NTUNABLES; i++) {
+		u64 v = amm_gov_tunable_get(cfg, i);
+
+		if (v < amm_gov_tunables[i].min || v > amm_gov_tunables[i].max)
+			return amm_gov_tunables[i].range;
+	}
 	if (cfg->avail_up_blocks <= cfg->min_avail_blocks)
 		return "min_avail_blocks must be below avail_up_blocks";
-	if (cfg->fallback_down_permille > AMM_PERMILLE)
-		return "fallback_down_permille must be at most 1000";
 	if (cfg->fallback_up_permille >= cfg->fallback_down_permille)
 		return "fallback_up_permille must be below fallback_down_permille";
-	if (!cfg->min_faults)
-		return "min_faults must be at least 1";
 	if (cfg->up_dwell_ms < cfg->dwell_ms)
 		return "up_dwell_ms must be at least dwell_ms";
 	if (cfg->compact_budget && !cfg->compact_window_ms)
 		return "compact_window_ms must be at least 1 when compact_budget is set";
-	if (cfg->mem_plenty_permille > AMM_PERMILLE)
-		return "mem_plenty_permille must be at most 1000";
-	if (cfg->mem_hyst_permille > AMM_PERMILLE)
-		return "mem_hyst_permille must be at most 1000";
 	if (cfg->mem_plenty_permille &&
 	    cfg->mem_low_permille >= cfg->mem_plenty_permille)
 		return "mem_low_permille must be below mem_plenty_permille (or mem_plenty_permille 0)";
-	if (cfg->partial_down_permille > AMM_PERMILLE)
-		return "partial_down_permille must be at most 1000";
 	if (cfg->partial_up_permille >= cfg->partial_down_permille)
 		return "partial_up_permille must be below partial_down_permille";
-	if (cfg->footprint_down_permille > AMM_PERMILLE)
-		return "footprint_down_permille must be at most 1000";
 	if (cfg->footprint_up_permille >= cfg->footprint_down_permille)
 		return "footprint_up_permille must be below footprint_down_permille";
-	if (!cfg->min_folios)
-		return "min_folios must be at least 1";
 	return NULL;
 }
 

@@ -82,6 +82,10 @@
  *		hold more than this share of total memory (1000: never)
  * @footprint_up_permille: stepping up needs the next size's footprint at
  *		or below this; below @footprint_down_permille
+ *
+ * The fields after @candidates are the rows of govtunables.h, in its
+ * order, which also holds their defaults and ranges (policy/governor.c
+ * checks at build time that each row's field has the row's type).
  */
 struct amm_gov_config {
 	u32 candidates;
@@ -105,6 +109,43 @@ struct amm_gov_config {
 	unsigned int footprint_down_permille;
 	unsigned int footprint_up_permille;
 };
+
+/* struct amm_gov_config.candidates by default: 16K, 32K, 64K with 4K pages */
+#define AMM_GOV_DEFAULT_CANDIDATES	0x1c
+
+/* A tunable without an upper bound of its own (govtunables.h). */
+#define AMM_GOV_NOMAX		AMM_U64_MAX
+
+/* AMM_GOV_T_<name>: a tunable's index in govtunables.h. */
+enum amm_gov_tunable_index {
+#define AMM_GOV_TUNABLE(name, ...)	AMM_GOV_T_##name,
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
+	AMM_GOV_NTUNABLES
+};
+
+/**
+ * struct amm_gov_tunable - one row of govtunables.h
+ * @name:	the field, module parameter and governor_<name> key
+ * @desc:	the module parameter's description
+ * @size:	sizeof the field (sizeof(u64) or sizeof(unsigned int))
+ * @def:	the default
+ * @min:	smallest value allowed alone
+ * @max:	largest value allowed alone (AMM_GOV_NOMAX: none)
+ * @range:	what amm_gov_config_conflict() says outside [@min, @max]
+ *		(NULL if only the type bounds it)
+ */
+struct amm_gov_tunable {
+	const char *name;
+	const char *desc;
+	unsigned int size;
+	u64 def;
+	u64 min;
+	u64 max;
+	const char *range;
+};
+
+extern const struct amm_gov_tunable amm_gov_tunables[AMM_GOV_NTUNABLES];
 
 /**
  * struct amm_gov_order_input - one order's sample
@@ -311,6 +352,8 @@ struct amm_gov_state {
 void amm_gov_config_default(struct amm_gov_config *cfg);
 int amm_gov_config_validate(const struct amm_gov_config *cfg);
 const char *amm_gov_config_conflict(const struct amm_gov_config *cfg);
+u64 amm_gov_tunable_get(const struct amm_gov_config *cfg, unsigned int i);
+void amm_gov_tunable_set(struct amm_gov_config *cfg, unsigned int i, u64 v);
 int amm_gov_init(struct amm_gov_state *st, const struct amm_gov_config *cfg,
 		 const struct amm_gov_input *first,
 		 struct amm_gov_decision *out);

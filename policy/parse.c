@@ -65,6 +65,52 @@ static int amm_parse_digits(const char *s, size_t len, unsigned int base,
 }
 
 /**
+ * amm_parse_dec_u64() - parse a plain decimal number
+ * @s: the text: decimal digits only, at least one (no sign, blank or
+ *	newline)
+ * @len: its length (a NUL before it ends the text)
+ * @out: the value; untouched on failure
+ *
+ * Return: 0, or -AMM_EINVAL for anything else, including overflow.
+ */
+int amm_parse_dec_u64(const char *s, size_t len, u64 *out)
+{
+	return amm_parse_digits(s, amm_strnlen(s, len), 10, out);
+}
+
+/**
+ * amm_parse_centi() - parse a decimal with at most two places, as hundredths
+ * @s: the text: "W", "W.F" or "W.FF", W decimal digits (at least one)
+ * @len: its length (a NUL before it ends the text)
+ * @x100: the value in hundredths ("1.25" -> 125, "3.5" -> 350); untouched
+ *	on failure
+ *
+ * PSI averages are printed this way; no floating point is needed.
+ *
+ * Return: 0, or -AMM_EINVAL for anything else, including overflow.
+ */
+int amm_parse_centi(const char *s, size_t len, u64 *x100)
+{
+	u64 whole, frac = 0;
+	size_t d, fl = 0;
+
+	len = amm_strnlen(s, len);
+	for (d = 0; d < len && s[d] != '.'; d++)
+		;
+	if (d < len) {
+		fl = len - d - 1;
+		if (fl < 1 || fl > 2 ||
+		    amm_parse_digits(s + d + 1, fl, 10, &frac))
+			return -AMM_EINVAL;
+	}
+	if (amm_parse_digits(s, d, 10, &whole) ||
+	    whole > (AMM_U64_MAX - 99) / 100)
+		return -AMM_EINVAL;
+	*x100 = whole * 100 + (fl == 1 ? frac * 10 : frac);
+	return 0;
+}
+
+/**
  * amm_parse_u64() - parse an unsigned number as kstrtou64(s, 0) does
  * @s: the text
  * @len: its length (a NUL before it ends the text)
@@ -445,7 +491,7 @@ int amm_parse_psi_avg10(const char *s, size_t len, const char *kind,
 	while (i < len) {
 		size_t ll = amm_line_len(s + i, len - i), k, d;
 		const char *p = s + i;
-		u64 whole, frac;
+		u64 v;
 
 		for (k = 0; k < kl + al && k < ll &&
 		     p[k] == (k < kl ? kind[k] : avg[k - kl]); k++)
@@ -457,11 +503,10 @@ int amm_parse_psi_avg10(const char *s, size_t len, const char *kind,
 		ll -= k;
 		for (d = 0; d < ll && p[d] != '.'; d++)
 			;
-		if (d + 3 > ll || amm_parse_digits(p, d, 10, &whole) ||
-		    amm_parse_digits(p + d + 1, 2, 10, &frac) ||
-		    whole > 100)
+		/* the kernel prints two places: "W.FF", at most 100.99 */
+		if (d + 3 > ll || amm_parse_centi(p, d + 3, &v) || v > 10099)
 			return -AMM_EINVAL;
-		*x100 = (unsigned int)(whole * 100 + frac);
+		*x100 = (unsigned int)v;
 		return 0;
 	}
 	return -AMM_EINVAL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Parsers for the strings agentmm.ko takes from parameters, its sysfs
- * files and the kernel's THP sysfs files. Plain C (no kernel or libc
+ * files and the kernel's THP sysfs files, and agentmmd from its
+ * configuration. Plain C (no kernel or libc
  * headers), shared by the module, the host unit tests and the libFuzzer
  * target in tests/fuzz/. Every parser takes a buffer and its length, never
  * reads past it, and leaves its output untouched on failure.
@@ -20,6 +21,8 @@
 #define AMM_WORD_MAX		16
 
 int amm_parse_u64(const char *s, size_t len, u64 *out);
+int amm_parse_dec_u64(const char *s, size_t len, u64 *out);
+int amm_parse_centi(const char *s, size_t len, u64 *x100);
 int amm_parse_sizes(const char *s, size_t len, unsigned int page_kb,
 		    unsigned int min_order, unsigned int max_order, u32 *mask);
 int amm_format_sizes(u32 mask, unsigned int page_kb, char *buf, size_t len);

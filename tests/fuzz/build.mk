@@ -28,7 +28,8 @@ FUZZ_MODULE_SRCS := $(TOP)/tests/fuzz/fuzz_module_parse.c \
 		    $(TOP)/policy/parse.c $(TOP)/policy/contig.c \
 		    $(TOP)/policy/governor.c
 FUZZ_MODULE_HDRS := $(TOP)/policy/parse.h $(TOP)/policy/contig.h \
-		    $(TOP)/policy/governor.h $(TOP)/policy/amm_types.h
+		    $(TOP)/policy/governor.h $(TOP)/policy/govtunables.h \
+		    $(TOP)/policy/amm_types.h
 
 $(BUILD)/fuzz:
 	mkdir -p $@

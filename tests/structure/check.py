@@ -14,6 +14,10 @@ Usage: tests/structure/check.py TOP CHECKPATCH
 - benchmarks/RESULTS.md is a page of current figures, under 300 lines, and
   every relative link in it, in benchmarks/replay/RESULTS.md and in
   benchmarks/notes/*.md names a file that exists;
+- the governor tunables' docs (the ABI file's module parameters,
+  agentmmd.conf's and agentmmd.conf(5)'s governor_<name> keys, the
+  table in docs/governor.md) list
+  exactly the tunables of policy/govtunables.h, with its defaults;
 - the kernel code (kmod/, and policy/, which the module compiles too) is
   checkpatch clean: CHECKPATCH, the kernel's scripts/checkpatch.pl, which
   `make deps` caches from Debian's linux-source-6.12, reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
@@ -237,6 +241,62 @@ def check_results_page():
 
 
 check_results_page()
+# ---- the governor tunables: one table, policy/govtunables.h ----
+# Each doc that lists them lists exactly the table's, and where it gives
+# defaults, the table's defaults.
+rows = re.findall(
+    r'^AMM_GOV_TUNABLE\((\w+),\s*"(?:[^"\\]|\\.)*",\s*[\w ]+?,\s*(\w+),',
+    open(os.path.join(top, 'policy/govtunables.h')).read(), re.M)
+table = dict(rows)
+result(len(table) == len(rows) and len(rows) > 0,
+       'policy/govtunables.h: %d tunables, each once' % len(rows))
+
+
+def same_tunables(doc, found, defaults=None):
+    """found: the names @doc lists; defaults: name -> default it gives."""
+    missing = sorted(set(table) - set(found))
+    extra = sorted(set(found) - set(table))
+    wrong = sorted('%s = %s (table: %s)' % (n, v, table[n])
+                   for n, v in (defaults or {}).items()
+                   if n in table and v != table[n])
+    result(not missing and not extra and not wrong,
+           '%s lists the tunables of policy/govtunables.h' % doc,
+           '\n'.join(['not listed: ' + ', '.join(missing)] * bool(missing) +
+                     ['not in the table: ' + ', '.join(extra)] * bool(extra) +
+                     ['default differs: ' + w for w in wrong]))
+
+
+# the module's parameters: the table's and those kmod/ declares by name
+others = set()
+for f in glob.glob(os.path.join(top, 'kmod', '*.c')):
+    others |= set(re.findall(r'^module_param\w*\((\w+),', open(f).read(),
+                             re.M))
+abi = 'Documentation/ABI/testing/sysfs-kernel-agentmm'
+params = re.findall(r'^What:\s+/sys/module/agentmm/parameters/(\w+)$',
+                    open(os.path.join(top, abi)).read(), re.M)
+same_tunables(abi, [p for p in params if p not in others])
+
+conf = 'agentmmd/agentmmd.conf'
+keys = re.findall(r'^#?governor_(\w+) = (\S+)$',
+                  open(os.path.join(top, conf)).read(), re.M)
+keys = [(k, v) for k, v in keys if k != 'candidates']
+same_tunables(conf, [k for k, _ in keys], dict(keys))
+
+man = 'man/agentmmd.conf.5'
+text = open(os.path.join(top, man)).read()
+entry = re.search(r'^\.BI governor_ name\n(.*?)^\.(?:TP|SH)', text,
+                  re.M | re.S)
+keys = re.findall(r'^\.BR (\w+) " \((\w+)\)[,.]"$',
+                  entry.group(1) if entry else '', re.M)
+same_tunables(man, [k for k, _ in keys], dict(keys))
+
+gmd = 'docs/governor.md'
+section = re.search(r'^## Tunables\b(.*?)^## ',
+                    open(os.path.join(top, gmd)).read(), re.M | re.S)
+keys = re.findall(r'^\| `(\w+)` \| (\w+) \|',
+                  section.group(1) if section else '', re.M)
+keys = [(k, v) for k, v in keys if k != 'candidates']
+same_tunables(gmd + ' "Tunables"', [k for k, _ in keys], dict(keys))
 
 # ---- checkpatch: the kernel code in the kernel's style ----
 kfiles = sorted(glob.glob(os.path.join(top, 'kmod', '*.[ch]')) +

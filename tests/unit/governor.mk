@@ -6,7 +6,7 @@
 GOVERNOR_TEST_SRCS := $(TOP)/tests/unit/test_governor.c \
 		      $(TOP)/policy/governor.c \
 		      $(TOP)/policy/contig.c
-GOVERNOR_TEST_HDRS := $(TOP)/policy/governor.h \
+GOVERNOR_TEST_HDRS := $(TOP)/policy/governor.h $(TOP)/policy/govtunables.h \
 		      $(TOP)/policy/contig.h \
 		      $(TOP)/policy/amm_types.h \
 		      $(TOP)/tests/unit/unit.h

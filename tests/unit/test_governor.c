@@ -11,6 +11,7 @@
  * Uses the one harness tests/unit/unit.h: prints one line per failed check
  * (file:line) and, last, "N passed, N failed" counting test cases.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -522,6 +523,50 @@ static void case_config_ok(void)
 	c.min_avail_blocks = 0;
 	c.dwell_ms = c.up_dwell_ms = 0;
 	CHECK_EQ(amm_gov_config_validate(&c), 0);
+}
+
+/*
+ * govtunables.h is struct amm_gov_config after candidates: every row a
+ * field of its type, in its order, no field between or after them; the
+ * defaults are the rows' and the accessors reach the right field.
+ */
+static void case_tunables_table(void)
+{
+	static const size_t off[AMM_GOV_NTUNABLES] = {
+#define AMM_GOV_TUNABLE(name, ...) offsetof(struct amm_gov_config, name),
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
+	};
+	size_t at = offsetof(struct amm_gov_config, candidates) + sizeof(u32);
+	struct amm_gov_config c, z;
+	unsigned int i;
+
+	amm_gov_config_default(&c);
+	for (i = 0; i < AMM_GOV_NTUNABLES; i++) {
+		size_t sz = amm_gov_tunables[i].size;
+
+		at = (at + sz - 1) / sz * sz;
+		CHECK_EQ(off[i], at);
+		at += sz;
+		CHECK_EQ(amm_gov_tunable_get(&c, i), amm_gov_tunables[i].def);
+		memset(&z, 0, sizeof(z));
+		amm_gov_tunable_set(&z, i, 0xfffffffeu);
+		CHECK_EQ(*(const unsigned int *)((const char *)&z + off[i]),
+			 0xfffffffeu);
+		CHECK(amm_gov_tunables[i].min <= amm_gov_tunables[i].def &&
+		      amm_gov_tunables[i].def <= amm_gov_tunables[i].max);
+		CHECK((amm_gov_tunables[i].range != NULL) ==
+		      (amm_gov_tunables[i].min || amm_gov_tunables[i].max !=
+		       AMM_GOV_NOMAX));
+	}
+	CHECK_EQ((at + sizeof(u64) - 1) / sizeof(u64) * sizeof(u64),
+		 sizeof(struct amm_gov_config));
+	CHECK(!strcmp(amm_gov_tunables[AMM_GOV_T_max_enabled].range,
+		      "max_enabled must be 1..16"));
+	CHECK(!strcmp(amm_gov_tunables[AMM_GOV_T_min_folios].range,
+		      "min_folios must be at least 1"));
+	CHECK(!strcmp(amm_gov_tunables[AMM_GOV_T_mem_hyst_permille].range,
+		      "mem_hyst_permille must be at most 1000"));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1360,6 +1405,7 @@ TEST(counters)
 }
 
 TEST(config_ok) { case_config_ok(); }
+TEST(tunables_table) { case_tunables_table(); }
 TEST(flap_memory) { case_flap_memory(); }
 TEST(flap_threshold) { case_flap_threshold(); }
 TEST(flap_fallback) { case_flap_fallback(); }

@@ -254,6 +254,48 @@ TEST(key_value_file)
 	EXPECT_EQ(v, 9);
 }
 
+/* agentmmd's configuration numbers: plain decimal, and PSI-style W.FF */
+TEST(dec_u64_and_centi)
+{
+	u64 v = 7;
+
+	EXPECT_EQ(amm_parse_dec_u64("0", 1, &v), 0);
+	EXPECT_EQ(v, 0);
+	EXPECT_EQ(amm_parse_dec_u64("010", 3, &v), 0);	/* not octal */
+	EXPECT_EQ(v, 10);
+	EXPECT_EQ(amm_parse_dec_u64("18446744073709551615", 20, &v), 0);
+	EXPECT_EQ(v, AMM_U64_MAX);
+	v = 7;
+	EXPECT_EQ(amm_parse_dec_u64("18446744073709551616", 20, &v),
+		  -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_dec_u64("", 0, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_dec_u64("+1", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_dec_u64("0x1", 3, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_dec_u64("1\n", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_dec_u64(" 1", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(v, 7);
+
+	EXPECT_EQ(amm_parse_centi("1.25", 4, &v), 0);
+	EXPECT_EQ(v, 125);
+	EXPECT_EQ(amm_parse_centi("3.5", 3, &v), 0);
+	EXPECT_EQ(v, 350);
+	EXPECT_EQ(amm_parse_centi("40", 2, &v), 0);
+	EXPECT_EQ(v, 4000);
+	EXPECT_EQ(amm_parse_centi("100.00", 6, &v), 0);
+	EXPECT_EQ(v, 10000);
+	v = 7;
+	EXPECT_EQ(amm_parse_centi("1.", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi(".5", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("1.250", 5, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("1.2.5", 5, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("-1", 2, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("1.+5", 4, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("", 0, &v), -AMM_EINVAL);
+	EXPECT_EQ(amm_parse_centi("184467440737095517", 18, &v),
+		  -AMM_EINVAL);
+	EXPECT_EQ(v, 7);
+}
+
 TEST(psi_avg10)
 {
 	static const char psi[] =
