@@ -314,6 +314,7 @@ struct daemon {
 	struct sockaddr_un notify_addr;
 	socklen_t notify_len;
 	uint64_t watchdog_ms;
+	char notify_status[160];	/* the STATUS= last sent */
 
 	/* the status file as last written, without its uptime (status.c);
 	 * NULL before the first */

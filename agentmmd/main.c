@@ -562,8 +562,10 @@ static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
 	if (!d->gov_only)
 		policy(d, now, slow);
 	d->ticks++;
-	if (slow || d->status_force)
+	if (slow || d->status_force) {
 		write_status(d, now);
+		sd_notify_status(d);
+	}
 	metrics_tick(d, now, false);
 	d->wake_policy = false;
 	l->last_tick = now;
@@ -575,7 +577,9 @@ static void loop_reload(struct daemon *d, struct loop *l)
 {
 	bool had_rb = d->rb != NULL;
 
+	sd_notify_reloading(d);
 	reload(d);
+	sd_notify(d, "READY=1");
 	if (d->rb && !had_rb &&
 	    loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
 		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
