@@ -10,8 +10,9 @@
  * datagram cannot be sent the line goes to stderr with a "<N>" priority
  * prefix, which journald parses (SyslogLevelPrefix=, on by default).
  * Elsewhere (a terminal, a file) lines are plain text with the action's
- * fields appended in brackets. Every message is escaped (escape.h): the
- * names and commands in it come from sandboxes.
+ * fields appended in brackets, or with --log-format json (containers,
+ * whose log collectors parse it) one JSON object a line. Every message is
+ * escaped (escape.h): the names and commands in it come from sandboxes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +23,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "history.h"
@@ -31,6 +34,7 @@
 
 /* Set from the configuration (debug = 1 or -d) at start and on reload. */
 static bool debug_on;
+static bool json_on;	/* --log-format json */
 static int journal_fd = -1;
 static struct sockaddr_un journal_addr;
 
@@ -42,6 +46,61 @@ void log_set_debug(bool on)
 bool log_debug(void)
 {
 	return debug_on;
+}
+
+void log_set_json(bool on)
+{
+	json_on = on;
+}
+
+/*
+ * One JSON object on one line, written with one write(2) so that lines
+ * of the daemon and its guardian never interleave. @raw is the unescaped
+ * message: amm_json_str() escapes it exactly.
+ */
+static void emit_json(int prio, enum amm_action act, const char *sandbox,
+		      const char *tool, pid_t pid, const char *raw)
+{
+	static const char *const lvl[8] = {
+		"emerg", "alert", "crit", "err", "warning", "notice", "info",
+		"debug",
+	};
+	char line[16384], ts[32];
+	struct timespec now;
+	struct tm tm;
+	FILE *f = fmemopen(line, sizeof(line), "w");
+	long n;
+
+	if (!f)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "{\"time\":\"%s.%03ldZ\",\"priority\":%d,\"level\":\"%s\",\"message\":",
+		ts, now.tv_nsec / 1000000, prio, lvl[prio]);
+	amm_json_str(f, raw);
+	if (act != AMM_ACT_NONE) {
+		fprintf(f, ",\"action\":\"%s\",\"message_id\":\"%s\"",
+			action_name(act), action_id(act));
+		if (action_is_dry(act))
+			fputs(",\"dry_run\":true", f);
+	}
+	if (sandbox && *sandbox) {
+		fputs(",\"sandbox\":", f);
+		amm_json_str(f, sandbox);
+	}
+	if (tool && *tool) {
+		fputs(",\"tool\":", f);
+		amm_json_str(f, tool);
+	}
+	if (pid > 0)
+		fprintf(f, ",\"pid\":%d", (int)pid);
+	fputs("}\n", f);
+	n = ftell(f);
+	/* a line that did not fit is dropped whole, never cut */
+	if (fclose(f) == 0 && n > 0 && line[n - 1] == '\n' &&
+	    write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
 }
 
 /* Is stderr the journal stream systemd connected us to? */
@@ -144,6 +203,11 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 		prio = 6;
 	if (act != AMM_ACT_NONE)
 		history_add(act, sandbox, tool, pid, raw);
+	if (json_on) {
+		emit_json(prio, act, sandbox, tool, pid, raw);
+		errno = saved;
+		return;
+	}
 	if (journal_fd >= 0) {
 		n = log_journal_record(rec, sizeof(rec), prio, act, sandbox,
 				       tool, pid, msg);

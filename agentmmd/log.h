@@ -25,6 +25,8 @@ size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 			  const char *sandbox, const char *tool, pid_t pid,
 			  const char *msg);
 void log_set_debug(bool on);
+/* --log-format json: one JSON object a line on stderr, journal or not. */
+void log_set_json(bool on);
 bool log_debug(void);
 #define info(...) logmsg(6, __VA_ARGS__)
 #define notice(...) logmsg(5, __VA_ARGS__)

@@ -288,6 +288,7 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "restore", no_argument, NULL, 'R' },
+		{ "log-format", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -318,6 +319,14 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 			break;
 		case 'R':
 			a->restore = true;
+			break;
+		case 'L':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				fprintf(stderr, "agentmmd: --log-format '%s': use text or json\n",
+					optarg);
+				return 1;
+			}
+			log_set_json(!strcmp(optarg, "json"));
 			break;
 		case 'h':
 			amm_usage(stdout);
