@@ -223,27 +223,28 @@ static void governor_metrics(struct out *o, const char *sysfs)
 {
 	static const struct {
 		const char *file, *name, *type, *help;
+		unsigned int unit;	/* the file's: 0 as is, 1 kB, 2 us */
 	} g[] = {
 		{ "transitions_up", "agentmm_governor_transitions_up_total", "counter",
-		  "Governor steps to a larger mTHP size." },
+		  "Governor steps to a larger mTHP size.", 0 },
 		{ "transitions_down", "agentmm_governor_transitions_down_total", "counter",
-		  "Governor steps to a smaller mTHP size." },
+		  "Governor steps to a smaller mTHP size.", 0 },
 		{ "memory_downs", "agentmm_governor_memory_downs_total", "counter",
-		  "Steps down caused by low free memory." },
-		{ "ceiling_kb", "agentmm_governor_ceiling_kb", "gauge",
-		  "Largest mTHP size the governor has enabled, 0 if none." },
+		  "Steps down caused by low free memory.", 0 },
+		{ "ceiling_kb", "agentmm_governor_ceiling_bytes", "gauge",
+		  "Largest mTHP size the governor has enabled, bytes; 0 if none.", 1 },
 		{ "compact_requested", "agentmm_governor_compact_requested_total", "counter",
-		  "Order-targeted compaction requests issued." },
+		  "Order-targeted compaction requests issued.", 0 },
 		{ "compact_suppressed", "agentmm_governor_compact_suppressed_total", "counter",
-		  "Compaction requests withheld (budget, futility back-off, one in flight)." },
+		  "Compaction requests withheld (budget, futility back-off, one in flight).", 0 },
 		{ "compact_futile", "agentmm_governor_compact_futile_total", "counter",
-		  "Compaction requests after which servable pages did not grow." },
+		  "Compaction requests after which servable pages did not grow.", 0 },
 		{ "compact_runs", "agentmm_governor_compact_runs_total", "counter",
-		  "Compaction runs." },
-		{ "compact_us", "agentmm_governor_compact_microseconds_total", "counter",
-		  "Time spent compacting, microseconds." },
+		  "Compaction runs.", 0 },
+		{ "compact_us", "agentmm_governor_compact_seconds_total", "counter",
+		  "Time spent compacting.", 2 },
 		{ "counters_fed", "agentmm_governor_counters_fed_total", "counter",
-		  "mTHP fault and footprint counter sets agentmmd passed to the module." },
+		  "mTHP fault and footprint counter sets agentmmd passed to the module.", 0 },
 	};
 	char path[512];
 	struct modver mv;
@@ -274,8 +275,29 @@ static void governor_metrics(struct out *o, const char *sysfs)
 		if (!sys_u64(path, &v))
 			continue;
 		head(o, g[k].name, g[k].type, g[k].help);
-		put(o, "%s %" PRIu64 "\n", g[k].name, v);
+		/* Prometheus wants base units: bytes and seconds */
+		if (g[k].unit == 2)
+			put(o, "%s %" PRIu64 ".%06u\n", g[k].name, v / 1000000,
+			    (unsigned int)(v % 1000000));
+		else
+			put(o, "%s %" PRIu64 "\n", g[k].name,
+			    g[k].unit == 1 ? v * 1024 : v);
 	}
+}
+
+/* Our resident set now (/proc/self/statm's second field), bytes; 0 if
+ * unreadable. */
+static uint64_t self_rss(void)
+{
+	unsigned long long size, rss;
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &size, &rss);
+	fclose(f);
+	return n == 2 ? (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
 /* Seconds with millisecond resolution. */
@@ -388,15 +410,18 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	start_s = (uint64_t)ts.tv_sec - (now - d->start_ms) / 1000;
 	head(&o, "agentmm_daemon_info", "gauge", "agentmmd's version (value always 1).");
 	put(&o, "agentmm_daemon_info{version=\"%s\"} 1\n", AMMD_VERSION);
-	head(&o, "agentmm_daemon_start_time_seconds", "gauge", "When agentmmd started, Unix time.");
-	put(&o, "agentmm_daemon_start_time_seconds %" PRIu64 "\n", start_s);
+	/* the process's own: the standard process_* names */
+	head(&o, "process_start_time_seconds", "gauge", "When agentmmd started, Unix time.");
+	put(&o, "process_start_time_seconds %" PRIu64 "\n", start_s);
 	head(&o, "agentmm_daemon_last_update_timestamp_seconds", "gauge",
 	     "When agentmmd wrote these metrics, Unix time: a textfile whose value stops moving is stale.");
 	put(&o, "agentmm_daemon_last_update_timestamp_seconds %lld\n",
 	    (long long)ts.tv_sec);
-	head(&o, "agentmm_daemon_cpu_seconds_total", "counter", "CPU time agentmmd used (user + system).");
-	put(&o, "agentmm_daemon_cpu_seconds_total %" PRIu64 ".%06u\n",
+	head(&o, "process_cpu_seconds_total", "counter", "CPU time agentmmd used (user + system).");
+	put(&o, "process_cpu_seconds_total %" PRIu64 ".%06u\n",
 	    cpu_us / 1000000, (unsigned int)(cpu_us % 1000000));
+	head(&o, "process_resident_memory_bytes", "gauge", "agentmmd's resident memory.");
+	put(&o, "process_resident_memory_bytes %" PRIu64 "\n", self_rss());
 	head(&o, "agentmm_daemon_event_drops_total", "counter",
 	     "BPF events lost because the ring buffer was full (agentmmd fell behind).");
 	put(&o, "agentmm_daemon_event_drops_total %" PRIu64 "\n", event_drops(d));
@@ -420,9 +445,11 @@ static size_t render(struct daemon *d, uint64_t now, char *buf, size_t len,
 	head(&o, "agentmm_daemon_sandboxes", "gauge", "Sandboxes agentmmd watches.");
 	put(&o, "agentmm_daemon_sandboxes %d\n", n);
 	head(&o, "agentmm_daemon_ticks_total", "counter",
-	     "Policy ticks (every sandbox sampled), of which slow ones also rescan cgroupfs and read what changes slowly.");
-	put(&o, "agentmm_daemon_ticks_total{kind=\"all\"} %" PRIu64 "\n", d->ticks);
-	put(&o, "agentmm_daemon_ticks_total{kind=\"slow\"} %u\n", d->slow_count);
+	     "Policy ticks (every sandbox sampled), slow ones included.");
+	put(&o, "agentmm_daemon_ticks_total %" PRIu64 "\n", d->ticks);
+	head(&o, "agentmm_daemon_slow_ticks_total", "counter",
+	     "Slow ticks: those that also rescan cgroupfs and read what changes slowly.");
+	put(&o, "agentmm_daemon_slow_ticks_total %u\n", d->slow_count);
 	head(&o, "agentmm_memory_limit_bytes", "gauge",
 	     "Memory agentmmd acts against: MemTotal, or memory_limit_mb for a pool.");
 	put(&o, "agentmm_memory_limit_bytes %" PRIu64 "\n", d->host_limit);

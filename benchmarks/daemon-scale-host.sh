@@ -75,8 +75,8 @@ hz=$(getconf CLK_TCK)
 listed() { awk '/^sandbox / {n++} END {print n + 0}' "$tmp/state/status" 2>/dev/null || echo 0; }
 # "CPU_SECONDS SLOW_TICKS" of the daemon's last metrics
 snapshot() {
-	awk '$1 == "agentmm_daemon_cpu_seconds_total" {c = $2}
-	     $1 == "agentmm_daemon_ticks_total{kind=\"slow\"}" {k = $2}
+	awk '$1 == "process_cpu_seconds_total" {c = $2}
+	     $1 == "agentmm_daemon_slow_ticks_total" {k = $2}
 	     END {print c + 0, k + 0}' "$tmp/state/metrics" 2>/dev/null
 }
 echo "agentmmd at scale: $(uname -r), $(nproc) CPUs, cgroup root $ROOT, $SECS s per run, $REPS rep(s) per size"

@@ -53,13 +53,19 @@ check "mTHP sizes listed" grep -q "^agentmm_mthp_enabled{size=\"${MTHP3}kB\"} [0
 check "mTHP fault stats" grep -q "^agentmm_mthp_fault_alloc_total{size=\"${MTHP3}kB\"} [0-9]" $M
 check "last update time exported, now" sh -c "t=\$(awk '\$1 == \"agentmm_daemon_last_update_timestamp_seconds\" { print \$2 }' $M); n=\$(date +%s); [ -n \"\$t\" ] && [ \$((n - t)) -lt 10 ] && [ \$((t - n)) -lt 10 ]"
 check "host pressure as a ratio" grep -q '^agentmm_memory_pressure_some_avg10_ratio [01]\.[0-9]\{4\}$' $M
-check "daemon CPU counted" grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*$' $M
+check "daemon CPU counted (process_cpu_seconds_total, the standard name)" grep -q '^process_cpu_seconds_total [0-9]*\.[0-9]*$' $M
+check "its resident memory in bytes (process_resident_memory_bytes)" grep -q '^process_resident_memory_bytes [1-9][0-9]*$' $M
+check "ticks: all, and slow ones apart (no overlapping label)" sh -c "grep -q '^agentmm_daemon_ticks_total [0-9]' $M && grep -q '^agentmm_daemon_slow_ticks_total [0-9]' $M && ! grep -q 'kind=' $M"
+check "base units only: no _kb, no microseconds" sh -c "! grep -Eq '^agentmm[a-z_]*(_kb|microseconds)' $M"
 check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
 check "events whose process was gone exported" grep -q '^agentmm_daemon_events_gone_total [0-9]' $M
 check "module loaded" grep -q '^agentmm_module_loaded 1$' $M
 check "servable pages from the module's sensor" grep -q "^agentmm_mthp_servable_pages{size=\"${MTHP3}kB\"} [0-9]" $M
 check "governor transitions from the module" grep -q '^agentmm_governor_transitions_up_total [0-9]' $M
 check "compaction from the module" grep -q '^agentmm_governor_compact_runs_total [0-9]' $M
+ceil=$(awk '$1 == "agentmm_governor_ceiling_bytes" { print $2 }' $M)
+check "the module's ceiling in bytes (a whole number of kB)" sh -c "[ -n '$ceil' ] && [ \$(( $ceil % 1024 )) -eq 0 ]"
+check "compaction time in seconds" grep -q '^agentmm_governor_compact_seconds_total [0-9]*\.[0-9]\{6\}$' $M
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
 	memhog --step-mb 4 --rate-mb-s 60 --hold 330 &
 CTL=$!

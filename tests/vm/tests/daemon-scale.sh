@@ -41,13 +41,13 @@ check "the real one still listed with its runtime" sh -c \
 
 # CPU per tick at this size, from two of its metrics snapshots (every
 # 15 s by default; CPU and tick counters of the same moment), 40 s apart
-C0=$(metric agentmm_daemon_cpu_seconds_total)
-K0=$(metric 'agentmm_daemon_ticks_total{kind="all"}')
-S0=$(metric 'agentmm_daemon_ticks_total{kind="slow"}')
+C0=$(metric process_cpu_seconds_total)
+K0=$(metric agentmm_daemon_ticks_total)
+S0=$(metric agentmm_daemon_slow_ticks_total)
 sleep 40
-C1=$(metric agentmm_daemon_cpu_seconds_total)
-K1=$(metric 'agentmm_daemon_ticks_total{kind="all"}')
-S1=$(metric 'agentmm_daemon_ticks_total{kind="slow"}')
+C1=$(metric process_cpu_seconds_total)
+K1=$(metric agentmm_daemon_ticks_total)
+S1=$(metric agentmm_daemon_slow_ticks_total)
 RSS1=$(rss_kb "$PID") FD1=$(fds "$PID")
 info "with $((N + 1)) sandboxes: RSS $RSS1 kB ($(( (RSS1 - RSS0) * 1024 / N )) bytes a sandbox), $FD1 fds"
 info "between snapshots: $((K1 - K0)) ticks ($((S1 - S0)) slow), CPU $(awk -v a="$C0" -v b="$C1" 'BEGIN {printf "%.2f", b - a}') s" \
