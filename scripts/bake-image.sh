@@ -49,7 +49,7 @@ grub2-mkconfig, or bootc's kargs.d.
 EOF
 }
 
-ROOT=/ RPMS= DKMS=0 INSTALL=1 CMDLINE=0 OPTOUT=0 DRY=0 BOOTC=0 HOSTONLY=
+ROOT=/ RPMS='' DKMS=0 INSTALL=1 CMDLINE=0 OPTOUT=0 DRY=0 BOOTC=0 HOSTONLY=
 KVERS=()
 CMDLINE_ARGS="thp_anon=16K-64K:always transparent_hugepage=madvise"
 while [ $# -gt 0 ]; do
@@ -85,6 +85,7 @@ run() {   # run a command in the target root
 	if [ $DRY = 1 ]; then echo "+ ${CHROOT[*]}${CHROOT:+ }$*"; else "${CHROOT[@]}" "$@"; fi
 }
 have() {  # is a command available in the target root?
+	# shellcheck disable=SC2016 # $1 is expanded by the sh in the root
 	"${CHROOT[@]}" sh -c 'command -v "$1"' sh "$1" >/dev/null 2>&1
 }
 write() {  # write FILE CONTENT, in the target root

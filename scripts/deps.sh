@@ -56,6 +56,8 @@ apt_packages=(
 	# make image-check: the image built and the DaemonSet's container run
 	# with a real engine (runc: crun refuses a hybrid cgroup layout)
 	podman runc
+	# make structure-check: the shipped shell scripts
+	shellcheck
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
@@ -65,7 +67,7 @@ dnf_packages=(
 	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 	python3-prometheus_client python3-flask
 	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
-	podman runc
+	podman runc ShellCheck
 )
 
 install_apt() {
@@ -91,6 +93,7 @@ install_apt() {
 	# keep package scripts from starting services on this machine.
 	local policy=/usr/sbin/policy-rc.d
 	if [ ! -e $policy ]; then
+		# shellcheck disable=SC2064 # $policy is local: expanded now, on purpose
 		trap "as_root rm -f $policy" EXIT
 		printf '#!/bin/sh\nexit 101\n' | as_root tee $policy >/dev/null
 		as_root chmod 755 $policy
@@ -128,7 +131,7 @@ fetch_kernel() {
 		say "test kernel $kver present in $kroot"
 		return
 	fi
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+	{ command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null; } ||
 		die "fetching the test kernel needs apt-get and dpkg-deb (Debian's packages linux-image-$kver-unsigned, linux-headers-$kver, linux-headers-$kbase-common, $kbuild). On other systems unpack them by hand into $kroot."
 	local dl=$cache/kernel/$kver/debs
 	mkdir -p "$dl"
@@ -200,9 +203,9 @@ fetch_kernel_cross() {
 	# the image for the guest (make vm-check-arm64): its boot/ and the
 	# modules the guest suites load (zram and lz4 for a swap device, 9p for
 	# the host share; tests/vm/run)
-	apt_download "$arch" '' "$dl/image" "linux-image-$kver-unsigned" &&
-	apt_download "$arch" '' "$dl" "linux-headers-$kver" &&
-	(cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase") ||
+	{ apt_download "$arch" '' "$dl/image" "linux-image-$kver-unsigned" &&
+	  apt_download "$arch" '' "$dl" "linux-headers-$kver" &&
+	  (cd "$dl" && apt-get -o APT::Sandbox::User=root download -qq "linux-headers-$kbase-common" "linux-kbuild-$kbase"); } ||
 		{ rm -rf "$dl"; die "could not download linux-headers-$kver ($arch), linux-headers-$kbase-common, linux-kbuild-$kbase (check tests/vm/kernel-cross against the archive)"; }
 	rm -rf "$kroot.tmp" && mkdir -p "$kroot.tmp"
 	local deb
@@ -285,7 +288,7 @@ fetch_checkpatch() {
 	local dir=$cache/checkpatch dl f
 	[ -f "$dir/checkpatch.pl" ] && [ -f "$dir/spelling.txt" ] &&
 		{ say "checkpatch.pl present in $dir"; return; }
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+	{ command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null; } ||
 		die "checkpatch.pl: needs apt-get and dpkg-deb to fetch linux-source-6.12 (or put checkpatch.pl, spelling.txt and const_structs.checkpatch from a kernel tree's scripts/ into $dir)"
 	say "fetching checkpatch.pl from linux-source-6.12 (once)"
 	dl=$(mktemp -d)
@@ -293,10 +296,10 @@ fetch_checkpatch() {
 		rm -rf "$dl"
 		die "could not download linux-source-6.12 (apt-get update; or put checkpatch.pl, spelling.txt and const_structs.checkpatch into $dir)"
 	fi
-	dpkg-deb --fsys-tarfile "$dl"/linux-source-6.12_*.deb |
+	{ dpkg-deb --fsys-tarfile "$dl"/linux-source-6.12_*.deb |
 		tar -x -C "$dl" --wildcards './usr/src/linux-source-6.12.tar.*' &&
-	tar -x -C "$dl" -f "$dl"/usr/src/linux-source-6.12.tar.* --wildcards \
-		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' ||
+	  tar -x -C "$dl" -f "$dl"/usr/src/linux-source-6.12.tar.* --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'; } ||
 		{ rm -rf "$dl"; die "linux-source-6.12: no scripts/checkpatch.pl in the package"; }
 	mkdir -p "$dir"
 	for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
@@ -321,7 +324,8 @@ fetch_kernel "$(cat "$top/tests/vm/kernel-floor")"
 while read -r arch kver; do
 	[ -n "$kver" ] && fetch_kernel_cross "$arch" "$kver"
 done < <(grep -v '^#' "$top/tests/vm/kernel-cross")
-for arch in $(grep -v '^#' "$top/tests/vm/kernel-cross" | awk '{ print $1 }' | sort -u); do
+mapfile -t arches < <(grep -v '^#' "$top/tests/vm/kernel-cross" | awk '{ print $1 }' | sort -u)
+for arch in "${arches[@]}"; do
 	fetch_cross_sysroot "$arch"
 done
 fetch_tuned

@@ -2,7 +2,8 @@
 # make structure-check: the code's shape on the built tree - no cycle in the
 # call or include graphs, no .c included, one header per daemon file, no
 # file over 800 lines or function over 120, kmod/ and policy/ checkpatch
-# clean (tests/structure/check.py).
+# clean, the shipped shell scripts shellcheck clean and without a function
+# over 120 lines (tests/structure/check.py).
 .PHONY: structure-check
 structure-check: $(AMMD_LIB) test-module
 	@$(TOP)/tests/structure/check.py $(TOP) $(AGENTMM_CACHE)/checkpatch/checkpatch.pl

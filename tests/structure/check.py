@@ -18,6 +18,10 @@ Usage: tests/structure/check.py TOP CHECKPATCH
   agentmmd.conf's and agentmmd.conf(5)'s governor_<name> keys, the
   table in docs/governor.md) list
   exactly the tunables of policy/govtunables.h, with its defaults;
+- every shipped shell script (the git tree's shell under config/, debian/,
+  rpm/, scripts/, deploy/: what the packages, make install and users run)
+  has no function over 120 lines and is shellcheck clean at its default
+  severity (a "# shellcheck disable=SCn" has "# why" beside it);
 - the kernel code (kmod/, and policy/, which the module compiles too) is
   checkpatch clean: CHECKPATCH, the kernel's scripts/checkpatch.pl, which
   `make deps` caches from Debian's linux-source-6.12, reports no error and no warning but LINUX_VERSION_CODE (kmod/compat.h
@@ -29,6 +33,7 @@ Prints one line per check and ends with "N passed, N failed".
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -170,8 +175,8 @@ missing = [os.path.relpath(c, top)
 result(not missing, 'every agentmmd/*.c has a header of its own name',
        '\n'.join(missing))
 
-files = subprocess.run(['git', '-C', top, 'ls-files'], capture_output=True,
-                       text=True).stdout.split()
+files = git_files = subprocess.run(['git', '-C', top, 'ls-files'],
+                                   capture_output=True, text=True).stdout.split()
 if not files:	# not a git checkout (a tarball): the sources by name
     files = [os.path.relpath(f, top) for f in src]
 long_files, long_funcs = [], []
@@ -297,6 +302,98 @@ keys = re.findall(r'^\| `(\w+)` \| (\w+) \|',
                   section.group(1) if section else '', re.M)
 keys = [(k, v) for k, v in keys if k != 'candidates']
 same_tunables(gmd + ' "Tunables"', [k for k, _ in keys], dict(keys))
+# ---- shipped shell: shellcheck clean, no function over 120 lines ----
+# What the packages, make install and the users run: every shell script in
+# the git tree under SHIPPED_DIRS (a #! of sh or bash, or a "# shellcheck
+# shell=" directive, as the bash completion has), so a new one is checked
+# without being named here.
+SHIPPED_DIRS = ('config', 'debian', 'rpm', 'scripts', 'deploy')
+SHELL_RE = re.compile(r'^#!\s*(/usr)?/bin/(env\s+)?(ba|da)?sh\b')
+
+
+def shipped_shell(files):
+    out = []
+    for rel in files:
+        if rel.split('/')[0] not in SHIPPED_DIRS or \
+                not os.path.isfile(os.path.join(top, rel)):
+            continue
+        try:
+            head = open(os.path.join(top, rel)).read(4096).split('\n')
+        except UnicodeDecodeError:
+            continue
+        if SHELL_RE.match(head[0]) or any(
+                l.startswith('# shellcheck shell=') for l in head[:20]):
+            out.append(rel)
+    return sorted(out)
+
+
+SH_FUNC_RE = re.compile(r'^(\s*)(?:function\s+)?([\w.:-]+)\s*\(\)\s*\{(.*)$')
+HEREDOC_RE = re.compile(r'(?<!<)<<(?!<)(-?)\s*[\'"]?([A-Za-z_]\w*)')
+
+
+def sh_functions(lines):
+    """(name, first line, length) of each function, and the names of those
+    whose closing brace (a "}" at the header's indentation) is not found.
+    A here-document's text counts but is not read as code (its "}" ends
+    nothing); a one-line function is one line long."""
+    funcs, lost, open_, heredoc = [], [], None, None
+    for i, l in enumerate(lines):
+        if heredoc:
+            if (l.lstrip('\t') if heredoc[0] else l) == heredoc[1]:
+                heredoc = None
+            continue
+        # (( a << b )) is a shift, not a here-document
+        m = HEREDOC_RE.search(re.sub(r'\(\(.*\)\)', '', l))
+        if m and not l.lstrip().startswith('#'):
+            heredoc = (m.group(1) == '-', m.group(2))
+        if open_ is None:
+            f = SH_FUNC_RE.match(l)
+            if not f and i + 1 < len(lines) and \
+                    re.match(r'\s*\{', lines[i + 1]):	# its { on the next line
+                f = SH_FUNC_RE.match(l + ' ' + lines[i + 1].strip())
+            if not f:
+                continue
+            if re.search(r'(^|[;&\s])\}\s*(#.*)?$', f.group(3)):
+                funcs.append((f.group(2), i + 1, 1))
+            else:
+                open_ = (f.group(1), f.group(2), i)
+        elif re.match(re.escape(open_[0]) + r'\}(\s|$|[<>|&;])', l):
+            funcs.append((open_[1], open_[2] + 1, i - open_[2] + 1))
+            open_ = None
+    if open_ is not None:
+        lost.append('%s (line %d)' % (open_[1], open_[2] + 1))
+    return funcs, lost
+
+
+shell_scripts = shipped_shell(
+    git_files or
+    [os.path.relpath(os.path.join(d, f), top) for s in SHIPPED_DIRS
+     for d, _, fs in os.walk(os.path.join(top, s)) for f in fs])
+long_sh, lost_sh = [], []
+for rel in shell_scripts:
+    funcs, lost = sh_functions(open(os.path.join(top, rel)).read().split('\n'))
+    long_sh += ['%s:%d: %s, %d lines' % (rel, n, name, length)
+                for name, n, length in funcs if length > 120]
+    lost_sh += ['%s: no end found for function %s' % (rel, f) for f in lost]
+result(shell_scripts and not long_sh and not lost_sh,
+       'no function in the %d shipped shell scripts over 120 lines' %
+       len(shell_scripts),
+       '\n'.join(long_sh + lost_sh) or 'no shipped shell script found')
+
+if not shutil.which('shellcheck'):
+    result(False, 'shellcheck present', 'not in PATH: make deps installs it')
+else:
+    for rel in shell_scripts:
+        p = subprocess.run(['shellcheck', '--format=gcc', '--', rel], cwd=top,
+                           capture_output=True, text=True)
+        # a warning turned off says why: "# shellcheck disable=SCn # why"
+        bare = ['%s:%d: shellcheck disable without a reason beside it' %
+                (rel, n + 1) for n, l in enumerate(open(
+                    os.path.join(top, rel)).read().split('\n'))
+                if re.search(r'#\s*shellcheck\s+disable=', l) and
+                not re.search(r'disable=\S+\s+#\s*\S', l)]
+        result(p.returncode == 0 and not p.stdout.strip() and not bare,
+               'shellcheck: ' + rel, '\n'.join(bare + [p.stdout + p.stderr]))
 
 # ---- checkpatch: the kernel code in the kernel's style ----
 kfiles = sorted(glob.glob(os.path.join(top, 'kmod', '*.[ch]')) +

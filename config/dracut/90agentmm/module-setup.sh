@@ -29,6 +29,7 @@ installkernel() {
 	hostonly='' instmods agentmm
 }
 
+# shellcheck disable=SC2154 # dracut sets dracutsysrootdir and moddir
 install() {
 	local f
 	for f in /usr/lib/modprobe.d/agentmm.conf /lib/modprobe.d/agentmm.conf \
