@@ -57,7 +57,8 @@ oel=$(($(date +%s) - o0))
 kills=$(($(awk '$1=="oom_kill"{print $2}' $AS/fl/memory.events) - k0))
 rot=$(cat /tmp/rot.n 2>/dev/null || echo 0)
 sed -n "$((l0 + 1)),\$p" $LOG >/tmp/oom-phase.log
-ool=$(grep -c 'OOM\|no note\|could not reach' /tmp/oom-phase.log)
+# every line about its OOM kills, the summaries (which count them) aside
+ool=$(grep 'OOM\|no note\|could not reach' /tmp/oom-phase.log | grep -vc 'suppressed over its budget')
 sup=$(grep -c 'agent.slice/fl: [0-9]* records of its tool calls not written, suppressed' $LOG)
 fl=$(grep -c 'agent.slice/fl' $LOG)
 log "in ${el}s: $rot rotations; OOM phase ${oel}s: $kills OOM kills, $ool log lines about them; $fl log lines of the tenant, $sup summaries"
