@@ -79,9 +79,11 @@ static bool local_fs(int fd)
  * MSG_DONTWAIT, a pipe RWF_NOWAIT, a regular file RWF_NOWAIT or else a
  * plain append on a local file system. A FIFO or a terminal takes
  * neither without a reopen: no note. One write of at most the message:
- * a full pipe loses the note, never the daemon.
+ * a full pipe loses the note, never the daemon. @quiet: why there was
+ * no note only at debug level (the kernel's OOM kills: a sandbox has as
+ * many as it likes, each logged once, within its budget).
  */
-static void say(const struct note_to *to, const char *raw)
+static void say(const struct note_to *to, const char *raw, bool quiet)
 {
 	char body[1600], msg[4096];
 	struct iovec iov = { msg, 0 };
@@ -125,7 +127,9 @@ static void say(const struct note_to *to, const char *raw)
 	if (!why && n < 0)
 		why = errno == EOPNOTSUPP ? "no non-blocking write to it" :
 					    strerror(errno);
-	if (why)
+	if (why && quiet)
+		dbg("no note on a tool's stderr (%s)", why);
+	else if (why)
 		info("no note on a tool's stderr (%s); the journal has it", why);
 }
 
@@ -161,7 +165,8 @@ static struct note_to stderr_of(struct sandbox *s, pid_t pid, pid_t tool,
  * its start time and @tool its tool call's root, both from
  * the event, not looked up by PID now that the victim is gone: the
  * stderr of that tool call; else the victim's own, only if @pid is still
- * that process and still in sandbox @s, never a reused PID's.
+ * that process and still in sandbox @s, never a reused PID's. The kill
+ * has its one log line (events.c): where no note went is debug.
  */
 void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
 	    pid_t tool, const char *msg)
@@ -170,9 +175,9 @@ void notify(struct daemon *d, struct sandbox *s, pid_t pid, uint64_t start_ns,
 	struct note_to to = stderr_of(s, pid, tool, pidfd);
 
 	if (to.fd < 0)
-		warn("could not reach the stderr of pid %d to explain: %s",
-		     (int)pid, msg);
-	say(&to, msg);
+		dbg("could not reach the stderr of pid %d to explain: %s",
+		    (int)pid, msg);
+	say(&to, msg, true);
 	if (to.fd >= 0)
 		close(to.fd);
 	if (pidfd >= 0)
@@ -386,7 +391,7 @@ static bool kill_tool_cgroup(struct daemon *d, struct sandbox *s,
 		   name, bytes / MB, s->rel, (int)s->runtime);
 	/* ...then explain, never blocking */
 	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	say(&to, msg);
+	say(&to, msg, false);
 	if (to.fd >= 0)
 		close(to.fd);
 	if (pidfd >= 0)
@@ -426,7 +431,7 @@ static bool kill_tool_pid(struct daemon *d, struct sandbox *s, pid_t victim,
 		   " MB of its own) in sandbox %s; runtime %d kept", comm,
 		   (int)victim, bytes / MB, s->rel, (int)s->runtime);
 	kill_msg(d, msg, sizeof(msg), s, comm, victim, bytes);
-	say(&to, msg);
+	say(&to, msg, false);
 	if (to.fd >= 0)
 		close(to.fd);
 	return true;

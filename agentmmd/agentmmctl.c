@@ -27,6 +27,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "escape.h"
+#include "history.h"
 #include "modver.h"
 #include "statedir.h"
 #include "statusfile.h"
@@ -344,10 +345,15 @@ static void print_event(const struct ev *e, bool json, bool *first)
 
 static int cmd_events(const char *since, const char *only, bool json)
 {
-	char path[AMM_PATH_MAX + 16];
+	char path[AMM_PATH_MAX + 16], cut[4 * AMM_PATH_MAX + 4];
 	uint64_t from = 0;
 	bool first = true, any = false;
 	int k;
+
+	/* a long name is in the records cut (history.h): match that too */
+	amm_escape(cut, sizeof(cut), only ? only : "", AMM_ESC_TEXT);
+	amm_cut(cut, AMM_REC_SANDBOX_MAX);
+	amm_unescape(cut);
 
 	if (since && parse_since(since, &from)) {
 		fprintf(stderr,
@@ -378,7 +384,8 @@ static int cmd_events(const char *since, const char *only, bool json)
 			struct ev e;
 
 			if (!parse_event(line, &e) || e.ms < from ||
-			    (only && strcmp(e.f[2], only)))
+			    (only && strcmp(e.f[2], only) &&
+			     strcmp(e.f[2], cut)))
 				continue;
 			print_event(&e, json, &first);
 		}

@@ -81,6 +81,7 @@ struct tool_call {
 	uint64_t hash;
 	bool retry;
 	bool notified;
+	bool oom_rec;	/* an OOM kill of it was recorded: so is its end */
 };
 
 /*
@@ -145,7 +146,8 @@ struct sandbox {
 	/* its budget of records about its tool calls (tool_may_record()) */
 	uint64_t rec_refill_ms;
 	uint32_t rec_tokens;
-	uint64_t rec_dropped, rec_dropped_said;
+	uint64_t rec_dropped, rec_dropped_said, rec_said_ms;
+	uint64_t oom_unlogged;	/* OOM kills over that budget */
 	uint64_t tool_current;	/* sum of tcg[].cur */
 	uint64_t frozen_ms;	/* when we froze it */
 	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Escaping of untrusted strings; see escape.h. */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,49 @@ static int hexval(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+/* The value of the \xHH at @s, or -1 if @s is not one. */
+static int esc_hex(const char *s)
+{
+	unsigned int v;
+
+	if (s[0] != '\\' || s[1] != 'x' || !isxdigit((unsigned char)s[2]) ||
+	    !isxdigit((unsigned char)s[3]) || sscanf(s + 2, "%2x", &v) != 1)
+		return -1;
+	return (int)v;
+}
+
+/* Length of the character at @s of TEXT output: an escape, a UTF-8
+ * character, or the \xHH escapes of one UTF-8 character's bytes. */
+static size_t esc_unit(const char *s)
+{
+	unsigned char c = (unsigned char)s[0];
+	size_t u;
+	int v = esc_hex(s);
+
+	if (v >= 0xc0) {
+		for (u = 4; u < 16 && (v = esc_hex(s + u)) >= 0x80 && v < 0xc0;
+		     u += 4)
+			;
+		return u;
+	}
+	if (c == '\\')
+		return v >= 0 ? 4 : s[1] ? 2 : 1;
+	u = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return strnlen(s, u);
+}
+
+size_t amm_cut(char *s, size_t max)
+{
+	size_t len = strlen(s), i = 0, u;
+
+	if (len <= max || max <= 3)
+		return len;
+	while ((u = esc_unit(s + i)) && i + u <= max - 3)
+		i += u;
+	memcpy(s + i, "...", 4);
+	return i + 3;
 }
 
 void amm_unescape(char *s)

@@ -38,6 +38,14 @@ enum amm_esc {
  */
 size_t amm_escape(char *dst, size_t len, const char *src, enum amm_esc mode);
 
+/*
+ * Cut AMM_ESC_TEXT output @s in place to at most @max bytes (@max > 3)
+ * on a character boundary, ending it with "..." when cut: an escape
+ * (\\, \n, \xHH; a character escaped as several \xHH together) or a
+ * UTF-8 character is kept whole or dropped whole. Returns the length.
+ */
+size_t amm_cut(char *s, size_t max);
+
 /* Undo AMM_ESC_TEXT / AMM_ESC_WORD in place (for readers of our files). */
 void amm_unescape(char *s);
 

@@ -125,13 +125,20 @@ static void on_new_task(struct daemon *d, struct sandbox *s,
 	d->tool_started = true;
 }
 
-/* The kernel OOM killer chose a process of the sandbox: the runtime is
- * an error to report, a tool gets a note on its stderr. */
+/*
+ * The kernel OOM killer chose a process of the sandbox: the runtime is
+ * an error to report, a tool gets a note on its stderr. A tool's kill is
+ * one log line (and record), within the sandbox's budget of records
+ * (tool_may_record()): a sandbox can have its tools OOM-killed as fast as
+ * it likes inside its own memory.max; its call's end record is written
+ * only if the kill was.
+ */
 static void on_oom_victim(struct daemon *d, struct sandbox *s,
 			  const struct amm_event *e, const char *comm)
 {
 	struct tool_call *t;
 	char msg[1200];
+	bool rec;
 
 	s->oom_victims++;
 	if ((pid_t)e->tgid == s->runtime) {
@@ -149,13 +156,19 @@ static void on_oom_victim(struct daemon *d, struct sandbox *s,
 		 comm, (int)e->tgid, s->rel,
 		 s->max == UINT64_MAX ? "host, " : "memory.max ",
 		 s->max == UINT64_MAX ? d->host_limit / MB : s->max / MB);
-	log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
-		   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
-		   s->rel, comm, (int)e->tgid);
+	rec = tool_may_record(s, now_ms());
+	if (rec)
+		log_action(4, AMM_ACT_OOM_KILL, s->rel, comm, (pid_t)e->tgid,
+			   "sandbox %s: OOM killer chose tool %s (pid %d); runtime kept",
+			   s->rel, comm, (int)e->tgid);
+	else
+		s->oom_unlogged++;
 	notify(d, s, (pid_t)e->tgid, e->start_ns, (pid_t)e->value, msg);
 	t = tool_find(s, e->value ? (pid_t)e->value : (pid_t)e->tgid);
-	if (t)
+	if (t) {
 		t->state = TOOL_OOM;
+		t->oom_rec |= rec;
+	}
 	d->status_force = true;
 	d->wake_policy = true;
 }
@@ -205,8 +218,9 @@ int handle_event(void *ctx, void *data, size_t len)
 		d->wake_policy = true;
 		break;
 	case AMM_EV_OOM:
-		info("sandbox %s: memory cgroup OOM (cgroup id %" PRIu64 ")",
-		     s->rel, (uint64_t)e->cgid);
+		/* the victim's event is the one line (on_oom_victim()) */
+		dbg("sandbox %s: memory cgroup OOM (cgroup id %" PRIu64 ")",
+		    s->rel, (uint64_t)e->cgid);
 		break;
 	case AMM_EV_OOM_VICTIM:
 		on_oom_victim(d, s, e, comm);

@@ -409,7 +409,7 @@ static void tick_sample(struct tick *t, uint64_t *sum)
 		sample_fast(s);
 		if (t->slow) {
 			sample_slow(d, s);
-			tool_records_dropped_say(s);
+			tool_records_dropped_say(s, now_ms());
 		}
 		*sum += s->current;
 		if (s->exempt)

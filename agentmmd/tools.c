@@ -94,14 +94,17 @@ static void tool_cmd(pid_t tgid, const struct amm_event *e, char *buf,
 
 /*
  * A sandbox's budget of history records and log lines about its tool
- * calls: a burst of AMM_REC_BURST, then AMM_REC_PER_S a second. One that
- * starts thousands of calls (or whose tasks fell out of the BPF map, so
- * every child looks like a new call) cannot push other sandboxes' records
- * out of the history or fill the journal; what it loses is counted and
- * said once a slow tick (tool_records_dropped_say()).
+ * calls, the kernel's OOM kills of them included: a burst of
+ * AMM_REC_BURST, then AMM_REC_PER_S a second. One that starts thousands
+ * of calls (or whose tasks fell out of the BPF map, so every child looks
+ * like a new call), or has them OOM-killed in its own memory.max, cannot
+ * fill the journal (journald's rate limit is per service: it would drop
+ * other sandboxes' lines) or the history; what it loses is counted and
+ * said in one line at most every AMM_REC_SAY_S (tool_records_dropped_say()).
  */
 #define AMM_REC_BURST	64
 #define AMM_REC_PER_S	10
+#define AMM_REC_SAY_S	10
 
 bool tool_may_record(struct sandbox *s, uint64_t now)
 {
@@ -126,14 +129,16 @@ bool tool_may_record(struct sandbox *s, uint64_t now)
 	return true;
 }
 
-void tool_records_dropped_say(struct sandbox *s)
+void tool_records_dropped_say(struct sandbox *s, uint64_t now)
 {
-	if (s->rec_dropped == s->rec_dropped_said)
+	if (s->rec_dropped == s->rec_dropped_said ||
+	    (s->rec_said_ms && now - s->rec_said_ms < AMM_REC_SAY_S * 1000))
 		return;
-	info("sandbox %s: %" PRIu64 " records of its tool calls not written (more than %d a second; %" PRIu64 " in all)",
-	     s->rel, s->rec_dropped - s->rec_dropped_said, AMM_REC_PER_S,
-	     s->rec_dropped);
+	info("sandbox %s: %" PRIu64 " records of its tool calls not written, suppressed over its budget (%d, then %d a second; %" PRIu64 " in all, %" PRIu64 " of them OOM kills)",
+	     s->rel, s->rec_dropped - s->rec_dropped_said, AMM_REC_BURST,
+	     AMM_REC_PER_S, s->rec_dropped, s->oom_unlogged);
 	s->rec_dropped_said = s->rec_dropped;
+	s->rec_said_ms = now;
 }
 
 /* Marks @t a retry if its command ran retry_repeats times in a row. */
@@ -243,8 +248,10 @@ void tool_end(struct sandbox *s, pid_t tgid, int code)
 	tool_close(t);
 	dbg("sandbox %s: tool %d ended after %" PRIu64 " ms, peak %" PRIu64
 	    " MB", s->rel, (int)tgid, t->end_ms - t->start_ms, t->peak / MB);
-	/* a kill's end is always written; ordinary ends within the budget */
-	if (t->state != TOOL_DONE || tool_may_record(s, t->end_ms)) {
+	/* the end of agentmmd's kill is always written, of an OOM kill if
+	 * the kill was (on_oom_victim()); ordinary ends within the budget */
+	if (t->state == TOOL_KILLED || (t->state == TOOL_OOM && t->oom_rec) ||
+	    (t->state == TOOL_DONE && tool_may_record(s, t->end_ms))) {
 		static const char *const how[] = {
 			"-", "running", "done", "killed", "oom-killed",
 		};

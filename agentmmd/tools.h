@@ -30,7 +30,7 @@ void tcg_drop(struct sandbox *s, unsigned int i);
 void scan_tools(struct daemon *d, struct sandbox *s);
 bool tool_running(const struct sandbox *s);
 bool tool_may_record(struct sandbox *s, uint64_t now);
-void tool_records_dropped_say(struct sandbox *s);
+void tool_records_dropped_say(struct sandbox *s, uint64_t now);
 bool tool_without_cgroup(const struct sandbox *s);
 int tool_cg_peak(struct sandbox *s, const char *name, uint64_t *v);
 bool sample_running_tools(struct daemon *d);

@@ -266,6 +266,79 @@ TEST(history_rotates_bounded)
 	EXPECT_TRUE(n * 100 > 16384 / 2 && n < 500);
 }
 
+/* Count the lines of events and events.1 in @dir holding @what. */
+static int hist_count(const char *dir, const char *what)
+{
+	char p[256], line[2048];
+	int i, n = 0;
+	FILE *f;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/events%s", dir, i ? ".1" : "");
+		f = fopen(p, "r");
+		while (f && fgets(line, sizeof(line), f))
+			n += strstr(line, what) != NULL;
+		if (f)
+			fclose(f);
+	}
+	return n;
+}
+
+/* One sandbox writing without end pushes out only its own lines: the
+ * other's and the daemon's survive many rotations. */
+TEST(history_share_per_sandbox)
+{
+	char dir[128], name[300];
+	int i;
+
+	snprintf(dir, sizeof(dir), "%s/hist-share", tmpdir);
+	EXPECT_EQ(mkdir(dir, 0755), 0);
+	EXPECT_EQ(history_open(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+			       16384), 0);
+	history_add(AMM_ACT_KILL, NULL, NULL, 0, "daemon started");
+	history_add(AMM_ACT_KILL, "agent.slice/victim", "tool-1", 9,
+		    "killed memhog (pid 9)");
+	memset(name, 'x', 255);
+	name[255] = 0;
+	for (i = 0; i < 2000; i++)
+		history_add(AMM_ACT_TOOL, "agent.slice/flood", name, 7, name);
+	EXPECT_TRUE(file_size(dir, "events") + file_size(dir, "events.1") <= 16384);
+	EXPECT_EQ(hist_count(dir, "\tagent.slice/victim\t"), 1);
+	EXPECT_EQ(hist_count(dir, "daemon started"), 1);
+	/* the flooder keeps its newest lines, cut short: 64 + 256 bytes */
+	EXPECT_TRUE(hist_count(dir, "\tagent.slice/flood\t") > 16384 / 2 / 512);
+	EXPECT_EQ(hist_count(dir, "xxx...\t7\t0\t"), hist_count(dir, "\tagent.slice/flood\t"));
+}
+
+TEST(cut_on_character_boundary)
+{
+	char s[64];
+
+	strcpy(s, "abcdefgh");
+	EXPECT_EQ(amm_cut(s, 8), 8u);
+	EXPECT_EQ(amm_cut(s, 7), 7u);
+	EXPECT_TRUE(!strcmp(s, "abcd..."));
+	/* an escape, a UTF-8 character, escaped bytes of one: whole */
+	strcpy(s, "ab\\x1bcdefgh");
+	amm_cut(s, 8);
+	EXPECT_TRUE(!strcmp(s, "ab..."));
+	strcpy(s, "ab\xc3\xa9" "cdefgh");
+	amm_cut(s, 8);
+	EXPECT_TRUE(!strcmp(s, "ab\xc3\xa9" "c..."));
+	strcpy(s, "ab\xc3\xa9" "cdefgh");
+	amm_cut(s, 6);
+	EXPECT_TRUE(!strcmp(s, "ab..."));
+	strcpy(s, "a\\xc2\\x9bcdefghij");
+	amm_cut(s, 11);
+	EXPECT_TRUE(!strcmp(s, "a..."));
+	strcpy(s, "a\\xc2\\x9bcdefghij");
+	amm_cut(s, 12);
+	EXPECT_TRUE(!strcmp(s, "a\\xc2\\x9b..."));
+	strcpy(s, "a\\\\bcdefgh");
+	amm_cut(s, 5);
+	EXPECT_TRUE(!strcmp(s, "a..."));
+}
+
 static void put_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
