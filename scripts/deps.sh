@@ -58,6 +58,9 @@ apt_packages=(
 	podman runc
 	# make structure-check: the shipped shell scripts
 	shellcheck
+	# make host-prometheus-check: a real Prometheus server scrapes agentmmd
+	# through node_exporter's textfile collector; promtool tests the rules
+	prometheus prometheus-node-exporter curl
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool

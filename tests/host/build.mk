@@ -33,3 +33,14 @@ host-reclaim-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 		if [ $$rc = 77 ]; then echo "host-reclaim-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; \
 		[ $$rc = 0 ] || exit $$rc; \
 	done
+
+# agentmmd's metrics as a real Prometheus server sees them: agentmmd's
+# textfile, served by node_exporter's textfile collector, scraped by
+# prometheus with the shipped alert rules (deploy/prometheus); promtool
+# lints the exposition and runs the rules' unit tests (~20 s). Skips
+# without root, a cgroup v1 memory hierarchy or the Prometheus packages.
+.PHONY: host-prometheus-check
+host-prometheus-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
+	$(TOP)/tests/host/prometheus.sh $(BUILD)/tools/agentmmd \
+		$(BUILD)/tools/agentmmctl; rc=$$?; \
+		if [ $$rc = 77 ]; then echo "host-prometheus-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; exit $$rc
