@@ -492,6 +492,53 @@ static void write_one(int dirfd, const char *name, const char *shown,
 		warn("cannot write metrics to %s: %s", shown, strerror(errno));
 }
 
+/*
+ * The exposition as node_exporter's textfile collector must get it: its
+ * process_* families are node_exporter's own (a textfile family of the
+ * same name is dropped, with an error logged on every scrape), so there
+ * ours are agentmm_daemon_* (process_cpu_seconds_total ->
+ * agentmm_daemon_cpu_seconds_total). A new buffer (free() it) of *@outlen
+ * bytes; NULL when out of memory.
+ */
+char *metrics_for_textfile(const char *buf, size_t len, size_t *outlen)
+{
+	static const char from[] = "process_", to[] = "agentmm_daemon_";
+	static const char *const starts[] = { "", "# HELP ", "# TYPE " };
+	size_t i, k, o = 0, fl = sizeof(from) - 1, tl = sizeof(to) - 1;
+	size_t lines = 0;
+	char *out;
+
+	for (i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	/* at most one renaming a line */
+	out = malloc(len + (lines + 1) * (tl - fl) + 1);
+	if (!out)
+		return NULL;
+	for (i = 0; i < len; ) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+
+		for (k = 0; k < 3; k++) {
+			size_t sl = strlen(starts[k]);
+
+			if (end - i >= sl + fl && !memcmp(buf + i, starts[k], sl) &&
+			    !memcmp(buf + i + sl, from, fl)) {
+				memcpy(out + o, buf + i, sl);
+				memcpy(out + o + sl, to, tl);
+				o += sl + tl;
+				i += sl + fl;
+				break;
+			}
+		}
+		memcpy(out + o, buf + i, end - i);
+		o += end - i;
+		i = end;
+	}
+	out[o] = 0;
+	*outlen = o;
+	return out;
+}
+
 /* Every metrics_interval_s (or when @force): render and write. */
 void metrics_tick(struct daemon *d, uint64_t now, bool force)
 {
@@ -518,9 +565,18 @@ void metrics_tick(struct daemon *d, uint64_t now, bool force)
 	if (buf) {
 		snprintf(path, sizeof(path), "%s/metrics", d->cfg.state_dir);
 		write_one(d->state_fd, "metrics", path, buf, n);
-		if (d->cfg.metrics_textfile[0])
-			write_one(AT_FDCWD, d->cfg.metrics_textfile,
-				  d->cfg.metrics_textfile, buf, n);
+		if (d->cfg.metrics_textfile[0]) {
+			size_t tn;
+			char *t = metrics_for_textfile(buf, n, &tn);
+
+			if (t)
+				write_one(AT_FDCWD, d->cfg.metrics_textfile,
+					  d->cfg.metrics_textfile, t, tn);
+			else
+				warn("metrics: out of memory for %s",
+				     d->cfg.metrics_textfile);
+			free(t);
+		}
 	}
 	free(buf);
 }

@@ -131,6 +131,11 @@ t1=$(qval 'agentmm_daemon_ticks_total')
 check "the tick counter moves between scrapes ($t0 -> $t1)" test "${t1:-0}" -gt "${t0:-0}"
 check "a rate over the counter works" sh -c "[ -n \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=rate(agentmm_daemon_ticks_total[5s]) > 0' | grep -o '\"result\":\[{')\" ]"
 expect_eq "$(qval 'agentmm_daemon_info')" 1 "agentmm_daemon_info is 1"
+# node_exporter has process_* of its own: the textfile's are agentmm_daemon_*
+check "the daemon's CPU arrives as agentmm_daemon_cpu_seconds_total" \
+	sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_cpu_seconds_total' | grep -q '\"result\":\[{'"
+check "node_exporter gathered every family (no error in its log)" \
+	sh -c "! grep -i 'error gathering' '$TMP/node-exporter.log'"
 ver=$("$AGENTMMD" --version | awk 'NR == 1 { print $2 }')
 check "its version label is the daemon's ($ver)" sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_info' | grep -qF '\"version\":\"$ver\"'"
 

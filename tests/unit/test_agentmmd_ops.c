@@ -435,6 +435,37 @@ TEST(metrics_parse)
 		 CHECK_METRICS, file);
 	r = system(cmd);
 	EXPECT_EQ(r, 0);
+	/* the textfile's: no process_* (node_exporter's own), the same
+	 * families as agentmm_daemon_*, and the real parser takes it */
+	{
+		size_t tn;
+		char *t = metrics_for_textfile(buf, n, &tn);
+
+		EXPECT_TRUE(t != NULL);
+		if (t) {
+			EXPECT_TRUE(strstr(buf, "\nprocess_cpu_seconds_total ") != NULL);
+			EXPECT_TRUE(strstr(t, "\nprocess_") == NULL);
+			EXPECT_TRUE(strstr(t, "# HELP process_") == NULL);
+			EXPECT_TRUE(strstr(t, "# TYPE process_") == NULL);
+			/* a help text's "process_madvise" stays as it is */
+			EXPECT_TRUE(strstr(t, "or process_madvise on cgroup v1") != NULL);
+			EXPECT_TRUE(strstr(t, "\n# TYPE agentmm_daemon_cpu_seconds_total counter\n") != NULL);
+			EXPECT_TRUE(strstr(t, "\nagentmm_daemon_resident_memory_bytes ") != NULL);
+			EXPECT_TRUE(strstr(t, "\nagentmm_daemon_start_time_seconds ") != NULL);
+			EXPECT_EQ(tn, strlen(t));
+			EXPECT_EQ(tn, n + 9 * (sizeof("agentmm_daemon_") - sizeof("process_")));
+			f = fopen(file, "w");
+			EXPECT_TRUE(f != NULL);
+			if (f) {
+				fwrite(t, 1, tn, f);
+				fclose(f);
+				snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s %s",
+					 CHECK_METRICS, file);
+				EXPECT_EQ(system(cmd), 0);
+			}
+			free(t);
+		}
+	}
 	/* a cut exposition ends at a whole line */
 	n = metrics_render(&dm, 3000, buf, 1000);
 	EXPECT_TRUE(n > 0 && n < 1000 && buf[n - 1] == '\n' && buf[n] == 0);
