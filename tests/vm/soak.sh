@@ -24,6 +24,14 @@
 # end: no raw control byte from it in the daemon's log, status or event
 # history, nothing written into the root service's input, and the other
 # sandboxes' tool calls still in the history.
+#
+# It also floods the event history (tool calls named with 255 bytes, tools
+# OOM-killed in a tool cgroup of its own with a small memory.max) beside a
+# victim sandbox "vic" that makes one small tool call every few seconds.
+# Every victim call the history showed once (acknowledged) stays until the
+# victim's own newer lines push it out: at each check the victim's
+# acknowledged records still in the history are its newest ones without a
+# gap, and at least 20 of them (or all it has) are there.
 . /tests/daemon-lib.sh
 
 SOAK_SECONDS=${SOAK_SECONDS:-1800}
@@ -161,8 +169,8 @@ tenant() {
 	_rng=$((SOAK_SEED * 7 + 3)) t=0
 	while [ ! -e /tmp/soak.tenant.stop ]; do
 		t=$((t + 1))
-		rnd 5
-		echo "$t $(echo control-name-tool own-cgroup decoys pid-churn rename | cut -d' ' -f$((R + 1)))"
+		rnd 6
+		echo "$t $(echo control-name-tool own-cgroup decoys pid-churn rename record-flood | cut -d' ' -f$((R + 1)))"
 		case $R in
 		0)	# a hog named with controls (the daemon's kill target when
 			# memory runs out), its stderr a read-only end of the root
@@ -195,9 +203,75 @@ tenant() {
 			sh -c "echo \$\$ >$AS/evil/runtime/cgroup.procs; exec runas 1000 hostile rename '$(evil_name $R)'" &
 			usleep 800000
 			kill $! 2>/dev/null; wait $! 2>/dev/null ;;
+		5)	# a flood of records: 40 calls named with 255 bytes, then
+			# three tools OOM-killed in its own 40 MB tool cgroup
+			L=$(evil_name 3) i=0
+			while [ $i -lt 40 ] && [ ! -e /tmp/soak.tenant.stop ]; do
+				agentmmctl -c /tmp/amm.conf exec --name "$L" agent.slice/evil -- \
+					runas 1000 env true "$t.$i$L" >/dev/null 2>&1
+				i=$((i + 1))
+			done
+			d=$AS/evil/tool-oomflood
+			mkdir -p $d && echo 40M >$d/memory.max
+			for i in 1 2 3; do
+				sh -c "echo \$\$ >$d/cgroup.procs; exec runas 1000 memhog 64" >/dev/null 2>&1
+			done
+			rmdir $d 2>/dev/null ;;
 		esac
 		usleep 300000
 	done
+}
+
+# ---- the victim: one small tool call every 3 s, acknowledged once the
+# history shows it (not while the daemon is down: it records nothing then)
+victim_setup() {
+	mkdir -p $AS/vic/runtime
+	echo +memory >$AS/vic/cgroup.subtree_control
+	sh -c "echo \$\$ >$AS/vic/runtime/cgroup.procs; exec sleep 100000" &
+	VIC_KEEP=$!
+	: >/tmp/soak.vic.acked
+}
+victim() {
+	n=0
+	while [ ! -e /tmp/soak.tenant.stop ]; do
+		n=$((n + 1))
+		agentmmctl -c /tmp/amm.conf exec --name vic agent.slice/vic -- \
+			env true "vic-call-$n." >/dev/null 2>&1
+		k=0
+		while [ $k -lt 10 ]; do
+			if agentmmctl -c /tmp/amm.conf events --sandbox agent.slice/vic 2>/dev/null |
+				grep -q "vic-call-$n\."; then
+				echo $n >>/tmp/soak.vic.acked
+				break
+			fi
+			usleep 500000
+			k=$((k + 1))
+		done
+		sleep 3
+	done
+}
+# victim_check WHEN: the acknowledged victim records still in the history
+# are its newest ones, without a gap, and at least 20 (or all it has)
+victim_check() {
+	invariant_checks=$((invariant_checks + 1))
+	agentmmctl -c /tmp/amm.conf events --sandbox agent.slice/vic 2>/dev/null |
+		grep -o 'vic-call-[0-9]*\.' | tr -dc '0-9\n' | sort -n -u >/tmp/soak.vic.seen
+	sort -n -u /tmp/soak.vic.acked >/tmp/soak.vic.ack
+	acked=$(wc -l </tmp/soak.vic.ack)
+	[ "$acked" -gt 0 ] || return 0
+	oldest=$(head -n 1 /tmp/soak.vic.seen)
+	[ -n "$oldest" ] || oldest=999999999
+	# every acknowledged record from the oldest still there on
+	lost=$(awk -v o="$oldest" '$1 >= o' /tmp/soak.vic.ack |
+		grep -vxF -f /tmp/soak.vic.seen | head -n 5 | tr '\n' ' ')
+	kept=$(awk -v o="$oldest" '$1 >= o' /tmp/soak.vic.ack | wc -l)
+	want=20
+	[ "$acked" -lt $want ] && want=$acked
+	[ -z "$lost" ] ||
+		fail_inv "nothing of the victim's lost ($1)" "acknowledged calls $lost missing from the history (its oldest there: $oldest)"
+	[ "$kept" -ge "$want" ] ||
+		fail_inv "the victim keeps its share ($1)" "$kept of its $acked acknowledged calls in the history, want >= $want"
+	return 0
 }
 # tenant_check: what the tenant must not have reached
 tenant_check() {
@@ -236,6 +310,7 @@ memory_limit_mb = 400
 floor_mb = 16
 kill_after_ms = 600
 reclaim_idle_s = 2
+events_max_kb = 128
 CONF
 DPID=
 daemon_start() {
@@ -245,9 +320,9 @@ daemon_start() {
 	wait_for 30 sh -c "[ \"\$(cat /run/agentmm/agentmmd.pid 2>/dev/null)\" = $DPID ]" ||
 		fail_inv "daemon starts" "agentmmd (pid $DPID) wrote no pid file in 30 s"
 	# Loading the BPF programs takes seconds under TCG; the daemon is up
-	# once its status lists every sandbox (adm, evil and sb0..).
-	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 2)) ]" ||
-		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 2)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
+	# once its status lists every sandbox (adm, evil, vic and sb0..).
+	wait_for 120 sh -c "[ \$(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') -ge $((NSB + 3)) ]" ||
+		fail_inv "daemon adopts every sandbox" "agentmmd (pid $DPID) lists $(cat /run/agentmm/status 2>/dev/null | grep -c '^sandbox ') of $((NSB + 3)) sandboxes after 120 s; log tail: $(tail -n 5 $LOG | tr '\n' '|')"
 }
 # A child that died stays a zombie until waited for: that is not alive.
 alive() {
@@ -272,9 +347,13 @@ echo 1 >$AS/adm/cgroup.freeze		# the admin paused this one
 i=0
 while [ $i -lt $NSB ]; do sandbox $i; i=$((i + 1)); done
 tenant_setup
+victim_setup
 daemon_start
 tenant >/tmp/soak.tenant.log 2>&1 &
 TENANT=$!
+victim &
+VICTIM=$!
+next_victim_check=$(($(date +%s) + 300))
 
 # ---- churn ----
 t_end=$(($(date +%s) + SOAK_SECONDS))
@@ -337,13 +416,19 @@ while [ $(date +%s) -lt $t_end ]; do
 		rnd 800; ms=$((100 + R))
 		usleep $((ms * 1000))
 	fi
+	if [ $(date +%s) -ge $next_victim_check ] && daemon_alive; then
+		victim_check "at step $step"
+		next_victim_check=$(($(date +%s) + 300))
+	fi
 	usleep 200000
 done
 
 # ---- wind down and check ----
 note "wind down: $bursts bursts, $stops SIGSTOPs, $kills SIGKILLs, $flips mode flips"
 touch /tmp/soak.tenant.stop
-wait $TENANT
+wait $TENANT $VICTIM
+victim_check "at the end"
+note "the victim: $(wc -l </tmp/soak.vic.acked) calls acknowledged, $(wc -l </tmp/soak.vic.seen) in the history at the end"
 tenant_acts=$(grep -c '^[0-9]* [a-z-]*$' /tmp/soak.tenant.log)
 note "the hostile tenant: $tenant_acts actions ($(awk 'NF == 2 { n[$2]++ } END { for (a in n) printf "%s %d; ", a, n[a] }' /tmp/soak.tenant.log))"
 expect_cmp $tenant_acts -ge 5 "the hostile tenant acted"
@@ -366,9 +451,9 @@ unload_agentmm
 check_thp "after unload"
 check "no daemon errors that name a failed restore" sh -c "! grep -E 'cannot (thaw|reset)' $LOG"
 tenant_check
-kill $SVC_KEEP $SVC 2>/dev/null
-wait $SVC_KEEP $SVC 2>/dev/null
-rm -rf $TB /tmp/soak.svc.fifo /tmp/soak.svc.in /tmp/soak.tenant.stop
+kill $SVC_KEEP $SVC $VIC_KEEP 2>/dev/null
+wait $SVC_KEEP $SVC $VIC_KEEP 2>/dev/null
+rm -rf $TB /tmp/soak.svc.fifo /tmp/soak.svc.in /tmp/soak.tenant.stop /tmp/soak.vic.*
 echo 0 >$AS/adm/cgroup.freeze
 note "$step steps; the daemon logged $(grep -c 'throttling ' $LOG) throttles, $(grep -c 'froze ' $LOG) freezes, $(grep -c 'last resort: killed' $LOG) kills; $invariant_checks invariant checks"
 expect_cmp $invariant_checks -ge 3 "invariants were checked"
