@@ -13,7 +13,7 @@ BPF_OUT := $(BUILD)/bpf
 AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c \
-	configrules.c cgroup.c usergov.c thpknob.c thpfile.c govparse.c \
+	cgroup.c usergov.c thpknob.c thpfile.c govparse.c \
 	escape.c history.c metrics.c control.c exempt.c reclaim.c sdnotify.c \
 	cfgwatch.c modver.c statedir.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)

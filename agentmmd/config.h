@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * agentmmd configuration: the keys' table (configkeys.h), defaults, parser,
- * dump; the rules between keys are configrules.h's.
+ * dump, and the rules between keys.
  */
 #ifndef _AGENTMM_CONFIG_H
 #define _AGENTMM_CONFIG_H
@@ -119,7 +119,7 @@ const struct amm_key *amm_config_key(const char *name);
 void amm_config_defaults(struct amm_config *c);
 /*
  * Parse @path over the values already in @c, then check the rules between
- * keys (configrules.h). On error returns -1 and puts "file:line: what" (a
+ * keys (amm_config_rules[]). On error returns -1 and puts "file:line: what" (a
  * broken rule: "file: what, what to do") into @err; @c is then partially
  * updated, so callers parse into a copy and keep the old one.
  */
@@ -133,5 +133,33 @@ void amm_config_print(const struct amm_config *c, FILE *f);
 /* Key @k's value in @c as the file would spell it. */
 void amm_config_print_value(const struct amm_config *c,
 			    const struct amm_key *k, FILE *f);
+
+/*
+ * The rules between keys (config.c): a file that breaks one is refused, at
+ * start, on reload and by --check-config alike.
+ */
+struct amm_config_rule {
+	const char *key_a, *key_b;	/* the keys it ties ("governor_*") */
+	const char *must;		/* the rule, as the error states it */
+	const char *fix;		/* what to do */
+	bool (*ok)(const struct amm_config *c);
+};
+
+extern const struct amm_config_rule amm_config_rules[];
+extern const unsigned int amm_config_nrules;
+
+/*
+ * The governor's tunables from @c (governor_*, the others at their
+ * defaults) into @out. Return: NULL, or why the governor cannot run with
+ * them (@out then undefined).
+ */
+const char *amm_config_gov(const struct amm_config *c,
+			   struct amm_gov_config *out);
+/*
+ * The first rule @c breaks, as "@path: rule (key = value, key = value):
+ * what to do" in @err. Return: 0 if none, else -1.
+ */
+int amm_config_check(const struct amm_config *c, const char *path, char *err,
+		     size_t errlen);
 
 #endif

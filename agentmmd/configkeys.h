@@ -15,7 +15,7 @@
  *          as hundredths), or one of the text types
  * default: the value as the file would spell it ("" = empty), parsed by
  *          set_<type> into the defaults; the docs state it as written here
- * min,max: the range of a number alone (rules between keys: configrules.h)
+ * min,max: the range of a number alone (rules between keys: config.c)
  * group:   USER (in agentmmd --help) or TUNING (agentmmd.conf(5) only)
  *
  * Keep each entry's name, type and default on its first line: the

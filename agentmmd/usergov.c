@@ -41,7 +41,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "configrules.h"
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
@@ -494,7 +493,7 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 
 /*
  * The policy tunables from the configuration. A file whose tunables do not
- * fit together is refused at load (configrules.c), so the defaults here are
+ * fit together is refused at load (config.c), so the defaults here are
  * only a last resort.
  */
 static void gov_config(struct daemon *d, struct amm_gov_config *out)

@@ -7,7 +7,6 @@
 
 #include "cgroup.h"
 #include "config.h"
-#include "configrules.h"
 #include "usage.h"
 
 #include "unit.h"
