@@ -21,7 +21,8 @@ Usage: tests/structure/check.py TOP CHECKPATCH
 - agentmmd.conf and agentmmd.conf(5) document every configuration key of
   agentmmd/configkeys.h (and the governor tunables) with the table's
   default, and none that is not there; the man page's RULES BETWEEN KEYS
-  names the keys of every rule of agentmmd/config.c;
+  names the keys of every rule of agentmmd/config.c, and its KEYS AT A
+  GLANCE is what tests/structure/gen_keys.py generates from the table;
 - every shipped shell script (the git tree's shell under config/, debian/,
   rpm/, scripts/, deploy/: what the packages, make install and users run)
   has no function over 120 lines and is shellcheck clean at its default
@@ -390,6 +391,13 @@ unnamed = ['%s, %s' % r for r in rules
 result(rules and not unnamed,
        '%s "RULES BETWEEN KEYS" names the keys of the %d rules of '
        'agentmmd/config.c' % (man, len(rules)), '\n'.join(unnamed))
+# the man page's KEYS AT A GLANCE is generated from the same tables
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_keys  # noqa: E402
+result(gen_keys.committed(text) == gen_keys.section(top),
+       '%s "KEYS AT A GLANCE" is what tests/structure/gen_keys.py makes '
+       'of the key table' % man,
+       'stale or missing: make man-keys writes it')
 # ---- shipped shell: shellcheck clean, no function over 120 lines ----
 # What the packages, make install and the users run: every shell script in
 # the git tree under SHIPPED_DIRS (a #! of sh or bash, or a "# shellcheck
