@@ -54,6 +54,7 @@ help:
 	@echo '  make vm-check-arm64  Debian arm64 kernels (4K, 16K pages) booted with agentmm.ko and agentmmd (qemu-system-aarch64)'
 	@echo '  make vm-check-arm64-full  the module and daemon guest suites on both arm64 kernels (T= selects tests)'
 	@echo '  make structure-check  no call/include cycle, no file over 800 lines, no function over 120, checkpatch clean'
+	@echo '  make man-keys   regenerate agentmmd.conf(5)'"'"'s KEYS AT A GLANCE from agentmmd/configkeys.h'
 	@echo '  make vm-shell   boot the test guest with agentmm built and get a shell'
 	@echo '  make demo       the main job: boot the guest with agentmm and show what it does'
 	@echo '  make bench      the full side-by-side benchmark in the guest (about 20 min)'

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * agentmmd configuration file: "key = value" lines, '#' comments. Every
- * key and default is documented in agentmmd/agentmmd.conf; keep them in sync.
+ * agentmmd configuration file: "key = value" lines, '#' comments. The keys,
+ * their types, ranges and defaults are the table in configkeys.h (and
+ * policy/govtunables.h for governor_<name>); the rules between keys are in
+ * amm_config_rules[] below. The parser, the defaults and the dump all read
+ * the table.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -9,71 +12,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "parse.h"
-
-void amm_config_defaults(struct amm_config *c)
-{
-	static const char *const pats[] = {
-		"machine.slice/libpod-*.scope",
-		"machine.slice/machine-*.scope",
-		"system.slice/docker-*.scope",
-		"kubepods.slice/**/cri-containerd-*.scope",
-		"kubepods.slice/**/crio-*.scope",
-		"agent.slice/*",
-	};
-	unsigned int i;
-
-	memset(c, 0, sizeof(*c));
-	strcpy(c->cgroup_root, "/sys/fs/cgroup");
-	strcpy(c->state_dir, "/run/agentmm");
-	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
-		strcpy(c->patterns[c->n_patterns++], pats[i]);
-	strcpy(c->tool_prefix, "tool-");
-	strcpy(c->runtime_cgroup, "runtime");
-	c->freeze_max_s = 30;
-	c->bpf_tasks_per_sandbox = 4096;
-	c->interval_ms = 500;
-	c->busy_interval_ms = 100;
-	c->idle_interval_ms = 2000;
-	c->memory_limit_mb = 0;
-	c->throttle_free_pct = 15;
-	c->freeze_free_pct = 8;
-	c->kill_free_pct = 3;
-	c->hysteresis_pct = 5;
-	c->kill_after_ms = 1000;
-	c->forecast_throttle_ms = 4000;
-	c->forecast_freeze_ms = 2000;
-	c->forecast_kill_ms = 1000;
-	c->pool_high_free_pct = 2;
-	c->floor_mb = 64;
-	c->kill_min_mb = 16;
-	c->swap_thrash_psi_full = 4000;
-	c->swap_thrash_s = 30;
-	c->default_priority = 100;
-	c->runtime_oom_score_adj = -900;
-	c->tool_oom_score_adj = 500;
-	c->throttle = c->freeze = c->kill = c->reclaim = c->bpf = true;
-	c->reclaim_target_free_pct = 100;
-	c->reclaim_host_psi_max = 100;
-	c->reclaim_idle_s = 30;
-	c->reclaim_sandbox_psi_max = 50;
-	c->reclaim_step_pct = 5;
-	c->reclaim_budget_mb_per_s = 64;
-	c->reclaim_paced = true;
-	/* tuned on workload seeds 101-103 (benchmarks/RESULTS.md): the largest
-	 * of 60/100/150 within 3% of the host's CPU, completion and p95 kept */
-	c->reclaim_paced_step_permille = 100;
-	c->reclaim_settle_ms = 1000;
-	c->reclaim_refault_max_pct = 10;
-	c->reclaim_gap_refault_max_pct = 0;
-	c->reclaim_hot_skip_s = 120;
-	c->reclaim_v1_limit = false;
-	c->retry_repeats = 3;
-	c->metrics_interval_s = 15;
-	c->events_max_kb = 1024;
-}
 
 static const char *const governor_names[] = {
 	"auto", "kernel", "daemon", "off", "observe",	/* enum ugov_mode */
@@ -152,122 +94,154 @@ static int parse_centi(const char *v, unsigned int *out)
 	return 0;
 }
 
-/* The keys that take one number or switch: type, where, allowed range. */
-enum num_kind { NUM_UINT, NUM_U64, NUM_INT, NUM_BOOL, NUM_CENTI };
+/* Where key @k's value lives in @c. */
+#define FIELD(c, k, type)	((type *)(void *)((char *)(c) + (k)->off))
 
-struct num_key {
-	const char *name;
-	enum num_kind kind;
-	size_t off;
-	int64_t min;
-	uint64_t max;
-};
-
-#define NK(f, kind, lo, hi) { #f, kind, offsetof(struct amm_config, f), lo, hi }
-#define KUINT(f, lo, hi)	NK(f, NUM_UINT, lo, hi)
-#define KU64(f, lo, hi)		NK(f, NUM_U64, lo, hi)
-#define KINT(f, lo, hi)		NK(f, NUM_INT, lo, hi)
-#define KBOOL(f)		NK(f, NUM_BOOL, 0, 1)
-#define KCENTI(f)		NK(f, NUM_CENTI, 0, 10000)	/* 0.00-100.00 */
-
-static const struct num_key num_keys[] = {
-	KBOOL(protect_guessed_runtime),
-	KUINT(freeze_max_s, 1, 3600),
-	KUINT(bpf_tasks_per_sandbox, 16, 65536),
-	KBOOL(freeze_kubernetes),
-	KUINT(interval_ms, 50, 60000),
-	KUINT(busy_interval_ms, 20, 60000),
-	KUINT(idle_interval_ms, 50, 600000),
-	KU64(memory_limit_mb, 0, 1ULL << 40),
-	KUINT(throttle_free_pct, 0, 100),
-	KUINT(freeze_free_pct, 0, 100),
-	KUINT(kill_free_pct, 0, 100),
-	KUINT(hysteresis_pct, 0, 100),
-	KUINT(kill_after_ms, 0, 600000),
-	KUINT(forecast_throttle_ms, 0, 600000),
-	KUINT(forecast_freeze_ms, 0, 600000),
-	KUINT(forecast_kill_ms, 0, 600000),
-	KUINT(pool_high_free_pct, 0, 50),
-	KU64(floor_mb, 0, 1ULL << 40),
-	KU64(kill_min_mb, 0, 1ULL << 40),
-	KCENTI(swap_thrash_psi_full),
-	KUINT(swap_thrash_s, 0, 3600),
-	KUINT(default_priority, 0, 1000000),
-	KINT(runtime_oom_score_adj, -1000, 1000),
-	KINT(tool_oom_score_adj, -1000, 1000),
-	KBOOL(throttle),
-	KBOOL(freeze),
-	KBOOL(kill),
-	KBOOL(reclaim),
-	KBOOL(bpf),
-	KBOOL(debug),
-	KUINT(reclaim_target_free_pct, 0, 100),
-	KCENTI(reclaim_host_psi_max),
-	KUINT(reclaim_idle_s, 0, 86400),
-	KCENTI(reclaim_sandbox_psi_max),
-	KUINT(reclaim_step_pct, 0, 100),
-	KU64(reclaim_budget_mb_per_s, 0, 1ULL << 30),
-	KBOOL(reclaim_paced),
-	KUINT(reclaim_paced_step_permille, 1, 500),
-	KUINT(reclaim_settle_ms, 0, 3600000),
-	KUINT(reclaim_refault_max_pct, 0, 100),
-	KUINT(reclaim_gap_refault_max_pct, 0, 100),
-	KUINT(reclaim_hot_skip_s, 0, 86400),
-	KBOOL(reclaim_v1_limit),
-	KBOOL(zswap_writeback),
-	KUINT(retry_repeats, 0, 100),
-	KBOOL(dry_run),
-	KUINT(metrics_interval_s, 1, 3600),
-	KUINT(events_max_kb, 16, 1U << 20),
-};
-
-/* @val into the field @k names; -1 (field untouched) if out of range. */
-static int set_num_key(struct amm_config *c, const struct num_key *k,
-		       const char *val)
+static int set_uint(struct amm_config *c, const struct amm_key *k, char *val,
+		    char *why, size_t whylen)
 {
-	char *p = (char *)c + k->off;
 	uint64_t x;
-	int i;
 
-	switch (k->kind) {
-	case NUM_BOOL:
-		return parse_bool(val, (bool *)p);
-	case NUM_CENTI:
-		return parse_centi(val, (unsigned int *)p);
-	case NUM_INT:
-		if (parse_int(val, (int)k->min, (int)k->max, &i))
-			return -1;
-		*(int *)p = i;
-		return 0;
-	case NUM_UINT:
-	case NUM_U64:
-		if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
-			return -1;
-		if (k->kind == NUM_U64)
-			*(uint64_t *)p = x;
-		else
-			*(unsigned int *)p = (unsigned int)x;
-		return 0;
-	}
-	return -1;
+	(void)why, (void)whylen;
+	if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
+		return 1;
+	*FIELD(c, k, unsigned int) = (unsigned int)x;
+	return 0;
 }
 
-/* An absolute path shorter than @size - @reserve into @dst. */
-static int set_abs_path(char *dst, size_t size, size_t reserve,
-			const char *val)
+static int set_u64(struct amm_config *c, const struct amm_key *k, char *val,
+		   char *why, size_t whylen)
 {
-	if (val[0] != '/' || strlen(val) + reserve >= size)
+	uint64_t x;
+
+	(void)why, (void)whylen;
+	if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
+		return 1;
+	*FIELD(c, k, uint64_t) = x;
+	return 0;
+}
+
+static int set_int(struct amm_config *c, const struct amm_key *k, char *val,
+		   char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return parse_int(val, (int)k->min, (int)k->max,
+			 FIELD(c, k, int)) ? 1 : 0;
+}
+
+static int set_bool(struct amm_config *c, const struct amm_key *k, char *val,
+		    char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return parse_bool(val, FIELD(c, k, bool)) ? 1 : 0;
+}
+
+static int set_centi(struct amm_config *c, const struct amm_key *k,
+		     char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return parse_centi(val, FIELD(c, k, unsigned int)) ? 1 : 0;
+}
+
+/* Text of at most @k->size - @reserve - 1 chars into the key's field. */
+static int put_text(struct amm_config *c, const struct amm_key *k,
+		    const char *val, size_t reserve)
+{
+	if (strlen(val) + reserve >= k->size)
+		return 1;
+	strcpy(FIELD(c, k, char), val);
+	return 0;
+}
+
+/* An absolute path. */
+static int set_abspath(struct amm_config *c, const struct amm_key *k,
+		       char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return val[0] != '/' || put_text(c, k, val, 0);
+}
+
+/* An absolute path with room below it for the state files' names. */
+static int set_statedir(struct amm_config *c, const struct amm_key *k,
+			char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return val[0] != '/' || put_text(c, k, val, 64);
+}
+
+/* A cgroup name prefix: not empty, no '/'. */
+static int set_prefix(struct amm_config *c, const struct amm_key *k,
+		      char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return !val[0] || strchr(val, '/') || put_text(c, k, val, 0);
+}
+
+/* One child cgroup's name, or empty. */
+static int set_cgname(struct amm_config *c, const struct amm_key *k,
+		      char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return strchr(val, '/') || !strcmp(val, ".") || !strcmp(val, "..") ||
+	       put_text(c, k, val, 0);
+}
+
+/* A cgroup below cgroup_root, or empty: no absolute path, no way up. */
+static int set_relpath(struct amm_config *c, const struct amm_key *k,
+		       char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return val[0] == '/' || strstr(val, "..") || put_text(c, k, val, 0);
+}
+
+/* An absolute path ending in .prom (node_exporter reads only those), or
+ * empty; with room for the temporary file's suffix. */
+static int set_promfile(struct amm_config *c, const struct amm_key *k,
+			char *val, char *why, size_t whylen)
+{
+	size_t l = strlen(val);
+
+	(void)why, (void)whylen;
+	if (l && (val[0] != '/' || l < 6 || strcmp(val + l - 5, ".prom")))
+		return 1;
+	return put_text(c, k, val, 16);
+}
+
+/* A list of sizes in kB, or empty (the default); amm_config_gov() parses it. */
+static int set_sizes(struct amm_config *c, const struct amm_key *k,
+		     char *val, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	return strspn(val, "0123456789,") != strlen(val) ||
+	       put_text(c, k, val, 0);
+}
+
+static int set_govmode(struct amm_config *c, const struct amm_key *k,
+		       char *val, char *why, size_t whylen)
+{
+	int g;
+
+	(void)k;
+	for (g = 0; g < 5; g++)
+		if (!strcmp(val, governor_names[g]))
+			break;
+	if (g == 5) {
+		snprintf(why, whylen,
+			 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off, observe)",
+			 val);
 		return -1;
-	strcpy(dst, val);
+	}
+	c->governor = g;
 	return 0;
 }
 
 /* sandbox_patterns = GLOB ...: relative to cgroup_root. */
-static int set_patterns(struct amm_config *c, char *val, char *why,
-			size_t whylen)
+static int set_globs(struct amm_config *c, const struct amm_key *k,
+		     char *val, char *why, size_t whylen)
 {
 	char *save = NULL, *tok;
 
+	(void)k;
 	c->n_patterns = 0;
 	for (tok = strtok_r(val, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {
@@ -284,12 +258,13 @@ static int set_patterns(struct amm_config *c, char *val, char *why,
 }
 
 /* priorities = GLOB=N ...: first match wins. */
-static int set_priorities(struct amm_config *c, char *val, char *why,
-			  size_t whylen)
+static int set_prios(struct amm_config *c, const struct amm_key *k,
+		     char *val, char *why, size_t whylen)
 {
 	char *save = NULL, *tok, *eq;
 	uint64_t x;
 
+	(void)k;
 	c->n_prio = 0;
 	for (tok = strtok_r(val, " \t", &save); tok;
 	     tok = strtok_r(NULL, " \t", &save)) {
@@ -309,118 +284,377 @@ static int set_priorities(struct amm_config *c, char *val, char *why,
 	return 0;
 }
 
-/* governor_<name> = N (the policy tunables) and governor_candidates. */
-static int set_gov_param(struct amm_config *c, const char *name,
-			 const char *val, char *why, size_t whylen)
+/*
+ * governor_<name> = N, a policy tunable in its own range (the rules between
+ * tunables: amm_config_rules[]). gov_param_set has the bits of those that differ
+ * from the default: the ones the governor must be told.
+ */
+static int set_gov(struct amm_config *c, const struct amm_key *k, char *val,
+		   char *why, size_t whylen)
 {
-	unsigned int i;
-	uint64_t x;
+	unsigned int i = (unsigned int)((k->off - offsetof(struct amm_config,
+							gov_param)) /
+					sizeof(c->gov_param[0]));
 
-	if (!strcmp(name, "candidates")) {
-		size_t n = strlen(val);
-
-		if (!n || n >= sizeof(c->gov_candidates) ||
-		    strspn(val, "0123456789,") != n)
-			return 1;
-		strcpy(c->gov_candidates, val);
-		return 0;
-	}
-	for (i = 0; i < AMM_GOV_NPARAMS; i++)
-		if (!strcmp(name, amm_gov_param_names[i]))
-			break;
-	if (i == AMM_GOV_NPARAMS) {
-		snprintf(why, whylen, "unknown key 'governor_%s'", name);
-		return -1;
-	}
-	if (parse_u64(val, UINT32_MAX, &x))
+	if (set_u64(c, k, val, why, whylen))
 		return 1;
-	c->gov_param[i] = x;
-	c->gov_param_set |= 1u << i;
+	if (c->gov_param[i] != amm_gov_tunables[i].def)
+		c->gov_param_set |= 1u << i;
+	else
+		c->gov_param_set &= ~(1u << i);
 	return 0;
 }
 
-/* The keys whose value is text; 1 = bad value, -1 = @why says it all. */
-static int set_text_key(struct amm_config *c, const char *key, char *val,
-			char *why, size_t whylen)
+static void print_uint(const struct amm_config *c, const struct amm_key *k,
+		       FILE *f)
 {
-	size_t l = strlen(val);
-	int g;
+	fprintf(f, "%u", *FIELD(c, k, const unsigned int));
+}
 
-	if (!strcmp(key, "cgroup_root"))
-		return set_abs_path(c->cgroup_root, sizeof(c->cgroup_root), 0,
-				    val) ? 1 : 0;
-	if (!strcmp(key, "state_dir"))
-		return set_abs_path(c->state_dir, sizeof(c->state_dir), 64,
-				    val) ? 1 : 0;
-	if (!strcmp(key, "sandbox_patterns"))
-		return set_patterns(c, val, why, whylen);
-	if (!strcmp(key, "priorities"))
-		return set_priorities(c, val, why, whylen);
-	if (!strcmp(key, "tool_cgroup_prefix")) {
-		if (!l || l >= sizeof(c->tool_prefix) || strchr(val, '/'))
-			return 1;
-		strcpy(c->tool_prefix, val);
-		return 0;
+static void print_u64(const struct amm_config *c, const struct amm_key *k,
+		      FILE *f)
+{
+	fprintf(f, "%" PRIu64, *FIELD(c, k, const uint64_t));
+}
+
+static void print_int(const struct amm_config *c, const struct amm_key *k,
+		      FILE *f)
+{
+	fprintf(f, "%d", *FIELD(c, k, const int));
+}
+
+static void print_bool(const struct amm_config *c, const struct amm_key *k,
+		       FILE *f)
+{
+	fprintf(f, "%d", *FIELD(c, k, const bool));
+}
+
+static void print_centi(const struct amm_config *c, const struct amm_key *k,
+			FILE *f)
+{
+	unsigned int x = *FIELD(c, k, const unsigned int);
+
+	fprintf(f, "%u.%02u", x / 100, x % 100);
+}
+
+static void print_text(const struct amm_config *c, const struct amm_key *k,
+		       FILE *f)
+{
+	fputs(FIELD(c, k, const char), f);
+}
+
+#define print_abspath	print_text
+#define print_statedir	print_text
+#define print_prefix	print_text
+#define print_cgname	print_text
+#define print_relpath	print_text
+#define print_promfile	print_text
+#define print_sizes	print_text
+#define print_gov	print_u64
+
+static void print_govmode(const struct amm_config *c, const struct amm_key *k,
+			  FILE *f)
+{
+	(void)k;
+	fputs(amm_governor_name(c->governor), f);
+}
+
+static void print_globs(const struct amm_config *c, const struct amm_key *k,
+			FILE *f)
+{
+	int i;
+
+	(void)k;
+	for (i = 0; i < c->n_patterns; i++)
+		fprintf(f, "%s%s", i ? " " : "", c->patterns[i]);
+}
+
+static void print_prios(const struct amm_config *c, const struct amm_key *k,
+			FILE *f)
+{
+	int i;
+
+	(void)k;
+	for (i = 0; i < c->n_prio; i++)
+		fprintf(f, "%s%s=%u", i ? " " : "", c->prio_patterns[i],
+			c->prio_values[i]);
+}
+
+#define AMM_KSTR1(x)	#x
+#define AMM_KSTR(x)	AMM_KSTR1(x)
+
+const struct amm_key amm_config_keys[] = {
+#define AMM_CONFIG_KEY(name, field, type, def, min, max, group, desc)	\
+	{ #name, offsetof(struct amm_config, field),			\
+	  sizeof(((struct amm_config *)0)->field), set_##type,		\
+	  print_##type, def, min, max, AMM_KEY_##group, desc },
+#include "configkeys.h"
+#undef AMM_CONFIG_KEY
+	/* the governor's values as 32-bit words, as agentmm.ko takes them */
+#define AMM_GOV_TUNABLE(name, desc, type, def, min, max)		\
+	{ "governor_" #name, offsetof(struct amm_config, gov_param) +	\
+	  AMM_GOV_T_##name * sizeof(uint64_t), sizeof(uint64_t), set_gov, \
+	  print_gov, AMM_KSTR(def), min,				\
+	  (max) > UINT32_MAX ? UINT32_MAX : (max), AMM_KEY_TUNING, desc },
+#include "govtunables.h"
+#undef AMM_GOV_TUNABLE
+};
+
+const unsigned int amm_config_nkeys =
+	sizeof(amm_config_keys) / sizeof(amm_config_keys[0]);
+
+const struct amm_key *amm_config_key(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < amm_config_nkeys; i++)
+		if (!strcmp(name, amm_config_keys[i].name))
+			return &amm_config_keys[i];
+	return NULL;
+}
+
+void amm_config_defaults(struct amm_config *c)
+{
+	char val[AMM_KEY_DEFAULT_MAX], why[256];
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < amm_config_nkeys; i++) {
+		const struct amm_key *k = &amm_config_keys[i];
+
+		/* the unit tests check that every default parses */
+		snprintf(val, sizeof(val), "%s", k->def);
+		k->set(c, k, val, why, sizeof(why));
 	}
-	if (!strcmp(key, "runtime_cgroup")) {
-		if (l >= sizeof(c->runtime_cgroup) || strchr(val, '/') ||
-		    !strcmp(val, ".") || !strcmp(val, ".."))
-			return 1;
-		strcpy(c->runtime_cgroup, val);
-		return 0;
-	}
-	if (!strcmp(key, "pool_cgroup")) {
-		if (l >= sizeof(c->pool_cgroup) || val[0] == '/' ||
-		    strstr(val, ".."))
-			return 1;
-		strcpy(c->pool_cgroup, val);
-		return 0;
-	}
-	if (!strcmp(key, "metrics_textfile")) {
-		/* node_exporter reads only *.prom files */
-		if (l && (val[0] != '/' || l >= sizeof(c->metrics_textfile) - 16 ||
-			  l < 6 || strcmp(val + l - 5, ".prom")))
-			return 1;
-		strcpy(c->metrics_textfile, val);
-		return 0;
-	}
-	if (!strcmp(key, "governor")) {
-		for (g = 0; g < 5; g++)
-			if (!strcmp(val, governor_names[g]))
-				break;
-		if (g == 5) {
-			snprintf(why, whylen,
-				 "bad value '%s' for 'governor' (allowed: auto, kernel, daemon, off, observe)",
-				 val);
-			return -1;
-		}
-		c->governor = g;
-		return 0;
-	}
-	if (!strncmp(key, "governor_", 9))
-		return set_gov_param(c, key + 9, val, why, whylen);
-	snprintf(why, whylen, "unknown key '%s'", key);
-	return -1;
+}
+
+/* What a number may be, for the error message. */
+static void key_range(const struct amm_key *k, char *buf, size_t len)
+{
+	if (k->set == set_bool)
+		snprintf(buf, len, "1, yes, true, on or 0, no, false, off");
+	else if (k->set == set_centi)
+		snprintf(buf, len, "0.00 to 100.00");
+	else if (k->set == set_int)
+		snprintf(buf, len, "%" PRId64 " to %" PRIu64, k->min,
+			 k->max);
+	else if (k->set == set_uint || k->set == set_u64 ||
+		 k->set == set_gov)
+		snprintf(buf, len, "a whole number %" PRId64 " to %" PRIu64,
+			 k->min, k->max);
+	else
+		snprintf(buf, len, "%s", k->desc);
 }
 
 static int set_key(struct amm_config *c, const char *key, char *val,
 		   char *why, size_t whylen)
 {
-	unsigned int i;
+	const struct amm_key *k = amm_config_key(key);
+	char range[160];
 	int r;
 
-	for (i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
-		if (!strcmp(key, num_keys[i].name))
-			break;
-	if (i < sizeof(num_keys) / sizeof(num_keys[0]))
-		r = set_num_key(c, &num_keys[i], val) ? 1 : 0;
-	else
-		r = set_text_key(c, key, val, why, whylen);
-	if (r > 0)
-		snprintf(why, whylen,
-			 "bad value '%s' for '%s' (see agentmmd --help)",
-			 val, key);
+	if (!k) {
+		snprintf(why, whylen, "unknown key '%s'", key);
+		return -1;
+	}
+	r = k->set(c, k, val, why, whylen);
+	if (r > 0) {
+		key_range(k, range, sizeof(range));
+		snprintf(why, whylen, "bad value '%s' for '%s' (%s)", val, key,
+			 range);
+	}
 	return r ? -1 : 0;
+}
+
+void amm_config_print_value(const struct amm_config *c,
+			    const struct amm_key *k, FILE *f)
+{
+	k->print(c, k, f);
+}
+
+void amm_config_print(const struct amm_config *c, FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < amm_config_nkeys; i++) {
+		fprintf(f, "%s = ", amm_config_keys[i].name);
+		amm_config_print_value(c, &amm_config_keys[i], f);
+		fputc('\n', f);
+	}
+}
+
+/*
+ * The rules between keys, in one table: what every load checks after the
+ * keys' own ranges. Each was a combination the daemon used to take and
+ * then quietly did something else with (a busy interval longer than the
+ * normal one ran at the normal one, governor_* tunables that do not fit
+ * together were replaced by the defaults, the older reclaim rule with its
+ * target at or below the throttle line never reclaimed); refused at load
+ * instead, and a reload keeps the running configuration rather than half
+ * of a new one.
+ */
+static bool kill_below_freeze(const struct amm_config *c)
+{
+	return c->kill_free_pct < c->freeze_free_pct;
+}
+
+static bool freeze_below_throttle(const struct amm_config *c)
+{
+	return c->freeze_free_pct < c->throttle_free_pct;
+}
+
+static bool release_within_100(const struct amm_config *c)
+{
+	return c->throttle_free_pct + c->hysteresis_pct <= 100;
+}
+
+/* tick.c's busy pace was the shorter of the two, its idle pace the longer */
+static bool busy_within_interval(const struct amm_config *c)
+{
+	return c->busy_interval_ms <= c->interval_ms;
+}
+
+static bool interval_within_idle(const struct amm_config *c)
+{
+	return c->interval_ms <= c->idle_interval_ms;
+}
+
+/* the older rule reclaims only above the throttle line (reclaim.c) and
+ * only below its target: with the target at or below the line, never */
+static bool reclaim_target_above_throttle(const struct amm_config *c)
+{
+	return !c->reclaim || c->reclaim_paced ||
+	       c->reclaim_target_free_pct > c->throttle_free_pct;
+}
+
+/* usergov.c ran the defaults instead of tunables that broke a rule */
+static bool gov_fits(const struct amm_config *c)
+{
+	struct amm_gov_config g;
+
+	return !amm_config_gov(c, &g);
+}
+
+const struct amm_config_rule amm_config_rules[] = {
+	{ "kill_free_pct", "freeze_free_pct",
+	  "thresholds must satisfy kill_free_pct < freeze_free_pct",
+	  "lower kill_free_pct or raise freeze_free_pct", kill_below_freeze },
+	{ "freeze_free_pct", "throttle_free_pct",
+	  "thresholds must satisfy freeze_free_pct < throttle_free_pct",
+	  "lower freeze_free_pct or raise throttle_free_pct",
+	  freeze_below_throttle },
+	{ "throttle_free_pct", "hysteresis_pct",
+	  "thresholds must satisfy throttle_free_pct + hysteresis_pct <= 100",
+	  "lower throttle_free_pct or hysteresis_pct", release_within_100 },
+	{ "busy_interval_ms", "interval_ms",
+	  "intervals must satisfy busy_interval_ms <= interval_ms",
+	  "lower busy_interval_ms or raise interval_ms",
+	  busy_within_interval },
+	{ "interval_ms", "idle_interval_ms",
+	  "intervals must satisfy interval_ms <= idle_interval_ms",
+	  "lower interval_ms or raise idle_interval_ms",
+	  interval_within_idle },
+	{ "reclaim_target_free_pct", "throttle_free_pct",
+	  "with reclaim_paced = 0, reclaim_target_free_pct must be above throttle_free_pct",
+	  "raise reclaim_target_free_pct (at or below the throttle line the older rule never reclaims), or set reclaim_paced = 1, or reclaim = 0",
+	  reclaim_target_above_throttle },
+	{ "governor_*", NULL,
+	  "the governor's tunables do not fit together",
+	  "set them as docs/governor.md \"Tunables\" says, or leave them out for the defaults",
+	  gov_fits },
+};
+
+const unsigned int amm_config_nrules =
+	sizeof(amm_config_rules) / sizeof(amm_config_rules[0]);
+
+const char *amm_config_gov(const struct amm_config *c,
+			   struct amm_gov_config *out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+
+	amm_gov_config_default(out);
+	for (i = 0; i < AMM_GOV_NPARAMS; i++)
+		if (c->gov_param_set & (1u << i))
+			amm_gov_tunable_set(out, i, c->gov_param[i]);
+	if (c->gov_candidates[0] &&
+	    amm_parse_sizes(c->gov_candidates, strlen(c->gov_candidates),
+			    page > 0 ? (unsigned int)(page / 1024) : 4, 2,
+			    AMM_MAX_ORDERS - 1, &out->candidates))
+		return "candidates must be sizes in kB of 4 base pages or more, each a power of two times the page size (16,32,64 with 4 KiB pages)";
+	return amm_gov_config_conflict(out);
+}
+
+/* "key = value" of key @name into @buf. */
+static void key_value(const struct amm_config *c, const char *name,
+		      char *buf, size_t len)
+{
+	const struct amm_key *k = amm_config_key(name);
+	FILE *f;
+
+	buf[0] = 0;
+	f = k ? fmemopen(buf, len, "w") : NULL;
+	if (!f)
+		return;
+	fprintf(f, "%s = ", name);
+	amm_config_print_value(c, k, f);
+	fclose(f);
+}
+
+/* @why with each tunable's name as its key: governor_<name>. */
+static void gov_keys(const char *why, char *out, size_t len)
+{
+	size_t o = 0, n;
+	unsigned int i;
+
+	while (*why && o + 1 < len) {
+		n = strspn(why, "abcdefghijklmnopqrstuvwxyz_");
+		for (i = 0; n && i < AMM_GOV_NPARAMS; i++)
+			if (strlen(amm_gov_param_names[i]) == n &&
+			    !strncmp(why, amm_gov_param_names[i], n))
+				break;
+		if (n && (i < AMM_GOV_NPARAMS ||
+			  (n == 10 && !strncmp(why, "candidates", n))))
+			o += (size_t)snprintf(out + o, len - o, "governor_");
+		if (!n)
+			n = 1;
+		if (o + n >= len)
+			break;
+		memcpy(out + o, why, n);
+		o += n;
+		why += n;
+	}
+	out[o < len ? o : len - 1] = 0;
+}
+
+int amm_config_check(const struct amm_config *c, const char *path, char *err,
+		     size_t errlen)
+{
+	const struct amm_config_rule *r;
+	struct amm_gov_config g;
+	char a[128], b[128], why[512];
+	unsigned int i;
+
+	for (i = 0; i < amm_config_nrules; i++) {
+		r = &amm_config_rules[i];
+		if (r->ok(c))
+			continue;
+		if (!r->key_b) {
+			/* the governor's own rule names its tunables */
+			const char *w = amm_config_gov(c, &g);
+
+			gov_keys(w ? w : "?", why, sizeof(why));
+			snprintf(err, errlen, "%s: %s: %s; %s", path, r->must,
+				 why, r->fix);
+			return -1;
+		}
+		key_value(c, r->key_a, a, sizeof(a));
+		key_value(c, r->key_b, b, sizeof(b));
+		snprintf(err, errlen, "%s: %s (%s, %s): %s", path, r->must, a,
+			 b, r->fix);
+		return -1;
+	}
+	return 0;
 }
 
 int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
@@ -472,86 +706,10 @@ int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
 		goto fail;
 	}
 	fclose(f);
-	if (!(c->kill_free_pct < c->freeze_free_pct &&
-	      c->freeze_free_pct < c->throttle_free_pct &&
-	      c->throttle_free_pct + c->hysteresis_pct <= 100)) {
-		snprintf(err, errlen,
-			 "%s: thresholds must satisfy kill_free_pct < freeze_free_pct < throttle_free_pct and throttle_free_pct + hysteresis_pct <= 100",
-			 path);
-		return -1;
-	}
-	return 0;
+	/* rules between keys: a file breaking one is refused as a whole */
+	return amm_config_check(c, path, err, errlen);
 fail:
 	fclose(f);
 	return -1;
 }
 
-void amm_config_print(const struct amm_config *c, FILE *f)
-{
-	int i;
-
-	fprintf(f, "cgroup_root = %s\nstate_dir = %s\nsandbox_patterns =",
-		c->cgroup_root, c->state_dir);
-	for (i = 0; i < c->n_patterns; i++)
-		fprintf(f, " %s", c->patterns[i]);
-	fprintf(f, "\npriorities =");
-	for (i = 0; i < c->n_prio; i++)
-		fprintf(f, " %s=%u", c->prio_patterns[i], c->prio_values[i]);
-	fprintf(f, "\nruntime_cgroup = %s\nprotect_guessed_runtime = %d\n"
-		"freeze_max_s = %u\nfreeze_kubernetes = %d\n"
-		"bpf_tasks_per_sandbox = %u",
-		c->runtime_cgroup, c->protect_guessed_runtime, c->freeze_max_s,
-		c->freeze_kubernetes, c->bpf_tasks_per_sandbox);
-	fprintf(f, "\ntool_cgroup_prefix = %s\ninterval_ms = %u\n"
-		"busy_interval_ms = %u\nidle_interval_ms = %u\n"
-		"memory_limit_mb = %" PRIu64 "\nthrottle_free_pct = %u\n"
-		"freeze_free_pct = %u\nkill_free_pct = %u\nhysteresis_pct = %u\n"
-		"kill_after_ms = %u\nforecast_throttle_ms = %u\n"
-		"forecast_freeze_ms = %u\nforecast_kill_ms = %u\n"
-		"pool_cgroup = %s\npool_high_free_pct = %u\n"
-		"floor_mb = %" PRIu64 "\n"
-		"kill_min_mb = %" PRIu64 "\n"
-		"swap_thrash_psi_full = %u.%02u\nswap_thrash_s = %u\n"
-		"default_priority = %u\nruntime_oom_score_adj = %d\n"
-		"tool_oom_score_adj = %d\nthrottle = %d\nfreeze = %d\nkill = %d\n"
-		"reclaim = %d\nbpf = %d\nreclaim_target_free_pct = %u\n"
-		"reclaim_host_psi_max = %u.%02u\nreclaim_idle_s = %u\n"
-		"reclaim_sandbox_psi_max = %u.%02u\nreclaim_step_pct = %u\n"
-		"reclaim_budget_mb_per_s = %" PRIu64 "\nreclaim_paced = %d\n"
-		"reclaim_paced_step_permille = %u\nreclaim_settle_ms = %u\n"
-		"reclaim_refault_max_pct = %u\nreclaim_gap_refault_max_pct = %u\n"
-		"reclaim_hot_skip_s = %u\n"
-		"reclaim_v1_limit = %d\nzswap_writeback = %d\n"
-		"retry_repeats = %u\n"
-		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
-		"metrics_interval_s = %u\nevents_max_kb = %u\n",
-		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
-		c->idle_interval_ms, c->memory_limit_mb,
-		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
-		c->hysteresis_pct, c->kill_after_ms, c->forecast_throttle_ms,
-		c->forecast_freeze_ms, c->forecast_kill_ms, c->pool_cgroup,
-		c->pool_high_free_pct, c->floor_mb,
-		c->kill_min_mb,
-		c->swap_thrash_psi_full / 100, c->swap_thrash_psi_full % 100,
-		c->swap_thrash_s,
-		c->default_priority, c->runtime_oom_score_adj,
-		c->tool_oom_score_adj, c->throttle, c->freeze, c->kill,
-		c->reclaim, c->bpf, c->reclaim_target_free_pct,
-		c->reclaim_host_psi_max / 100, c->reclaim_host_psi_max % 100,
-		c->reclaim_idle_s, c->reclaim_sandbox_psi_max / 100,
-		c->reclaim_sandbox_psi_max % 100, c->reclaim_step_pct,
-		c->reclaim_budget_mb_per_s, c->reclaim_paced,
-		c->reclaim_paced_step_permille, c->reclaim_settle_ms,
-		c->reclaim_refault_max_pct, c->reclaim_gap_refault_max_pct,
-		c->reclaim_hot_skip_s,
-		c->reclaim_v1_limit, c->zswap_writeback,
-		c->retry_repeats, c->debug,
-		amm_governor_name(c->governor), c->dry_run,
-		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
-	if (c->gov_candidates[0])
-		fprintf(f, "governor_candidates = %s\n", c->gov_candidates);
-	for (i = 0; i < AMM_GOV_NPARAMS; i++)
-		if (c->gov_param_set & (1u << i))
-			fprintf(f, "governor_%s = %" PRIu64 "\n",
-				amm_gov_param_names[i], c->gov_param[i]);
-}

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* agentmmd configuration: defaults, parser, validation. */
+/*
+ * agentmmd configuration: the keys' table (configkeys.h), defaults, parser,
+ * dump, and the rules between keys.
+ */
 #ifndef _AGENTMM_CONFIG_H
 #define _AGENTMM_CONFIG_H
 
@@ -75,7 +78,7 @@ struct amm_config {
 	int governor;	/* enum ugov_mode (usergov.h): auto kernel daemon off observe */
 	/* governor_<name> = N: the policy tunables (amm_gov_param_names) */
 	uint64_t gov_param[AMM_GOV_NPARAMS];
-	uint32_t gov_param_set;		/* bit i: gov_param[i] was given */
+	uint32_t gov_param_set;		/* bit i: gov_param[i] is not the default */
 	char gov_candidates[128];	/* governor_candidates = 16,32,64; "" default */
 	bool debug;
 	/* operations (agentmmd(8)) */
@@ -85,16 +88,78 @@ struct amm_config {
 	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 
+/* Who a key is for: agentmmd --help lists the USER ones. */
+enum amm_key_group { AMM_KEY_USER, AMM_KEY_TUNING };
+
+/* The longest default a key has (sandbox_patterns'), with room. */
+#define AMM_KEY_DEFAULT_MAX	512
+
+/* One configuration key, from configkeys.h or policy/govtunables.h. */
+struct amm_key {
+	const char *name;
+	size_t off, size;		/* its field in struct amm_config */
+	/* 0: set; 1: a bad value (the caller says so); -1: @why says why */
+	int (*set)(struct amm_config *c, const struct amm_key *k, char *val,
+		   char *why, size_t whylen);
+	void (*print)(const struct amm_config *c, const struct amm_key *k,
+		      FILE *f);
+	const char *def;		/* as the file spells it; "" empty */
+	int64_t min;			/* numbers: the range of the value */
+	uint64_t max;
+	enum amm_key_group group;
+	const char *desc;		/* one line */
+};
+
+extern const struct amm_key amm_config_keys[];
+extern const unsigned int amm_config_nkeys;
+
+/* The key called @name, or NULL. */
+const struct amm_key *amm_config_key(const char *name);
+/* Every key's default (configkeys.h). */
 void amm_config_defaults(struct amm_config *c);
 /*
- * Parse @path over the values already in @c. On error returns -1 and puts
- * "file:line: what" into @err; @c is then partially updated, so callers
- * parse into a copy and keep the old one.
+ * Parse @path over the values already in @c, then check the rules between
+ * keys (amm_config_rules[]). On error returns -1 and puts "file:line: what" (a
+ * broken rule: "file: what, what to do") into @err; @c is then partially
+ * updated, so callers parse into a copy and keep the old one.
  */
 int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
 		    char *err, size_t errlen);
 /* "auto", "kernel", "daemon" or "off" for amm_config.governor */
 const char *amm_governor_name(int g);
+/* Every key as "key = value" lines, in the table's order: a file that
+ * loads back to @c. */
 void amm_config_print(const struct amm_config *c, FILE *f);
+/* Key @k's value in @c as the file would spell it. */
+void amm_config_print_value(const struct amm_config *c,
+			    const struct amm_key *k, FILE *f);
+
+/*
+ * The rules between keys (config.c): a file that breaks one is refused, at
+ * start, on reload and by --check-config alike.
+ */
+struct amm_config_rule {
+	const char *key_a, *key_b;	/* the keys it ties ("governor_*") */
+	const char *must;		/* the rule, as the error states it */
+	const char *fix;		/* what to do */
+	bool (*ok)(const struct amm_config *c);
+};
+
+extern const struct amm_config_rule amm_config_rules[];
+extern const unsigned int amm_config_nrules;
+
+/*
+ * The governor's tunables from @c (governor_*, the others at their
+ * defaults) into @out. Return: NULL, or why the governor cannot run with
+ * them (@out then undefined).
+ */
+const char *amm_config_gov(const struct amm_config *c,
+			   struct amm_gov_config *out);
+/*
+ * The first rule @c breaks, as "@path: rule (key = value, key = value):
+ * what to do" in @err. Return: 0 if none, else -1.
+ */
+int amm_config_check(const struct amm_config *c, const char *path, char *err,
+		     size_t errlen);
 
 #endif

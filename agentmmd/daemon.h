@@ -23,7 +23,8 @@
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   cfgwatch.c the configuration file watched (reload on change)
  *   sdnotify.c systemd's notify protocol and watchdog
- *   config.c   the configuration file; cgroup.c cgroupfs/procfs helpers
+ *   config.c   the configuration file: its keys (configkeys.h) and the
+ *              rules between them; cgroup.c cgroupfs/procfs helpers
  *   usergov.c  the mTHP governor in user space (govparse.c: its parsers;
  *              modver.c: agentmm.ko's version, and whether to use it)
  */

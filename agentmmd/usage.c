@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* agentmmd --help: the manual in brief (agentmmd(8) has the rest). */
+/*
+ * agentmmd --help: a synopsis, the options and the keys most hosts set,
+ * those from the key table (configkeys.h) so that they cannot drift;
+ * agentmmd(8) and agentmmd.conf(5) have the rest.
+ */
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon.h"
 #include "usage.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
 "NAME\n"
 "    agentmmd - per-sandbox memory control for hosts running AI agents\n"
 "\n"
@@ -15,100 +20,24 @@ static const char usage_text[] =
 "    agentmmd [-c FILE] --restore [--log-format text|json]\n"
 "\n"
 "DESCRIPTION\n"
-"    agentmmd watches the cgroup v2 sandboxes of agent containers, tells each\n"
-"    sandbox's long-lived agent runtime (its oldest process) from the tool\n"
-"    subprocesses it starts, and keeps the host out of memory without losing\n"
-"    agents. BPF programs (sched fork/exec/exit, memcg reclaim, over-high and\n"
-"    OOM events) attribute processes and tool calls to sandboxes; without BPF\n"
-"    the daemon still works from cgroupfs alone.\n"
-"\n"
-"    Sandboxes are the cgroups whose path below cgroup_root matches one of\n"
-"    sandbox_patterns (fnmatch per path component, ** = any depth). Default:\n"
-"    machine.slice/libpod-*.scope machine.slice/machine-*.scope\n"
-"    system.slice/docker-*.scope kubepods.slice/**/cri-containerd-*.scope\n"
-"    kubepods.slice/**/crio-*.scope agent.slice/*\n"
-"\n"
-"RESPONSE TO MEMORY PRESSURE\n"
-"    Free memory is measured against the host (MemTotal - MemAvailable) or,\n"
-"    with memory_limit_mb, against a pool limit for all sandboxes together.\n"
-"    Below throttle_free_pct: the fastest-growing tool cgroup (tool-* child\n"
-"        of a sandbox) above floor_mb is throttled with memory.high, sized\n"
-"        from live usage. A whole sandbox (and so its runtime) is never\n"
-"        throttled: without swap that frees nothing and only stalls.\n"
-"    Below freeze_free_pct: sandboxes are frozen (cgroup.freeze), one per\n"
-"        interval: lower-priority ones first; among equal priorities the\n"
-"        fastest-growing one (never one that is not growing, never the last\n"
-"        one running). They are thawed one per interval once free memory is\n"
-"        back above throttle_free_pct + hysteresis_pct.\n"
-"    Below kill_free_pct for kill_after_ms: the largest tool - by its tool\n"
-"        cgroup's memory.current, or a tool process's private memory (USS;\n"
-"        RssAnon if smaps_rollup does not answer within 50 ms), never a\n"
-"        vfork child still sharing the runtime's memory - is killed\n"
-"        (cgroup.kill / pidfd SIGKILL), never the agent runtime; then one\n"
-"        line goes to the tool's stderr saying what happened and what to\n"
-"        try instead, written without blocking (a full pipe loses the\n"
-"        note). Tools holding less than kill_min_mb, or less than what\n"
-"        brings free memory back to kill_free_pct, are not killed. With\n"
-"        free swap the kernel swaps instead: no throttle, freeze or kill while\n"
-"        memory pressure (full avg10) stays below swap_thrash_psi_full\n"
-"        (40.00%), or has not stayed above it for swap_thrash_s (30).\n"
-"    Pacing: every interval_ms a tick reads memory.current of each sandbox;\n"
-"        busy_interval_ms while acting or after a pressure event (BPF, or a\n"
-"        PSI trigger on /proc/pressure/memory); idle_interval_ms with plenty\n"
-"        of free memory, tool calls or not (a tool start gets one tick at\n"
-"        interval_ms; running tools' peaks are read every interval_ms).\n"
-"        Rescans, PSI, priorities and the status file (written only when\n"
-"        it changed) follow the idle interval.\n"
-"    The agent runtime is the oldest process in the sandbox's runtime_cgroup\n"
-"    child (runtime/) when the host set that up (root-owned); it gets\n"
-"    runtime_oom_score_adj (-900). Without one the runtime is guessed (the\n"
-"    oldest process outside tool cgroups) to tell tool calls apart, but\n"
-"    keeps its own oom_score_adj unless protect_guessed_runtime = 1: what\n"
-"    looks oldest is the sandbox's choice. Tools get tool_oom_score_adj\n"
-"    (500, set through a pidfd when the runtime forks the tool, so its\n"
-"    children inherit it) so the kernel OOM killer also picks tools first;\n"
-"    a kernel OOM kill of a tool is explained on its stderr the same way.\n"
-"    memory.oom.group = 1 on a sandbox is set to 0 while agentmmd runs and\n"
-"    put back when it stops (Kubernetes pods are left as they are). While\n"
-"    pressure is low, idle sandboxes (no tool call for reclaim_idle_s, low\n"
-"    own PSI) are reclaimed with memory.reclaim, reclaim_step_pct of each\n"
-"    per slow tick and at most reclaim_budget_mb_per_s in all, while free\n"
-"    memory is below reclaim_target_free_pct (default 100: whenever they\n"
-"    are idle).\n"
-"\n"
-"STATE IT DID NOT CREATE\n"
-"    A sandbox frozen by someone else (docker pause, an admin) is left\n"
-"    alone: never frozen, thawed or killed in until it is thawed. A freeze\n"
-"    lasts at most freeze_max_s (30); the sandbox then runs for as long\n"
-"    before it can be frozen again. Kubernetes pods (kubepods.slice/...)\n"
-"    are throttled and reclaimed but not frozen (a frozen pod fails its\n"
-"    probes and the kubelet restarts it) unless freeze_kubernetes = 1.\n"
-"\n"
-"PRIORITY\n"
-"    Only from what the host controls: the extended attribute\n"
-"    trusted.agentmm.priority on the sandbox's cgroup directory (only root\n"
-"    can set it: 'agentmmctl priority SANDBOX N'), or user.agentmm.priority\n"
-"    if the directory is owned by root (a delegated sandbox could set that\n"
-"    one on itself, so there it is ignored), else the first matching\n"
-"    priorities = GLOB=N entry of the configuration, else default_priority\n"
-"    (100). Higher = more important. Only sandboxes of lower priority than\n"
-"    the most important running one are frozen before any sandbox of that\n"
-"    priority.\n"
-"\n"
-"SYSTEMD\n"
-"    With $NOTIFY_SOCKET (Type=notify) it sends READY=1 once running and,\n"
-"    with $WATCHDOG_USEC (WatchdogSec=), WATCHDOG=1 from its main loop; a\n"
-"    daemon that stops going round is restarted, and its guardian undoes\n"
-"    what it froze or throttled.\n"
+"    agentmmd watches the cgroups of agent sandboxes, tells each sandbox's\n"
+"    agent runtime from the tool processes it starts, and keeps the host out\n"
+"    of memory without losing agents: as free memory falls it throttles the\n"
+"    fastest-growing tool, freezes lower-priority sandboxes, and kills the\n"
+"    largest tool (never the runtime, with a line on the tool's stderr);\n"
+"    between tool calls it reclaims every sandbox at a pace; it is the one\n"
+"    writer of the mTHP size switches. Every change is recorded first and\n"
+"    undone when it stops, even by SIGKILL (its guardian does).\n"
 "\n"
 "OPTIONS\n"
 "    -c, --config FILE  configuration file (default " AMM_DEFAULT_CONFIG "; a missing default\n"
 "                       file means built-in defaults)\n"
 "    -d, --debug        verbose logging (same as debug = 1)\n"
 "    --check-config [FILE]  parse the configuration (FILE, else -c's or the\n"
-"                       default), print the effective values and exit: 0 if\n"
-"                       valid, 1 with FILE:LINE: problem if not (systemd\n"
-"                       runs it before a reload; -q, --quiet: no values)\n"
+"                       default) and check the rules between keys, print the\n"
+"                       effective values and exit: 0 if valid, 1 with\n"
+"                       FILE:LINE: problem if not (systemd runs it before a\n"
+"                       reload; -q, --quiet: no values)\n"
 "    -n, --dry-run      decide and log every action (\"dry-run (nothing\n"
 "                       changed): ...\"), change nothing: no cgroup or /proc\n"
 "                       writes, no signals, no note on a tool's stderr\n"
@@ -122,57 +51,63 @@ static const char usage_text[] =
 "                       action, message_id, sandbox, tool, pid (containers;\n"
 "                       JSON also instead of the journal)\n"
 "    -h, --help         this text;  -V, --version  the version\n"
-"    agentmmd(8) and agentmmd.conf(5) have the rest: metrics, the event\n"
-"    history, manual controls, log fields and MESSAGE_IDs.\n"
-"\n"
-"mTHP GOVERNOR\n"
-"    agentmmd is the one writer of hugepages-<N>kB/enabled. governor = auto\n"
-"    (default) applies agentmm.ko's decision when the module is loaded in\n"
-"    enforce mode (feeding it the hugepages-<N>kB/stats counters), else the\n"
-"    decision of the same policy code run in the daemon, fed from\n"
-"    /proc/zoneinfo, /proc/buddyinfo and those stats. The admin's values\n"
-"    are recorded in STATE_DIR/applied before the first write and written\n"
-"    back on stop (or by the guardian / the next start after a crash); a\n"
-"    switch someone else changes is left to them. governor = kernel: only\n"
-"    the module's decision; daemon: only the daemon's; observe: decide and\n"
-"    report, write nothing; off: the switches are left alone. Without a\n"
-"    cgroup v2 memory controller agentmmd runs governor-only.\n"
 "\n"
 "SIGNALS\n"
-"    SIGHUP   reload the configuration; a malformed file is reported as\n"
-"             FILE:LINE: problem and the last good configuration is kept.\n"
-"             A change of the file (a write, a rename over it, a ConfigMap\n"
-"             update) is reloaded the same way without a signal.\n"
+"    SIGHUP   reload the configuration; a file with an error (a bad value or\n"
+"             a broken rule between keys) is reported and the running\n"
+"             configuration kept. A change of the file is reloaded the same\n"
+"             way without a signal.\n"
 "    SIGTERM, SIGINT  thaw and unthrottle everything agentmmd changed, exit\n"
 "\n"
 "FILES\n"
-"    /etc/agentmm/agentmmd.conf   configuration (key = value; see the shipped\n"
-"                                 agentmmd.conf for every key and default)\n"
-"    STATE_DIR/status             current state, read by agentmmctl\n"
-"    STATE_DIR/metrics            Prometheus text metrics\n"
-"    STATE_DIR/events, events.1   the event history (agentmmctl events)\n"
+"    " AMM_DEFAULT_CONFIG "   configuration (key = value, '#' comments)\n"
+"    STATE_DIR/status, metrics, events  read by agentmmctl status, events\n"
 "    STATE_DIR/control            root-only socket (agentmmctl thaw ...)\n"
-"    STATE_DIR/exempt             sandboxes exempted by agentmmctl exempt\n"
 "    STATE_DIR/applied            changes to undo if agentmmd dies\n"
-"    STATE_DIR/agentmmd.pid, agentmmd.lock\n"
-"    STATE_DIR defaults to /run/agentmm.\n"
-"\n"
-"SAFETY\n"
-"    Sandboxes are identified by cgroup id, not name, and acted on through\n"
-"    fds and pidfds taken when they were identified. Every change is\n"
-"    recorded (with the cgroup id) before it is made. A guardian process\n"
-"    (agentmmd-guard) undoes them when the daemon dies, even by SIGKILL; a\n"
-"    restarted daemon undoes leftovers and adopts the sandboxes it finds.\n"
-"\n"
-"LOGGING\n"
-"    Under systemd to journald's native socket with PRIORITY, MESSAGE_ID\n"
-"    and AGENTMM_ACTION/SANDBOX/TOOL/PID fields (throttle, freeze and kill\n"
-"    at warning); elsewhere to stderr with the fields in brackets.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 on SIGTERM/SIGINT or success, 1 on a configuration or setup error.\n";
+"    0 on SIGTERM/SIGINT or success, 1 on a configuration or setup error.\n"
+"\n"
+"CONFIGURATION\n"
+"    The keys most hosts set, with their defaults (\"\" = empty):\n";
+
+static const char usage_tail[] =
+"    The %u tuning keys (intervals, thresholds, reclaim pacing, the\n"
+"    governor's tunables), the rules between keys, and each key's full\n"
+"    meaning: man agentmmd.conf. Priority, logging, metrics, the event\n"
+"    history and manual controls: man agentmmd.\n";
+
+/* "    name = default" (a long list wrapped at 78 columns), then the
+ * description indented on a line of its own. */
+static void usage_key(FILE *f, const struct amm_key *k)
+{
+	const char *w = k->def;
+	size_t col, n;
+
+	col = (size_t)fprintf(f, "    %s =", k->name);
+	if (!*w)
+		fputs(" \"\"", f);
+	while (*w) {
+		n = strcspn(w, " ");
+		if (col + 1 + n > 78 && col > 8)
+			col = (size_t)fprintf(f, "\n       ");
+		col += (size_t)fprintf(f, " %.*s", (int)n, w);
+		w += n;
+		w += strspn(w, " ");
+	}
+	fprintf(f, "\n        %s\n", k->desc);
+}
 
 void amm_usage(FILE *f)
 {
-	fputs(usage_text, f);
+	unsigned int i, tuning = 0;
+
+	fputs(usage_head, f);
+	for (i = 0; i < amm_config_nkeys; i++) {
+		if (amm_config_keys[i].group == AMM_KEY_USER)
+			usage_key(f, &amm_config_keys[i]);
+		else
+			tuning++;
+	}
+	fprintf(f, usage_tail, tuning);
 }

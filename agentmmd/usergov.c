@@ -491,28 +491,20 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 	return g->next_ms;
 }
 
-/* The policy tunables from the configuration; the defaults if invalid. */
+/*
+ * The policy tunables from the configuration. A file whose tunables do not
+ * fit together is refused at load (config.c), so the defaults here are
+ * only a last resort.
+ */
 static void gov_config(struct daemon *d, struct amm_gov_config *out)
 {
-	struct amm_gov_config cfg;
-	unsigned int i;
+	const char *why = amm_config_gov(&d->cfg, out);
 
-	amm_gov_config_default(&cfg);
-	for (i = 0; i < AMM_GOV_NPARAMS; i++)
-		if (d->cfg.gov_param_set & (1u << i))
-			amm_gov_tunable_set(&cfg, i, d->cfg.gov_param[i]);
-	/* a list that does not parse is invalid: rejected below */
-	if (d->cfg.gov_candidates[0] &&
-	    amm_parse_sizes(d->cfg.gov_candidates,
-			    strlen(d->cfg.gov_candidates), page_kb(), 2,
-			    AMM_MAX_ORDERS - 1, &cfg.candidates))
-		cfg.candidates = ~0u;
-	if (amm_gov_config_validate(&cfg)) {
-		err("governor_* settings in %s are invalid together (rules in docs/governor.md \"Tunables\": min_avail_blocks < avail_up_blocks, fallback_up_permille < fallback_down_permille, dwell_ms <= up_dwell_ms, candidates sizes of 4 pages or more); using the defaults",
-		    d->cfg_path);
-		amm_gov_config_default(&cfg);
+	if (why) {
+		err("governor_* settings in %s: %s; using the defaults",
+		    d->cfg_path, why);
+		amm_gov_config_default(out);
 	}
-	*out = cfg;
 }
 
 void gov_start(struct daemon *d)

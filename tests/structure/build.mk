@@ -7,3 +7,9 @@
 .PHONY: structure-check
 structure-check: $(AMMD_LIB) test-module
 	@$(TOP)/tests/structure/check.py $(TOP) $(AGENTMM_CACHE)/checkpatch/checkpatch.pl
+
+# agentmmd.conf(5)'s KEYS AT A GLANCE from agentmmd/configkeys.h and
+# policy/govtunables.h (structure-check fails when it is stale).
+.PHONY: man-keys
+man-keys:
+	@$(TOP)/tests/structure/gen_keys.py $(TOP) --write

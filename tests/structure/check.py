@@ -18,6 +18,11 @@ Usage: tests/structure/check.py TOP CHECKPATCH
   agentmmd.conf's and agentmmd.conf(5)'s governor_<name> keys, the
   table in docs/governor.md) list
   exactly the tunables of policy/govtunables.h, with its defaults;
+- agentmmd.conf and agentmmd.conf(5) document every configuration key of
+  agentmmd/configkeys.h (and the governor tunables) with the table's
+  default, and none that is not there; the man page's RULES BETWEEN KEYS
+  names the keys of every rule of agentmmd/config.c, and its KEYS AT A
+  GLANCE is what tests/structure/gen_keys.py generates from the table;
 - every shipped shell script (the git tree's shell under config/, debian/,
   rpm/, scripts/, deploy/: what the packages, make install and users run)
   has no function over 120 lines and is shellcheck clean at its default
@@ -302,6 +307,97 @@ keys = re.findall(r'^\| `(\w+)` \| (\w+) \|',
                   section.group(1) if section else '', re.M)
 keys = [(k, v) for k, v in keys if k != 'candidates']
 same_tunables(gmd + ' "Tunables"', [k for k, _ in keys], dict(keys))
+# ---- the configuration keys: one table, agentmmd/configkeys.h ----
+# agentmmd.conf and agentmmd.conf(5) each document every key of the table
+# (and the governor_<name> tunables of policy/govtunables.h), no key that
+# is not there, with the table's default; agentmmd.conf(5)'s RULES BETWEEN
+# KEYS names the two keys of every rule of agentmmd/config.c.
+ckeys = re.findall(
+    r'^AMM_CONFIG_KEY\((\w+),\s*\w+,\s*\w+,\s*"((?:[^"\\]|\\.)*)",',
+    open(os.path.join(top, 'agentmmd/configkeys.h')).read(), re.M)
+cdefs = dict(ckeys)
+result(len(cdefs) == len(ckeys) and len(ckeys) > 0,
+       'agentmmd/configkeys.h: %d keys, each once' % len(ckeys))
+cdefs.update(('governor_' + n, d) for n, d in table.items())
+
+
+def same_keys(doc, found):
+    """found: (key, default stated or None) as @doc documents them."""
+    names = [k for k, _ in found]
+    missing = sorted(set(cdefs) - set(names))
+    extra = sorted(set(names) - set(cdefs))
+    twice = sorted(set(k for k in names if names.count(k) > 1))
+    wrong = sorted('%s: %r (table: %r)' % (k, v, cdefs[k])
+                   for k, v in found
+                   if k in cdefs and v is not None and v != cdefs[k])
+    result(not missing and not extra and not twice and not wrong,
+           '%s documents the keys of agentmmd/configkeys.h' % doc,
+           '\n'.join(['not documented: ' + ', '.join(missing)] * bool(missing)
+                     + ['not in the table: ' + ', '.join(extra)] * bool(extra)
+                     + ['documented twice: ' + ', '.join(twice)] * bool(twice)
+                     + ['default differs: ' + w for w in wrong]))
+
+
+conf = 'agentmmd/agentmmd.conf'
+same_keys(conf, [(k, (v or '').strip()) for k, v in re.findall(
+    r'^#(\w+) =(?: (.*))?$', open(os.path.join(top, conf)).read(), re.M)])
+
+
+def groff_args(line):
+    """The arguments of a groff macro line, quotes removed."""
+    return [a[1:-1] if a.startswith('"') else a
+            for a in re.findall(r'"[^"]*"|\S+', line)[1:]]
+
+
+def groff_text(s):
+    return s.replace('\\-', '-').replace('\\e', '\\').replace('\\(aq', "'")
+
+
+man = 'man/agentmmd.conf.5'
+text = open(os.path.join(top, man)).read()
+found = []
+# each key is the tag of a .TP entry: .B KEY, or .BR KEY " (DEFAULT)" with
+# several keys sharing the default that follows them
+for m in re.finditer(r'^\.TP\n(\.BR? [^\n]*)\n(.*?)(?=^\.(?:TP|SH)\b)', text,
+                     re.M | re.S):
+    args = groff_args(m.group(1))
+    pending = []
+    for i, a in enumerate(args):
+        if i % 2 == 0 or m.group(1).startswith('.B '):
+            pending.append(groff_text(a))
+            continue
+        d = re.search(r'\(([^)]*)\)', a)
+        if d:
+            v = groff_text(d.group(1))
+            found += [(k, '' if v == 'empty' else v) for k in pending]
+            pending = []
+    # no default in the tag (a long list): the entry's text has it
+    body = groff_text(re.sub(r'^\.\w+ ', '', m.group(2), flags=re.M))
+    body = ' '.join(body.split())
+    found += [(k, cdefs[k] if k in cdefs and cdefs[k] in body else
+               '(not stated)') for k in pending]
+gov = re.search(r'^\.BI governor_ name\n(.*?)^\.(?:TP|SH)', text, re.M | re.S)
+found += [('governor_' + k, v) for k, v in re.findall(
+    r'^\.BR (\w+) " \((\w+)\)[,.]"$', gov.group(1) if gov else '', re.M)]
+same_keys(man, found)
+
+rules = re.findall(r'^\t\{ "([\w*]+)", (?:"(\w+)"|NULL),',
+                   open(os.path.join(top, 'agentmmd/config.c')).read(),
+                   re.M)
+sect = re.search(r'^\.SH RULES BETWEEN KEYS\n(.*?)^\.SH', text, re.M | re.S)
+sect = groff_text(sect.group(1)) if sect else ''
+unnamed = ['%s, %s' % r for r in rules
+           if r[0] not in sect or (r[1] and r[1] not in sect)]
+result(rules and not unnamed,
+       '%s "RULES BETWEEN KEYS" names the keys of the %d rules of '
+       'agentmmd/config.c' % (man, len(rules)), '\n'.join(unnamed))
+# the man page's KEYS AT A GLANCE is generated from the same tables
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_keys  # noqa: E402
+result(gen_keys.committed(text) == gen_keys.section(top),
+       '%s "KEYS AT A GLANCE" is what tests/structure/gen_keys.py makes '
+       'of the key table' % man,
+       'stale or missing: make man-keys writes it')
 # ---- shipped shell: shellcheck clean, no function over 120 lines ----
 # What the packages, make install and the users run: every shell script in
 # the git tree under SHIPPED_DIRS (a #! of sh or bash, or a "# shellcheck

@@ -7,6 +7,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "usage.h"
 
 #include "unit.h"
 
@@ -232,6 +233,198 @@ TEST(print_round_trip)
 		   sizeof(err)));
 	CHECK(a.interval_ms == 250);
 	CHECK(strstr(err, "bad value '49' for 'interval_ms'") != NULL);
+}
+
+/* The key table: every default parses, names are unique, and the dump of
+ * the defaults loads back to exactly the defaults. */
+TEST(key_table)
+{
+	struct amm_config d, c;
+	char err[1024], buf[AMM_KEY_DEFAULT_MAX], why[256];
+	unsigned int i, j;
+	size_t len;
+	char *out = NULL;
+	FILE *f;
+
+	CHECK(amm_config_nkeys > 70);
+	amm_config_defaults(&d);
+	for (i = 0; i < amm_config_nkeys; i++) {
+		const struct amm_key *k = &amm_config_keys[i];
+
+		CHECK(k->desc[0] && strlen(k->def) < sizeof(buf));
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(k->name, amm_config_keys[j].name));
+		CHECK(amm_config_key(k->name) == k);
+		c = d;
+		snprintf(buf, sizeof(buf), "%s", k->def);
+		if (k->set(&c, k, buf, why, sizeof(why))) {
+			printf("  default of %s does not parse: %s\n", k->name,
+			       why);
+			CHECK(0);
+		}
+	}
+	CHECK(amm_config_key("bogus") == NULL);
+	f = open_memstream(&out, &len);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	amm_config_print(&d, f);
+	fclose(f);
+	CHECK(load(&c, out, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&c, &d, sizeof(c)));
+	/* every key is in the dump */
+	for (i = 0; i < amm_config_nkeys; i++) {
+		snprintf(buf, sizeof(buf), "\n%s = ", amm_config_keys[i].name);
+		CHECK(strstr(out, buf) != NULL || i == 0);
+	}
+	free(out);
+}
+
+/* --help lists the USER keys from the table and leaves the others to the
+ * man page. */
+TEST(help_keys)
+{
+	char *out = NULL, want[128];
+	unsigned int i;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	amm_usage(f);
+	fclose(f);
+	for (i = 0; i < amm_config_nkeys; i++) {
+		const struct amm_key *k = &amm_config_keys[i];
+
+		snprintf(want, sizeof(want), "\n    %s =", k->name);
+		CHECK(!strstr(out, want) == (k->group != AMM_KEY_USER));
+	}
+	CHECK(strstr(out, "man agentmmd.conf") != NULL);
+	free(out);
+}
+
+/* Load @text; true when it is refused by a rule naming @a and @b. */
+static bool refused_naming(const char *text, const char *a, const char *b)
+{
+	struct amm_config c;
+	char err[1024];
+
+	if (!load(&c, text, err, sizeof(err))) {
+		printf("  accepted: %s", text);
+		return false;
+	}
+	if (!strstr(err, a) || !strstr(err, b)) {
+		printf("  %s does not name %s and %s\n", err, a, b);
+		return false;
+	}
+	return true;
+}
+
+TEST(rule_thresholds)
+{
+	CHECK(refused_naming("kill_free_pct = 8\n", "kill_free_pct = 8",
+			     "freeze_free_pct = 8"));
+	CHECK(refused_naming("freeze_free_pct = 15\n", "freeze_free_pct = 15",
+			     "throttle_free_pct = 15"));
+	CHECK(refused_naming("throttle_free_pct = 96\n",
+			     "throttle_free_pct = 96", "hysteresis_pct = 5"));
+	CHECK(refused_naming("throttle_free_pct = 96\n", "lower", "or"));
+}
+
+/* A busy interval longer than the normal one used to run at the normal one,
+ * an idle one shorter at the normal one too. */
+TEST(rule_intervals)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(refused_naming("busy_interval_ms = 501\n",
+			     "busy_interval_ms = 501", "interval_ms = 500"));
+	CHECK(refused_naming("interval_ms = 200\nbusy_interval_ms = 300\n",
+			     "busy_interval_ms = 300", "interval_ms = 200"));
+	CHECK(refused_naming("idle_interval_ms = 200\n", "interval_ms = 500",
+			     "idle_interval_ms = 200"));
+	CHECK(refused_naming("interval_ms = 3000\n", "interval_ms = 3000",
+			     "idle_interval_ms = 2000"));
+	/* equal is fine: one pace */
+	CHECK(load(&c, "busy_interval_ms = 500\nidle_interval_ms = 500\n", err,
+		   sizeof(err)) == 0);
+}
+
+/* The older reclaim rule never reclaims with its target at or below the
+ * throttle line; the paced rule does not read the target. */
+TEST(rule_reclaim_target)
+{
+	struct amm_config c;
+	char err[1024];
+
+	CHECK(refused_naming("reclaim_paced = 0\nreclaim_target_free_pct = 15\n",
+			     "reclaim_target_free_pct = 15",
+			     "throttle_free_pct = 15"));
+	CHECK(load(&c, "reclaim_paced = 0\nreclaim_target_free_pct = 16\n",
+		   err, sizeof(err)) == 0);
+	CHECK(load(&c, "reclaim_target_free_pct = 10\n", err, sizeof(err)) == 0);
+	CHECK(load(&c, "reclaim = 0\nreclaim_paced = 0\n"
+		       "reclaim_target_free_pct = 10\n", err, sizeof(err)) == 0);
+}
+
+/* governor_* tunables that do not fit together used to be replaced by the
+ * defaults at run time (usergov.c), with a line in the log. */
+TEST(rule_governor)
+{
+	struct amm_config c;
+	struct amm_gov_config g;
+	char err[1024];
+
+	CHECK(refused_naming("governor_min_avail_blocks = 1024\n",
+			     "governor_min_avail_blocks",
+			     "governor_avail_up_blocks"));
+	CHECK(refused_naming("governor_fallback_up_permille = 250\n",
+			     "governor_fallback_up_permille",
+			     "governor_fallback_down_permille"));
+	CHECK(refused_naming("governor_up_dwell_ms = 999\n",
+			     "governor_up_dwell_ms", "governor_dwell_ms"));
+	CHECK(refused_naming("governor_compact_window_ms = 0\n",
+			     "governor_compact_window_ms",
+			     "governor_compact_budget"));
+	CHECK(refused_naming("governor_mem_low_permille = 100\n",
+			     "governor_mem_low_permille",
+			     "governor_mem_plenty_permille"));
+	CHECK(refused_naming("governor_partial_up_permille = 250\n",
+			     "governor_partial_up_permille",
+			     "governor_partial_down_permille"));
+	CHECK(refused_naming("governor_footprint_up_permille = 300\n",
+			     "governor_footprint_up_permille",
+			     "governor_footprint_down_permille"));
+	CHECK(refused_naming("governor_candidates = 16,48\n",
+			     "governor_candidates", "docs/governor.md"));
+	/* a tunable out of its own range is a bad value at its line */
+	CHECK(load(&c, "governor_min_faults = 0\n", err, sizeof(err)));
+	CHECK(strstr(err, ":1: bad value '0' for 'governor_min_faults'") != NULL);
+	CHECK(load(&c, "governor_max_enabled = 17\n", err, sizeof(err)));
+	/* what fits is what the governor runs with */
+	CHECK(load(&c, "governor_mem_plenty_permille = 0\n"
+		       "governor_mem_low_permille = 100\n"
+		       "governor_candidates = 16,64\n", err, sizeof(err)) == 0);
+	CHECK(amm_config_gov(&c, &g) == NULL);
+	CHECK(g.mem_low_permille == 100 && g.mem_plenty_permille == 0);
+	CHECK(g.candidates == (1u << 2 | 1u << 4));
+	CHECK(load(&c, "governor_candidates =\n", err, sizeof(err)) == 0);
+	CHECK(amm_config_gov(&c, &g) == NULL &&
+	      g.candidates == AMM_GOV_DEFAULT_CANDIDATES);
+}
+
+/* Every rule of the table is met by the defaults, and each is tested
+ * above: a rule added without a test fails here. */
+TEST(rule_table)
+{
+	struct amm_config c;
+
+	amm_config_defaults(&c);
+	for (unsigned int i = 0; i < amm_config_nrules; i++)
+		CHECK(amm_config_rules[i].ok(&c));
+	EXPECT_EQ(amm_config_nrules, 7);
 }
 
 TEST(escape)

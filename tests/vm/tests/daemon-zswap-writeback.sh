@@ -27,7 +27,7 @@ mkdir $AS/other
 echo +memory >$AS/other/cgroup.subtree_control
 # the sandboxes' own settings only: no step acts on them
 CONF="sandbox_patterns = agent.slice/sb*
-idle_interval_ms = 200
+idle_interval_ms = 500
 throttle = 0
 freeze = 0
 kill = 0
