@@ -3,9 +3,11 @@
  * agentmmd configuration file: "key = value" lines, '#' comments. Every
  * key and default is documented in agentmmd/agentmmd.conf; keep them in sync.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +341,44 @@ static int set_gov_param(struct amm_config *c, const char *name,
 	return 0;
 }
 
+int amm_listen_parse(const char *spec, char *host, size_t len,
+		      unsigned int *port)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *colon, *h = spec;
+	size_t hl;
+	char *end;
+	unsigned long p;
+	bool v6 = spec[0] == '[';
+
+	if (v6) {
+		colon = strstr(spec, "]:");
+		if (!colon)
+			return -1;
+		h = spec + 1;
+		hl = (size_t)(colon - h);
+		colon++;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon)
+			return -1;
+		hl = (size_t)(colon - spec);
+	}
+	if (!hl || hl >= len)
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
+		return -1;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || colon[1] == '-' ||
+	    colon[1] == '+' || p < 1 || p > 65535)
+		return -1;
+	*port = (unsigned int)p;
+	return 0;
+}
+
 /* The keys whose value is text; 1 = bad value, -1 = @why says it all. */
 static int set_text_key(struct amm_config *c, const char *key, char *val,
 			char *why, size_t whylen)
@@ -382,6 +422,16 @@ static int set_text_key(struct amm_config *c, const char *key, char *val,
 			  l < 6 || strcmp(val + l - 5, ".prom")))
 			return 1;
 		strcpy(c->metrics_textfile, val);
+		return 0;
+	}
+	if (!strcmp(key, "metrics_listen")) {
+		char host[64];
+		unsigned int port;
+
+		if (l >= sizeof(c->metrics_listen) ||
+		    (l && amm_listen_parse(val, host, sizeof(host), &port)))
+			return 1;
+		strcpy(c->metrics_listen, val);
 		return 0;
 	}
 	if (!strcmp(key, "governor")) {
@@ -524,7 +574,7 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		"reclaim_v1_limit = %d\nzswap_writeback = %d\n"
 		"retry_repeats = %u\n"
 		"debug = %d\ngovernor = %s\ndry_run = %d\nmetrics_textfile = %s\n"
-		"metrics_interval_s = %u\nevents_max_kb = %u\n",
+		"metrics_listen = %s\nmetrics_interval_s = %u\nevents_max_kb = %u\n",
 		c->tool_prefix, c->interval_ms, c->busy_interval_ms,
 		c->idle_interval_ms, c->memory_limit_mb,
 		c->throttle_free_pct, c->freeze_free_pct, c->kill_free_pct,
@@ -547,7 +597,8 @@ void amm_config_print(const struct amm_config *c, FILE *f)
 		c->reclaim_v1_limit, c->zswap_writeback,
 		c->retry_repeats, c->debug,
 		amm_governor_name(c->governor), c->dry_run,
-		c->metrics_textfile, c->metrics_interval_s, c->events_max_kb);
+		c->metrics_textfile, c->metrics_listen, c->metrics_interval_s,
+		c->events_max_kb);
 	if (c->gov_candidates[0])
 		fprintf(f, "governor_candidates = %s\n", c->gov_candidates);
 	for (i = 0; i < AMM_GOV_NPARAMS; i++)
