@@ -144,7 +144,15 @@ static void on_request(struct evhttp_request *req, void *arg)
 	}
 	b = body_get();
 	buf = b ? evbuffer_new() : NULL;
-	if (!buf || evbuffer_add_reference(buf, b->text, b->len, body_done, b)) {
+	/* HEAD: the length, no body (libevent 2.1 sends one to HTTP/1.0) */
+	if (buf && cmd == EVHTTP_REQ_HEAD) {
+		char len[24];
+
+		snprintf(len, sizeof(len), "%zu", b->len);
+		evhttp_add_header(out, "Content-Length", len);
+		body_put(b);
+	} else if (!buf ||
+		   evbuffer_add_reference(buf, b->text, b->len, body_done, b)) {
 		/* before the first tick, or out of memory */
 		if (buf)
 			evbuffer_free(buf);
