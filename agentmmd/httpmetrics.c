@@ -76,6 +76,7 @@ static struct {
 	struct bufferevent *fresh[HTTPM_MAX_CONNS];
 	unsigned int n_fresh;
 	struct event *adopt;		/* tracks them: adopt() */
+	struct event *stop;		/* httpmetrics_stop() activates it */
 } srv;
 
 static void body_put(struct body *b)
@@ -123,6 +124,22 @@ static void body_done(const void *data, size_t len, void *arg)
 	body_put(arg);
 }
 
+/* A short plain-text answer (evhttp_send_error() would drop an Allow
+ * header: it clears the output headers). */
+static void reply_text(struct evhttp_request *req, int code,
+		       const char *reason, const char *text)
+{
+	struct evbuffer *buf = evbuffer_new();
+
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+			  "Content-Type", "text/plain; charset=utf-8");
+	if (buf)
+		evbuffer_add(buf, text, strlen(text));
+	evhttp_send_reply(req, code, reason, buf);
+	if (buf)
+		evbuffer_free(buf);
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
@@ -134,12 +151,12 @@ static void on_request(struct evhttp_request *req, void *arg)
 
 	(void)arg;
 	if (!path || strcmp(path, "/metrics")) {
-		evhttp_send_error(req, HTTP_NOTFOUND, "only /metrics is here");
+		reply_text(req, HTTP_NOTFOUND, "Not Found", "only /metrics is here\n");
 		return;
 	}
 	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
 		evhttp_add_header(out, "Allow", "GET, HEAD");
-		evhttp_send_error(req, 405, "Method Not Allowed");
+		reply_text(req, 405, "Method Not Allowed", "GET or HEAD /metrics\n");
 		return;
 	}
 	b = body_get();
@@ -157,7 +174,8 @@ static void on_request(struct evhttp_request *req, void *arg)
 		if (buf)
 			evbuffer_free(buf);
 		body_put(b);
-		evhttp_send_error(req, HTTP_SERVUNAVAIL, "no metrics yet");
+		reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable",
+			   "no metrics yet\n");
 		return;
 	}
 	evhttp_add_header(out, "Content-Type",
@@ -307,6 +325,19 @@ static int listen_on(const char *host, unsigned int port)
 	return fd;
 }
 
+/*
+ * Stop the loop from within. event_base_loopbreak() from the main thread
+ * is lost when the loop has not started yet (event_base_loop() clears the
+ * flag as it begins); an activated event is not.
+ */
+static void on_stop(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	event_base_loopbreak(srv.base);
+}
+
 static void *serve(void *arg)
 {
 	(void)arg;
@@ -326,6 +357,9 @@ static void teardown(void)
 	if (srv.adopt)
 		event_free(srv.adopt);
 	srv.adopt = NULL;
+	if (srv.stop)
+		event_free(srv.stop);
+	srv.stop = NULL;
 	if (srv.base)
 		event_base_free(srv.base);
 	srv.base = NULL;
@@ -343,7 +377,8 @@ static int setup(int fd)
 	threads = true;
 	srv.base = event_base_new();
 	srv.adopt = srv.base ? event_new(srv.base, -1, 0, adopt, NULL) : NULL;
-	srv.http = srv.adopt ? evhttp_new(srv.base) : NULL;
+	srv.stop = srv.adopt ? event_new(srv.base, -1, 0, on_stop, NULL) : NULL;
+	srv.http = srv.stop ? evhttp_new(srv.base) : NULL;
 	if (!srv.http)
 		return -1;
 	evhttp_set_timeout(srv.http, HTTPM_TIMEOUT_S);
@@ -412,7 +447,7 @@ void httpmetrics_stop(void)
 
 	if (!srv.running)
 		return;
-	event_base_loopbreak(srv.base);	/* thread-safe: wakes the loop */
+	event_active(srv.stop, EV_READ, 1);	/* thread-safe: wakes the loop */
 	pthread_join(srv.thread, NULL);
 	teardown();
 	srv.running = false;
