@@ -128,15 +128,15 @@ check "the textfile parses (node_textfile_scrape_error 0)" \
 	wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=node_textfile_scrape_error == 0' | grep -q '\"result\":\[{'"
 check "the daemon's series arrive" wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_ticks_total' | grep -q '\"result\":\[{'"
 info "agentmm series in Prometheus: $(curl -sfG "$PROM/api/v1/label/__name__/values" | grep -o '"agentmm_[a-z0-9_]*"' | wc -l) names"
-expect_eq "$(qval 'agentmm_daemon_sandboxes')" 2 "agentmm_daemon_sandboxes is 2"
+expect_eq "$(qval 'agentmm_daemon_sandboxes{job="node"}')" 2 "agentmm_daemon_sandboxes is 2"
 check "each sandbox has its own memory series, labelled by cgroup" \
-	sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_memory_bytes{sandbox=~\"$NAME/(alpha|beta)\"})' | grep -o '\"2\"\]')\" ]"
-t0=$(qval 'agentmm_daemon_ticks_total')
+	sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_memory_bytes{job=\"node\",sandbox=~\"$NAME/(alpha|beta)\"})' | grep -o '\"2\"\]')\" ]"
+t0=$(qval 'agentmm_daemon_ticks_total{job="node"}')
 sleep 4
-t1=$(qval 'agentmm_daemon_ticks_total')
+t1=$(qval 'agentmm_daemon_ticks_total{job="node"}')
 check "the tick counter moves between scrapes ($t0 -> $t1)" test "${t1:-0}" -gt "${t0:-0}"
 check "a rate over the counter works" sh -c "[ -n \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=rate(agentmm_daemon_ticks_total[5s]) > 0' | grep -o '\"result\":\[{')\" ]"
-expect_eq "$(qval 'agentmm_daemon_info')" 1 "agentmm_daemon_info is 1"
+expect_eq "$(qval 'agentmm_daemon_info{job="node"}')" 1 "agentmm_daemon_info is 1"
 ver=$("$AGENTMMD" --version | awk 'NR == 1 { print $2 }')
 check "its version label is the daemon's ($ver)" sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_info' | grep -qF '\"version\":\"$ver\"'"
 
