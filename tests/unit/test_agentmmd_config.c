@@ -243,7 +243,8 @@ TEST(print_round_trip)
 		       "governor = daemon\ngovernor_dwell_ms = 7\n"
 		       "governor_candidates = 16,64\nreclaim_paced_step_permille = 3\n"
 		       "events_max_kb = 16\nmetrics_interval_s = 9\n"
-		       "priorities = a/*=3\npool_cgroup = pool.slice\n",
+		       "priorities = a/*=3\npool_cgroup = pool.slice\n"
+		       "metrics_listen = [::1]:9471\n",
 		       err, sizeof(err)) == 0);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
@@ -261,6 +262,7 @@ TEST(print_round_trip)
 	      b.metrics_interval_s == 9);
 	CHECK(b.n_prio == 1 && b.prio_values[0] == 3);
 	CHECK(!strcmp(b.pool_cgroup, "pool.slice"));
+	CHECK(!strcmp(b.metrics_listen, "[::1]:9471"));
 	/* a value out of range leaves the setting as it was */
 	CHECK(load(&a, "interval_ms = 250\ninterval_ms = 49\n", err,
 		   sizeof(err)));
