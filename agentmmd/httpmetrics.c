@@ -129,10 +129,11 @@ static void body_done(const void *data, size_t len, void *arg)
 static void reply_text(struct evhttp_request *req, int code,
 		       const char *reason, const char *text)
 {
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
 	struct evbuffer *buf = evbuffer_new();
 
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-			  "Content-Type", "text/plain; charset=utf-8");
+	evhttp_add_header(out, "Content-Type", "text/plain; charset=utf-8");
+	evhttp_add_header(out, "Connection", "close");
 	if (buf)
 		evbuffer_add(buf, text, strlen(text));
 	evhttp_send_reply(req, code, reason, buf);
@@ -181,6 +182,9 @@ static void on_request(struct evhttp_request *req, void *arg)
 	evhttp_add_header(out, "Content-Type",
 			  "text/plain; version=0.0.4; charset=utf-8");
 	evhttp_add_header(out, "Cache-Control", "no-store");
+	/* one request per connection: the connection's life (10 s) then
+	 * never cuts a scraper's next request on a kept-alive one */
+	evhttp_add_header(out, "Connection", "close");
 	evhttp_send_reply(req, HTTP_OK, "OK", buf);
 	evbuffer_free(buf);	/* its data moved to the connection */
 }
