@@ -369,6 +369,15 @@ static void teardown(void)
 	srv.base = NULL;
 }
 
+/* libevent's own warnings (an accept failing, say) would go to stderr
+ * from the HTTP thread, past log.c and its JSON lines: dropped, as the
+ * thread logs nothing (what a client sees says enough). */
+static void quiet(int severity, const char *msg)
+{
+	(void)severity;
+	(void)msg;
+}
+
 /* The server on @fd, its thread not yet started. */
 static int setup(int fd)
 {
@@ -379,6 +388,7 @@ static int setup(int fd)
 	if (!threads && evthread_use_pthreads())
 		return -1;
 	threads = true;
+	event_set_log_callback(quiet);
 	srv.base = event_base_new();
 	srv.adopt = srv.base ? event_new(srv.base, -1, 0, adopt, NULL) : NULL;
 	srv.stop = srv.adopt ? event_new(srv.base, -1, 0, on_stop, NULL) : NULL;
