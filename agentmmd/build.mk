@@ -12,10 +12,10 @@ BPF_OUT := $(BUILD)/bpf
 # built per flavour (the flags differ, the list does not).
 AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c \
-	identity.c actuate.c tick.c status.c statusfile.c config.c \
-	cgroup.c usergov.c thpknob.c thpfile.c govparse.c \
-	escape.c history.c metrics.c control.c exempt.c reclaim.c sdnotify.c \
-	cfgwatch.c modver.c statedir.c) \
+	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
+	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
+	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c modver.c statedir.c \
+	httpmetrics.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
@@ -32,7 +32,9 @@ ammd_objs = $(patsubst $(TOP)/%.c,$(BUILD)/obj/$(1)/%.o,$(AMMD_LIB_SRCS))
 AMMD_LIB := $(BUILD)/obj/prod/libagentmmd.a
 AMMD_LIB_SAN := $(BUILD)/obj/san/libagentmmd.a
 AMMD_LIB_FUZZ := $(BUILD)/obj/fuzz/libagentmmd.a
-AMMD_LIBS := -lbpf -lelf -lz -pthread
+# libevent (libevent-dev): the HTTP metrics endpoint (httpmetrics.c); no
+# TLS, so no libevent_openssl. Order matters for the static links.
+AMMD_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core -pthread
 
 # Every object waits for the BPF skeleton (loader.c and metrics.c include
 # it); the headers are coarse dependencies of all.

@@ -6,9 +6,11 @@
  * amm_config_rules[] below. The parser, the defaults and the dump all read
  * the table.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +209,57 @@ static int set_promfile(struct amm_config *c, const struct amm_key *k,
 	return put_text(c, k, val, 16);
 }
 
+int amm_listen_parse(const char *spec, char *host, size_t len,
+		     unsigned int *port)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *colon, *h = spec;
+	size_t hl;
+	char *end;
+	unsigned long p;
+	bool v6 = spec[0] == '[';
+
+	if (v6) {
+		colon = strstr(spec, "]:");
+		if (!colon)
+			return -1;
+		h = spec + 1;
+		hl = (size_t)(colon - h);
+		colon++;
+	} else {
+		colon = strrchr(spec, ':');
+		if (!colon)
+			return -1;
+		hl = (size_t)(colon - spec);
+	}
+	if (!hl || hl >= len)
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, host, addr) != 1)
+		return -1;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || colon[1] == '-' ||
+	    colon[1] == '+' || p < 1 || p > 65535)
+		return -1;
+	*port = (unsigned int)p;
+	return 0;
+}
+
+/* ADDR:PORT or [IPv6]:PORT (numeric), or empty: metrics_listen. */
+static int set_listen(struct amm_config *c, const struct amm_key *k,
+		      char *val, char *why, size_t whylen)
+{
+	char host[64];
+	unsigned int port;
+
+	(void)why, (void)whylen;
+	if (val[0] && amm_listen_parse(val, host, sizeof(host), &port))
+		return 1;
+	return put_text(c, k, val, 0);
+}
+
 /* A list of sizes in kB, or empty (the default); amm_config_gov() parses it. */
 static int set_sizes(struct amm_config *c, const struct amm_key *k,
 		     char *val, char *why, size_t whylen)
@@ -349,6 +402,7 @@ static void print_text(const struct amm_config *c, const struct amm_key *k,
 #define print_cgname	print_text
 #define print_relpath	print_text
 #define print_promfile	print_text
+#define print_listen	print_text
 #define print_sizes	print_text
 #define print_gov	print_u64
 

@@ -84,6 +84,7 @@ struct amm_config {
 	/* operations (agentmmd(8)) */
 	bool dry_run;			/* decide and log, change nothing */
 	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
+	char metrics_listen[64];	/* ADDR:PORT, [IPv6]:PORT; "" = off */
 	unsigned int metrics_interval_s;
 	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
@@ -129,6 +130,13 @@ int amm_config_load(struct amm_config *c, const char *path, bool missing_ok,
 const char *amm_governor_name(int g);
 /* Every key as "key = value" lines, in the table's order: a file that
  * loads back to @c. */
+/*
+ * metrics_listen's value: "ADDR:PORT" or "[IPv6]:PORT" split into @host
+ * (the address, without brackets) and @port; 0, or -1 if it is not a
+ * numeric IPv4 or IPv6 address with a port 1-65535.
+ */
+int amm_listen_parse(const char *spec, char *host, size_t len,
+		     unsigned int *port);
 void amm_config_print(const struct amm_config *c, FILE *f);
 /* Key @k's value in @c as the file would spell it. */
 void amm_config_print_value(const struct amm_config *c,

@@ -127,6 +127,8 @@ AMM_CONFIG_KEY(dry_run, dry_run, bool, "0", 0, 1,
 	       USER, "decide and log every action, change nothing")
 AMM_CONFIG_KEY(metrics_textfile, metrics_textfile, promfile, "", 0, 0,
 	       USER, "also write the metrics here (an absolute path ending in .prom)")
+AMM_CONFIG_KEY(metrics_listen, metrics_listen, listen, "", 0, 0,
+	       USER, "serve the metrics over HTTP at ADDR:PORT or [IPv6]:PORT (numeric); empty: off")
 AMM_CONFIG_KEY(metrics_interval_s, metrics_interval_s, uint, "15", 1, 3600,
 	       TUNING, "how often the metrics are written")
 AMM_CONFIG_KEY(events_max_kb, events_max_kb, uint, "1024", 16, 1U << 20,

@@ -19,6 +19,8 @@
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
  *   status.c   the status file agentmmctl reads
  *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
+ *   httpmetrics.c  the same over HTTP (metrics_listen): libevent's evhttp
+ *              in a thread of its own, sharing only the rendered text
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   cfgwatch.c the configuration file watched (reload on change)

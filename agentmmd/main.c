@@ -37,6 +37,7 @@
 #include "control.h"
 #include "events.h"
 #include "history.h"
+#include "httpmetrics.h"
 #include "journal.h"
 #include "loader.h"
 #include "log.h"
@@ -165,6 +166,11 @@ static void reload(struct daemon *d)
 		strcpy(next.state_dir, d->cfg.state_dir);
 	}
 	next.debug = next.debug || d->cfg.debug;
+	if (strcmp(next.metrics_listen, d->cfg.metrics_listen)) {
+		httpmetrics_stop();	/* rebound on the new address */
+		httpmetrics_start(next.metrics_listen);
+		d->last_metrics_ms = 0;	/* served at the next tick */
+	}
 	d->cfg = next;
 	log_set_debug(d->cfg.debug);
 	history_open(d->state_fd, (uint64_t)d->cfg.events_max_kb * 1024);
@@ -508,6 +514,8 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 		     strerror(errno));
 		control_stop(d);
 	}
+	/* after the signal mask: its thread inherits it */
+	httpmetrics_start(d->cfg.metrics_listen);
 	l->cfg_fd = cfgwatch_open(d->cfg_path);
 	if (l->cfg_fd < 0 || loop_add(l, l->cfg_fd, EPOLLIN, on_config)) {
 		info("changes of %s are not watched (%s): reload with SIGHUP",
@@ -533,6 +541,7 @@ static void daemon_stop(struct daemon *d, int signo)
 	gov_stop(d);
 	sd_notify(d, "STOPPING=1");
 	restore_all_live(d);
+	httpmetrics_stop();	/* a stopped daemon serves nothing */
 	/* the last metrics are the run's totals (agentmmctl metrics); the
 	 * textfile a collector scrapes goes, so no stale values are served */
 	metrics_tick(d, now_ms(), true);

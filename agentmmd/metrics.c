@@ -8,7 +8,8 @@
  *
  * Written every metrics_interval_s to STATE_DIR/metrics (what `agentmmctl
  * metrics` prints) and, if metrics_textfile is set, to that file, both
- * atomically (temporary file + rename), so a scraper never sees half.
+ * atomically (temporary file + rename), so a scraper never sees half; and
+ * handed to httpmetrics.c, which serves it on metrics_listen.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "httpmetrics.h"
 #include "loader.h"
 #include "log.h"
 #include "metrics.h"
@@ -577,6 +579,7 @@ void metrics_tick(struct daemon *d, uint64_t now, bool force)
 				     d->cfg.metrics_textfile);
 			free(t);
 		}
+		httpmetrics_publish(buf, n);	/* metrics_listen, if on */
 	}
 	free(buf);
 }

@@ -29,7 +29,9 @@ as_root() {
 
 apt_packages=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
+	libzstd-dev
+	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
+	libevent-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
 	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev
 	python3-prometheus-client
@@ -49,6 +51,12 @@ apt_packages=(
 	# (dpkg --add-architecture arm64, below); arch-test for mmdebstrap's
 	# emulated arm64 root (make pkg-check-arm64)
 	crossbuild-essential-arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+	# not libevent-dev:arm64: Debian 12's libevent-dev is not Multi-Arch:
+	# same (its event-config.h is per architecture), so it conflicts with
+	# libevent-dev above; the arm64 builds take it from the cross sysroot
+	# (fetch_cross_sysroot), the .deb's through tests/pkg/deb-aarch64.
+	# Its arm64 run-time libraries do coexist:
+	libevent-core-2.1-7:arm64 libevent-extra-2.1-7:arm64 libevent-pthreads-2.1-7:arm64
 	arch-test
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
@@ -64,6 +72,7 @@ apt_packages=(
 )
 dnf_packages=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
+	libevent-devel libevent-static
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
 	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
@@ -227,16 +236,20 @@ fetch_kernel_cross() {
 	say "$arch kernel headers unpacked in $kroot"
 }
 
-# The libraries agentmmd links statically (libbpf, libelf, zlib, zstd), of
+# The libraries agentmmd links statically (libbpf, libelf, zlib, zstd,
+# libevent), of
 # architecture ARCH, unpacked into $cache/sysroot/ARCH for cross builds
 # (make cross-check); the C library comes with the cross compiler.
 fetch_cross_sysroot() {
 	local arch=$1 root=$cache/sysroot/$1 dl deb
-	[ -f "$root/.agentmm-complete" ] && { say "$arch libraries present in $root"; return; }
-	say "downloading Debian's $arch libbpf, libelf, zlib, zstd for cross builds"
+	# complete, and with libevent (a sysroot from before it is fetched again)
+	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libevent_core.a" >/dev/null &&
+		{ say "$arch libraries present in $root"; return; }
+	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent for cross builds"
 	dl=$(mktemp -d)
 	apt_download "$arch" '' "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
-		busybox-static ||
+		libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 \
+		libevent-openssl-2.1-7 busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done

@@ -5,7 +5,9 @@
 # prometheus and prometheus-node-exporter packages), the way a host
 # operator wires it: agentmmd writes metrics_textfile, node_exporter's
 # textfile collector serves it, Prometheus scrapes node_exporter and
-# evaluates the shipped alert rules (deploy/prometheus/agentmm-rules.yml).
+# evaluates the shipped alert rules (deploy/prometheus/agentmm-rules.yml);
+# and the other way, a second job scraping agentmmd's own HTTP endpoint
+# (metrics_listen), which must bring the same series.
 # Checks: promtool lints the exposition and the rules, the rules' unit
 # tests pass, the textfile parses (node_textfile_scrape_error 0), the
 # daemon's and each sandbox's series arrive with their labels and move,
@@ -48,10 +50,10 @@ done
 # in /run: agentmmd takes a state directory only below root-only directories
 TMP=$(mktemp -d /run/agentmm-prom.XXXXXX)
 
-# two free loopback ports, for node_exporter and Prometheus
-read -r NE_PORT PROM_PORT < <(python3 -c '
+# three free loopback ports, for node_exporter, Prometheus and agentmmd
+read -r NE_PORT PROM_PORT AMM_PORT < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 PROM=http://127.0.0.1:$PROM_PORT
@@ -90,6 +92,7 @@ reclaim = 0
 idle_interval_ms = 500
 metrics_interval_s = 1
 metrics_textfile = $TMP/textfile/agentmm.prom
+metrics_listen = 127.0.0.1:$AMM_PORT
 CONF
 "$AGENTMMD" -c "$TMP/amm.conf" >"$TMP/log" 2>&1 &
 daemon_pid=$!
@@ -112,6 +115,9 @@ scrape_configs:
   - job_name: node
     static_configs:
       - targets: ['127.0.0.1:$NE_PORT']
+  - job_name: agentmmd
+    static_configs:
+      - targets: ['127.0.0.1:$AMM_PORT']
 YML
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/tsdb" \
 	--web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prometheus.log" 2>&1 &
@@ -122,22 +128,43 @@ check "the textfile parses (node_textfile_scrape_error 0)" \
 	wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=node_textfile_scrape_error == 0' | grep -q '\"result\":\[{'"
 check "the daemon's series arrive" wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_ticks_total' | grep -q '\"result\":\[{'"
 info "agentmm series in Prometheus: $(curl -sfG "$PROM/api/v1/label/__name__/values" | grep -o '"agentmm_[a-z0-9_]*"' | wc -l) names"
-expect_eq "$(qval 'agentmm_daemon_sandboxes')" 2 "agentmm_daemon_sandboxes is 2"
+expect_eq "$(qval 'agentmm_daemon_sandboxes{job="node"}')" 2 "agentmm_daemon_sandboxes is 2"
 check "each sandbox has its own memory series, labelled by cgroup" \
-	sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_memory_bytes{sandbox=~\"$NAME/(alpha|beta)\"})' | grep -o '\"2\"\]')\" ]"
-t0=$(qval 'agentmm_daemon_ticks_total')
+	sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_memory_bytes{job=\"node\",sandbox=~\"$NAME/(alpha|beta)\"})' | grep -o '\"2\"\]')\" ]"
+t0=$(qval 'agentmm_daemon_ticks_total{job="node"}')
 sleep 4
-t1=$(qval 'agentmm_daemon_ticks_total')
+t1=$(qval 'agentmm_daemon_ticks_total{job="node"}')
 check "the tick counter moves between scrapes ($t0 -> $t1)" test "${t1:-0}" -gt "${t0:-0}"
 check "a rate over the counter works" sh -c "[ -n \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=rate(agentmm_daemon_ticks_total[5s]) > 0' | grep -o '\"result\":\[{')\" ]"
-expect_eq "$(qval 'agentmm_daemon_info')" 1 "agentmm_daemon_info is 1"
+expect_eq "$(qval 'agentmm_daemon_info{job="node"}')" 1 "agentmm_daemon_info is 1"
 # node_exporter has process_* of its own: the textfile's are agentmm_daemon_*
 check "the daemon's CPU arrives as agentmm_daemon_cpu_seconds_total" \
-	sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_cpu_seconds_total' | grep -q '\"result\":\[{'"
+	sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_cpu_seconds_total{job=\"node\"}' | grep -q '\"result\":\[{'"
 check "node_exporter gathered every family (no error in its log)" \
 	sh -c "! grep -i 'error gathering' '$TMP/node-exporter.log'"
 ver=$("$AGENTMMD" --version | awk 'NR == 1 { print $2 }')
 check "its version label is the daemon's ($ver)" sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_info' | grep -qF '\"version\":\"$ver\"'"
+
+# the same series straight from agentmmd (metrics_listen)
+check "Prometheus scrapes agentmmd's HTTP endpoint (up == 1)" \
+	wait_for 30 sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=up{job=\"agentmmd\"}' | grep -o '\"1\"\]')\" ]"
+names() {	# the agentmm_* metric names job $1 brought
+	q "count by (__name__) ({__name__=~\"agentmm_.*\",job=\"$1\"})" | sed 's/^__name__=//; s/ .*//'
+}
+check "the agentmmd job's series arrive" wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_ticks_total{job=\"agentmmd\"}' | grep -q '\"result\":\[{'"
+sleep 2	# a scrape of each job after both saw every family
+n_node=$(names node) n_http=$(names agentmmd)
+info "agentmm_* names: $(echo "$n_node" | wc -l) through node_exporter, $(echo "$n_http" | wc -l) over HTTP"
+check "the same agentmm_* names through node_exporter and over HTTP" \
+	sh -c "[ -n '$n_http' ] && [ '$n_node' = '$n_http' ]"
+expect_eq "$(qval 'count(agentmm_sandbox_memory_bytes{job="agentmmd",sandbox=~"'$NAME'/(alpha|beta)"})')" 2 \
+	"over HTTP too, each sandbox has its memory series"
+check "the same sandbox series in both jobs (labels but job and instance)" sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_priority{job=\"agentmmd\"} unless on (sandbox) agentmm_sandbox_priority{job=\"node\"})' | grep -o '\"result\":\[\]')\" ]"
+h0=$(qval 'agentmm_daemon_ticks_total{job="agentmmd"}')
+sleep 3
+h1=$(qval 'agentmm_daemon_ticks_total{job="agentmmd"}')
+check "over HTTP the tick counter moves too ($h0 -> $h1)" test "${h1:-0}" -gt "${h0:-0}"
+check "the scrape's format is the text format 0.0.4" sh -c "curl -sfI 'http://127.0.0.1:$AMM_PORT/metrics' | grep -qi '^Content-Type: text/plain; version=0.0.4'"
 
 # the rules, evaluated by the server on these series
 check "the server loaded the 7 rules" wait_for 20 sh -c "[ \$(curl -sf '$PROM/api/v1/rules' | grep -o '\"type\":\"alerting\"' | wc -l) -eq 7 ]"
@@ -151,6 +178,8 @@ kill "$daemon_pid"
 wait "$daemon_pid" 2>/dev/null
 daemon_pid=''
 check "the textfile is removed on stop" test ! -e "$TMP/textfile/agentmm.prom"
+check "the HTTP target goes down with it (up == 0)" \
+	wait_for 30 sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=up{job=\"agentmmd\"}' | grep -o '\"0\"\]')\" ]"
 check "its series leave Prometheus" wait_for 30 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_ticks_total' | grep -q '\"result\":\[\]'"
 check "AgentmmDaemonGone is pending for this instance" wait_for 30 sh -c "
 	curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=ALERTS{alertname=\"AgentmmDaemonGone\"}' | grep -q 'pending'"

@@ -16,9 +16,13 @@ rename), then prints one JSON object for tests/k8s/image:
             initialDelaySeconds, periodSeconds, timeoutSeconds,
             failureThreshold with the kubelet's defaults filled in
   grace     terminationGracePeriodSeconds
+  ports     {name: containerPort, ...}: the container's ports, reached at
+            the pod's address (tests/k8s/image gives the pod a network
+            namespace of its own, PODSPEC_NETNS, as a pod has; without
+            one, --network=none and no port may be declared)
 A field the rig cannot honour (another volume type, env from a secret,
-a second container, ports) stops it with an error naming the field: the
-test must not run a spec other than the one shipped.
+a second container, a hostPort) stops it with an error naming the field:
+the test must not run a spec other than the one shipped.
 """
 import json
 import os
@@ -34,7 +38,7 @@ POD_IGNORED = {"nodeSelector", "tolerations", "priorityClassName",
                "containers", "terminationGracePeriodSeconds"}
 CONTAINER_KNOWN = {"name", "image", "imagePullPolicy", "command", "args",
                    "securityContext", "livenessProbe", "readinessProbe",
-                   "resources", "volumeMounts", "env"}
+                   "resources", "volumeMounts", "env", "ports"}
 
 
 def die(msg):
@@ -90,7 +94,18 @@ def main():
     if pod.get("hostPID"):
         run.append("--pid=host")
     # the pod's own network namespace: nothing of the host's
-    run.append("--network=none")
+    netns = os.environ.get("PODSPEC_NETNS")
+    run.append("--network=ns:" + netns if netns else "--network=none")
+    ports = {}
+    for p in c.get("ports", []):
+        if set(p) - {"name", "containerPort", "protocol"}:
+            die("port %s: fields %s are not run by this rig (no hostPort)" %
+                (p.get("name"), sorted(set(p) - {"name", "containerPort", "protocol"})))
+        if p.get("protocol", "TCP") != "TCP":
+            die("port %s: protocol %s" % (p.get("name"), p["protocol"]))
+        ports[p.get("name", str(p["containerPort"]))] = p["containerPort"]
+    if ports and not netns:
+        die("ports %s need a network namespace for the pod (PODSPEC_NETNS)" % sorted(ports))
     sc = c.get("securityContext", {})
     if set(sc) - {"privileged"}:
         die("securityContext fields %s are not run by this rig" % sorted(set(sc) - {"privileged"}))
@@ -145,7 +160,7 @@ def main():
         q["command"] = p["exec"]["command"]
         probes[kind] = q
     print(json.dumps({"image": c["image"], "run": run, "hostpaths": hostpaths,
-                      "probes": probes,
+                      "probes": probes, "ports": ports,
                       "grace": pod.get("terminationGracePeriodSeconds", 30)}))
 
 

@@ -27,6 +27,7 @@ TEXT = {
     'cgname': 'a name or empty',
     'relpath': 'a cgroup path or empty',
     'promfile': 'a path ending in .prom or empty',
+    'listen': 'ADDR:PORT, [IPv6]:PORT or empty',
     'govmode': 'auto, kernel, daemon, observe or off',
     'sizes': 'sizes in kB or empty',
     'bool': '0 or 1',

@@ -41,10 +41,16 @@ $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
 		-DCHECK_JSON='"$(TOP)/tests/unit/check_json.py"' \
 		-o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
+# The HTTP metrics endpoint on a real loopback socket (libevent).
+$(BUILD)/unit/test_httpmetrics: $(TOP)/tests/unit/test_httpmetrics.c \
+		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
 # The same through the real agentmmctl, on files of a state directory of
 # the test's own.
 unit: $(BUILD)/tools/agentmmctl
 
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
 	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal \
-	$(BUILD)/unit/test_agentmmd_json $(TOP)/tests/unit/test_ctl_json.sh
+	$(BUILD)/unit/test_agentmmd_json $(BUILD)/unit/test_httpmetrics \
+	$(TOP)/tests/unit/test_ctl_json.sh

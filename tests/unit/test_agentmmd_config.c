@@ -139,6 +139,40 @@ TEST(forecast_and_pool_keys)
 	CHECK(load(&c, "forecast_kill_ms = -1\n", err, sizeof(err)));
 }
 
+TEST(metrics_listen)
+{
+	static const char *const bad[] = {
+		"9471", ":9471", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0",
+		"127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:+80",
+		"127.0.0.1:80x", "localhost:9471", "::1:9471", "[::1]9471",
+		"[::1]:", "[]:80", "[127.0.0.1]:80", "1.2.3:80",
+	};
+	struct amm_config c;
+	char err[1024], host[64], line[128];
+	unsigned int port, i;
+
+	CHECK(load(&c, "", err, sizeof(err)) == 0);
+	CHECK(c.metrics_listen[0] == 0);	/* off by default */
+	CHECK(load(&c, "metrics_listen = 127.0.0.1:9471\n", err, sizeof(err)) == 0);
+	CHECK(!strcmp(c.metrics_listen, "127.0.0.1:9471"));
+	CHECK(load(&c, "metrics_listen =\n", err, sizeof(err)) == 0);
+	CHECK(c.metrics_listen[0] == 0);
+	CHECK(amm_listen_parse("0.0.0.0:9471", host, sizeof(host), &port) == 0);
+	CHECK(!strcmp(host, "0.0.0.0") && port == 9471);
+	CHECK(amm_listen_parse("[::1]:65535", host, sizeof(host), &port) == 0);
+	CHECK(!strcmp(host, "::1") && port == 65535);
+	CHECK(amm_listen_parse("[fe80::1:2]:1", host, sizeof(host), &port) == 0);
+	CHECK(!strcmp(host, "fe80::1:2") && port == 1);
+	/* the host buffer is never overrun */
+	CHECK(amm_listen_parse("[::1]:80", host, 3, &port));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "metrics_listen = %s\n", bad[i]);
+		CHECK(amm_listen_parse(bad[i], host, sizeof(host), &port));
+		CHECK(load(&c, line, err, sizeof(err)) != 0 &&
+		      strstr(err, "metrics_listen"));
+	}
+}
+
 TEST(governor_keys)
 {
 	struct amm_config c;
@@ -210,7 +244,8 @@ TEST(print_round_trip)
 		       "governor = daemon\ngovernor_dwell_ms = 7\n"
 		       "governor_candidates = 16,64\nreclaim_paced_step_permille = 3\n"
 		       "events_max_kb = 16\nmetrics_interval_s = 9\n"
-		       "priorities = a/*=3\npool_cgroup = pool.slice\n",
+		       "priorities = a/*=3\npool_cgroup = pool.slice\n"
+		       "metrics_listen = [::1]:9471\n",
 		       err, sizeof(err)) == 0);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
@@ -228,6 +263,7 @@ TEST(print_round_trip)
 	      b.metrics_interval_s == 9);
 	CHECK(b.n_prio == 1 && b.prio_values[0] == 3);
 	CHECK(!strcmp(b.pool_cgroup, "pool.slice"));
+	CHECK(!strcmp(b.metrics_listen, "[::1]:9471"));
 	/* a value out of range leaves the setting as it was */
 	CHECK(load(&a, "interval_ms = 250\ninterval_ms = 49\n", err,
 		   sizeof(err)));
