@@ -35,13 +35,13 @@ echo "     busy:   back to back; a few minutes in all"
 # shellcheck disable=SC2086
 "$top/benchmarks/bench-host.sh" --reps $reps --arms "stock agentmm" --regimes "agents busy" \
 	--states healthy -n $n -c $calls $DEMO_HOST_ARGS "$out" 2>&1 |
-	grep -E 'SKIPPED|error|RESTORE|=== regime|rep [0-9]+/[0-9]+: [a-z-]+ on ' |
-	sed 's/^bench-guest: //; s/^bench-host: //; s/^/   /'
+	grep --line-buffered -E 'SKIPPED|error|RESTORE|=== regime|rep [0-9]+/[0-9]+: [a-z-]+ on ' |
+	sed -u 's/^bench-guest: //; s/^bench-host: //; s/^/   /'
 rc=${PIPESTATUS[0]}
 echo
-echo "   memory: host used = anon + shmem + zswap pool + page tables + unreclaimable slab"
-echo "   + kernel stacks + percpu (/proc/meminfo), its peak during the run over the $n"
-echo "   sandboxes; the reserve the kernel keeps free is not in it (its own row)."
+echo "   host used = anon + shmem + zswap pool + page tables + unreclaimable slab + kernel"
+echo "   stacks + percpu (/proc/meminfo); host used / agent: its peak during the run over"
+echo "   the $n sandboxes. The reserve the kernel keeps free is not in it (its own row)."
 echo "   each arm: median of its runs; ratio: median of the per-rep paired ratios"
 "$top/benchmarks/demo-table.sh" "$out" 2>&1 | sed 's/^/   /'
 echo

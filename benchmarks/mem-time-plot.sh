@@ -45,7 +45,7 @@ npanel=$(echo "$regimes" | wc -w)
 # rep titled, its colour the arm's
 script="set terminal pngcairo size 1000,$((330 * npanel)) noenhanced
 set output '$png'
-set multiplot layout $npanel,1
+set multiplot layout $npanel,1 title 'host used = anon + shmem + zswap pool + page tables + unreclaimable slab + kernel stacks + percpu (/proc/meminfo)' font ',10'
 set grid
 set key outside right top
 set xlabel 'seconds since the run started'
@@ -65,7 +65,7 @@ for r in $regimes; do
 	done
 	[ -n "$cmd" ] || continue
 	script="$script
-set title 'regime $r, healthy memory: host used (anon + shmem + zswap pool + page tables + unreclaimable kernel memory), every rep'
+set title 'regime $r, healthy memory: host used over each run, every rep'
 plot $cmd"
 done
 printf '%s\nunset multiplot\n' "$script" | gnuplot || { echo "mem-time-plot: gnuplot failed" >&2; exit 1; }
