@@ -119,10 +119,12 @@ apt_plan() {
 }
 
 # install_apt WHAT PKG...: install those of PKG... that are missing, with
-# one line on the screen and apt's output in $log. No package already
-# installed is upgraded or removed: where the missing ones need that (a
-# newer library, say), it stops and names them. With simulate=1 it says
-# what it would install and changes nothing.
+# one line on the screen and apt's output in $log. For the demo no package
+# already installed is upgraded or removed: where the missing ones need
+# that (a newer library, say), it stops and names them; the full set (make
+# check: its arm64 libraries must match the host's versions) says which
+# it upgrades. With simulate=1 it says what it would do and changes
+# nothing.
 install_apt() {
 	local what=$1 missing=() p a
 	shift
@@ -145,16 +147,18 @@ install_apt() {
 	done
 	[ "$simulate" = 1 ] || logged as_root apt-get update
 	apt_plan "${missing[@]}"
-	if [ ${#plan_up[@]} -ne 0 ]; then
+	if [ ${#plan_up[@]} -ne 0 ] && [ "$pkgset" = demo ]; then
 		printf '  %s\n' "${plan_up[@]}" >&2
 		die "installing ${missing[*]} would upgrade or remove the ${#plan_up[@]} installed packages above; nothing done. Upgrade the host first (apt-get upgrade) or install them by hand"
 	fi
+	local up=""
+	[ ${#plan_up[@]} -eq 0 ] || up=", upgrading ${#plan_up[@]} installed ones they need: $(printf '%s ' "${plan_up[@]}" | tr -d '[]')"
 	if [ "$simulate" = 1 ]; then
 		say "would install ${#plan_new[@]} packages for $what (${missing[*]} and their dependencies): ${plan_new[*]}"
-		say "would upgrade or remove 0 installed packages"
+		say "would upgrade or remove ${#plan_up[@]} installed packages${up:+: ${up#*: }}"
 		return
 	fi
-	say "installing ${#plan_new[@]} packages for $what (log: $log)"
+	say "installing ${#plan_new[@]} packages for $what$up (log: $log)"
 	# tuned is needed for its profile loader, not as a running daemon:
 	# keep package scripts from starting services on this machine.
 	local policy=/usr/sbin/policy-rc.d
