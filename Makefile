@@ -36,7 +36,7 @@ GUEST_BINS :=
 UNIT_TESTS :=
 TOOLS :=
 
-.PHONY: all module tools deps check unit vm-check vm-shell demo clean help \
+.PHONY: all module tools deps deps-demo check unit vm-check vm-shell demo clean help \
 	guest-bins
 
 all: module tools
@@ -45,6 +45,7 @@ help:
 	@echo 'agentmm build targets'
 	@echo '  make            build agentmm.ko (KDIR=$(KDIR)) and the user-space tools'
 	@echo '  make deps       install build/test dependencies and fetch the test kernels ($(TEST_KVER), floor $(FLOOR_KVER))'
+	@echo '  make deps-demo  only what make demo needs: its packages (no upgrade of installed ones) and the test kernel $(TEST_KVER)'
 	@echo '  make check      host unit tests + the in-guest test suite (runs make deps first)'
 	@echo '  make unit       host unit tests only (ASan/UBSan)'
 	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
@@ -75,6 +76,10 @@ help:
 
 deps:
 	$(TOP)/scripts/deps.sh
+
+# make demo's share of make deps (scripts/deps.sh --demo)
+deps-demo:
+	@$(TOP)/scripts/deps.sh --demo
 
 module:
 	@test -f $(KDIR)/Makefile || { echo "error: no kernel build tree at KDIR=$(KDIR); run 'make deps' or set KDIR=" >&2; exit 1; }
@@ -110,7 +115,7 @@ check: deps
 unit-and-vm:
 	@$(TOP)/tests/run-all "$(MAKE)"
 
-demo: deps
+demo: deps-demo
 	$(MAKE) test-module guest-bins
 	$(TOP)/tests/vm/run --demo --timeout 1200
 	$(MAKE) --no-print-directory demo-host

@@ -34,7 +34,7 @@ struct opts o = {
 enum {
 	O_MAXCALL = 256, O_BASE, O_CGP, O_NOCG, O_NOTOOLCG, O_SAMPLE, O_PLAN,
 	O_TOOLS, O_TOOLSDIR, O_WORKDIR, O_NODE, O_CGV1, O_BUDGET, O_DAEMON,
-	O_MERGE, O_CALLKIND, O_MALLOCTHP
+	O_MERGE, O_CALLKIND, O_MALLOCTHP, O_SERIES
 };
 
 static const char short_opts[] = ":n:c:s:t:m:S:j:l:qh";
@@ -54,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, 'j' },
 	{ "label", required_argument, NULL, 'l' },
 	{ "sample-ms", required_argument, NULL, O_SAMPLE },
+	{ "mem-series", required_argument, NULL, O_SERIES },
 	{ "print-plan", no_argument, NULL, O_PLAN },
 	{ "tools", required_argument, NULL, O_TOOLS },
 	{ "tools-dir", required_argument, NULL, O_TOOLSDIR },
@@ -192,6 +193,7 @@ static void apply_option(int ch, const char *arg, char **argv)
 	case O_NOCG: o.use_cgroup = 0; break;
 	case O_NOTOOLCG: o.tool_cgroup = 0; break;
 	case 'j': o.json = arg; break;
+	case O_SERIES: o.mem_series = arg; break;
 	case 'l': o.label = arg; break;
 	case O_SAMPLE: o.sample_ms = (int)parse_long("--sample-ms", arg, 1, 100); break;
 	case O_PLAN: o.print_plan = 1; break;

@@ -16,6 +16,7 @@ struct opts {
 	unsigned long long seed;
 	const char *cg_parent;
 	const char *json;
+	const char *mem_series;	/* --mem-series FILE; NULL = none */
 	const char *label;
 	int sample_ms;
 	int use_cgroup;

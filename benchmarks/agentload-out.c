@@ -136,7 +136,7 @@ static const char *cgroup_mode(void)
 
 static unsigned long long host_used_start_kb(void)
 {
-	return om.h0.mem_total - om.h0.mem_avail;
+	return ma_host_unavailable_kb(&om.h0);
 }
 
 static void print_mthp(const struct report *r)
@@ -162,8 +162,6 @@ static void print_metrics(const struct report *r)
 	printf("  %-28s %10.1f / %.1f / %.1f ms (%d calls, %d failed, %d killed)\n",
 	       "tool-call p50 / p95 / p99", r->p50, r->p95, r->p99, r->nlat, r->failed,
 	       r->tools_killed);
-	printf("  %-28s %10.1f MB (+%.1f MB over start)\n", "host peak memory",
-	       ht.used_peak_kb / 1024.0, (ht.used_peak_kb - host_used_start_kb()) / 1024.0);
 	printf("  %-28s %10.1f MB\n", "sum of memory.peak", r->memcg_sum / MB);
 	printf("  %-28s %10.1f MB\n", "sandboxes' anon peak", ht.sb_anon_peak_kb / 1024.0);
 	printf("  %-28s %10ld minor, %ld major (vmstat pgfault +%llu)\n", "page faults",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* agentload's host-side measurements; see agentload-sample.h. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,10 +171,41 @@ static unsigned long long sandbox_anon_kb(void)
 
 /* ---- memory the way an operator counts it (memacct.c) ---- */
 
+/* --mem-series: "seconds MB" of host used per sample, through a static
+ * buffer (no allocation while sampling) */
+static FILE *series;
+static char series_buf[1 << 16];
+static double series_t0;
+
+void series_open(void)
+{
+	if (!o.mem_series)
+		return;
+	series = fopen(o.mem_series, "we");
+	if (!series)
+		die("cannot write --mem-series %s: %s", o.mem_series, strerror(errno));
+	setvbuf(series, series_buf, _IOFBF, sizeof(series_buf));
+	fputs("# agentload host used (MB) over the run: seconds since the start, MB\n", series);
+}
+
+void series_close(void)
+{
+	if (series && fclose(series))
+		die("writing --mem-series %s: %s", o.mem_series, strerror(errno));
+	series = NULL;
+}
+
 static void host_sample(const struct ma_host *h)
 {
 	unsigned long long used = ma_host_used_kb(h);
 
+	if (series) {
+		double t = now_s();
+
+		if (!series_t0)
+			series_t0 = t;
+		fprintf(series, "%.3f %.1f\n", t - series_t0, used / 1024.0);
+	}
 	if (used > om.used_peak_kb) {
 		om.used_peak_kb = used;
 		om.peak_at = *h;
@@ -302,7 +334,7 @@ void sample_start(void)
 	vmstat_read(ht.vm0);
 	if (ma_host_read(&om.h0))
 		die("cannot read /proc/meminfo");
-	ht.used_peak_kb = om.h0.mem_total - om.h0.mem_avail;
+	ht.used_peak_kb = ma_host_unavailable_kb(&om.h0);
 	ht.pt_peak_kb = om.h0.pagetables;
 	opmem_start();
 	host_sample(&om.h0);
@@ -336,8 +368,8 @@ void sample_tick(int pss_allowed)
 			ht.sb_anon_peak_kb = a;
 	}
 	if (!ma_host_read(&h)) {
-		if (h.mem_total - h.mem_avail > ht.used_peak_kb)
-			ht.used_peak_kb = h.mem_total - h.mem_avail;
+		if (ma_host_unavailable_kb(&h) > ht.used_peak_kb)
+			ht.used_peak_kb = ma_host_unavailable_kb(&h);
 		if (h.pagetables > ht.pt_peak_kb)
 			ht.pt_peak_kb = h.pagetables;
 		host_sample(&h);

@@ -28,7 +28,7 @@ extern const char *const vmstat_keys[NVMSTAT];
 
 /* The METRICS figures: counters at start and end, and their peaks. */
 struct host_totals {
-	unsigned long long used_peak_kb;	/* MemTotal - MemAvailable */
+	unsigned long long used_peak_kb;	/* ma_host_unavailable_kb: JSON host_peak_mb only */
 	unsigned long long pt_peak_kb;		/* PageTables */
 	unsigned long long vm0[NVMSTAT], vm1[NVMSTAT];
 	unsigned long long cpu_busy0, cpu_total0, cpu_busy1, cpu_total1;
@@ -63,6 +63,11 @@ struct opmem {
 
 extern struct host_totals ht;
 extern struct opmem om;
+
+/* --mem-series FILE: opened before the run (dies when it cannot be
+ * written), closed after it. */
+void series_open(void);
+void series_close(void);
 
 /* The mTHP sizes the kernel has. */
 void mthp_discover(void);

@@ -133,6 +133,7 @@ static FILE *preflight(void)
 	}
 	if (o.json && !(jf = fopen(o.json, "we")))
 		die("cannot write --json %s: %s", o.json, strerror(errno));
+	series_open();
 	return jf;
 }
 
@@ -287,6 +288,7 @@ static int interrupted(FILE *jf)
 static void collect_run(struct cg_v1_budget *budget)
 {
 	opmem_end();
+	series_close();
 	cg_collect_v1(budget);
 	host_counters_end();
 	if (o.real)

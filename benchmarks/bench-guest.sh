@@ -151,6 +151,8 @@ Output in OUTDIR:
                                    module and daemon)
   runs/fragment-r<rep>.frag        fragment's output (READY, HELD per run)
   runs/<arm>-<state>-r<rep>.txt    agentload's table
+  runs/<arm>-<state>-r<rep>.mem    host used over the run ("seconds MB" lines;
+                                   agentload --mem-series)
   runs/<arm>-<state>-r<rep>.gov    agentmm's summary and parameters, or the
                                    daemon's output and CPU time, after the
                                    run (agentmm arms)
@@ -273,8 +275,9 @@ if [ $fill_cache = 1 ]; then
 fi
 # agentload options that not every build has (they arrived with the
 # memory-per-agent measurements)
-has_daemon_pid=0
+has_daemon_pid=0 has_series=0
 agentload --help 2>&1 | grep -q -e '--daemon-pid' && has_daemon_pid=1
+agentload --help 2>&1 | grep -q -e '--mem-series' && has_series=1
 
 # ---- settings: capture, apply, restore ----
 
@@ -443,6 +446,8 @@ run_one() {
 	fi
 	dpid=
 	[ -n "$gov_pid" ] && [ $has_daemon_pid = 1 ] && dpid="--daemon-pid $gov_pid"
+	# host used over the run (report.sh plots it)
+	[ $has_series = 1 ] && dpid="$dpid --mem-series $out/runs/$name.mem"
 	# shellcheck disable=SC2086
 	# In the background: a shell runs its traps only once a foreground
 	# command ends, and SIGINT/SIGTERM must restore the host now.
@@ -472,7 +477,7 @@ run_one() {
 	arm_teardown
 	st=ok
 	[ $rc = 0 ] || { st=failed; say "  agentload exited $rc; see runs/$name.txt"; }
-	grep -E 'completion time|p99|host peak' "$out/runs/$name.txt" | sed 's/^/  /'
+	grep -E 'completion time|p99|host used peak' "$out/runs/$name.txt" | sed 's/^/  /'
 	j=$out/runs/$name.json
 	if [ -f "$j" ]; then
 		al=$(jnum "$j" mthp_alloc_total) fb=$(jnum "$j" mthp_fallback_total)

@@ -4,8 +4,9 @@
 # demo-guest: the short version of `make bench`, for `make demo`. Runs in
 # the test guest (busybox ash): stock kernel defaults against full agentmm
 # (the tuned profile's static settings + agentmm.ko mode=enforce), each on
-# healthy and on fragmented memory, then prints the ratio table in the guest
-# (bench-report --no-plots: POSIX sh + busybox awk, no gnuplot needed).
+# healthy and on fragmented memory, then prints the main rows of the ratio
+# table in the guest (bench-report --no-plots: POSIX sh + busybox awk, no
+# gnuplot needed): time, host used peak (the one memory figure), p99, mTHP.
 # A few minutes under TCG. Single runs: a demonstration, not a result; the
 # numbers to quote come from `make bench` (benchmarks/RESULTS.md).
 
@@ -53,4 +54,10 @@ bench-guest --reps "$reps" --arms "$arms" -n 3 -c 10 -s 0.4 $prof_opt \
 	grep -E 'rep [0-9]+/|fragmented:|state during|completion time|p99|mTHP faults|SKIP|error|done in' |
 	sed 's/^bench-guest: //'
 echo
-bench-report --no-plots "$out"
+bench-report --no-plots "$out" >/dev/null || exit 1
+# the main table, up to its first blank line; one memory row, host used
+# peak (the full report: $out/report.txt)
+sed '/^$/q' "$out/report.txt" |
+	grep -E '^(agentmm benchmark|metric|completion time|host used peak|p99 (healthy|fragmented)|mTHP allocation success)'
+echo "host used peak: anon + shmem + zswap pool + page tables + unreclaimable slab"
+echo "+ kernel stacks + percpu (/proc/meminfo), the most of it during the run"

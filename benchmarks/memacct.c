@@ -118,6 +118,11 @@ unsigned long long ma_host_used_kb(const struct ma_host *h)
 	       h->sunreclaim + h->kernelstack + h->percpu;
 }
 
+unsigned long long ma_host_unavailable_kb(const struct ma_host *h)
+{
+	return h->mem_total > h->mem_avail ? h->mem_total - h->mem_avail : 0;
+}
+
 int ma_reserve_kb(unsigned long long *high_kb, unsigned long long *min_free_kb)
 {
 	unsigned long long pages = 0;

@@ -30,8 +30,14 @@ int ma_host_read(struct ma_host *h);
 
 /* AnonPages + Shmem + Zswap + PageTables + SecPageTables + SUnreclaim +
  * KernelStack + Percpu: what the host's RAM holds that reclaim of clean
- * page cache cannot give back (kB). */
+ * page cache cannot give back (kB). The one definition of host memory the
+ * benchmarks report ("host used"): every table, ratio and plot uses it. */
 unsigned long long ma_host_used_kb(const struct ma_host *h);
+
+/* MemTotal - MemAvailable (kB): kept only for the JSON's older host_peak_mb
+ * keys. Not a memory figure to compare arms by: MemAvailable subtracts the
+ * high watermarks, so raising watermark_scale_factor moves it. */
+unsigned long long ma_host_unavailable_kb(const struct ma_host *h);
 
 /* The kernel's free-memory reserve: the sum of every zone's "high"
  * watermark in /proc/zoneinfo (kB; kswapd reclaims until free memory is

@@ -20,7 +20,7 @@ of reps, as benchmarks/report.sh --ratios-out computes them.
   cold start p50                   coldstart, healthy    -9.13%
   cold start p99                   coldstart, healthy    no worse
   batch completion                 batch, healthy        -10.71%
-  host peak memory (host used)     batch, healthy        -21.60%
+  host used peak                   batch, healthy        -21.60%
   p99 fragmented / p99 healthy     busy, both states     flat, where the
                                                          baseline's rises
                                                          above 3x
@@ -87,7 +87,7 @@ END {
 	br = ("batch" in HAS || !("busy" in HAS)) ? "batch" : "busy"
 	bn = (br == "batch") ? "" : " (busy mix)"
 	row("batch completion" bn, br, "healthy", "completion_s", "-10.71%")
-	row("host peak memory" (bn ? bn : " (host used)"), br, "healthy", "mem_host_used_peak_mb", "-21.60%")
+	row("host used peak" bn, br, "healthy", "mem_host_used_peak_mb", "-21.60%")
 	line = sprintf("%-30s%-12s", "p99 fragmented / healthy", "flat")
 	if (!("busy" in HAS)) { print line "(no busy regime in this run)"; exit }
 	own = ""

@@ -26,7 +26,6 @@ OUTDIR/plots/{figures,latencies,knobs}.tsv, per-run data OUTDIR/plots/*.dat
 and, with gnuplot, OUTDIR/*.png:
   latency-cdf.png   tool-call latency CDF per arm, healthy and fragmented
   completion.png    completion time per run, per arm and state
-  host-peak.png     host peak memory per run, per arm and state
   p99.png           tool-call p99 per run, per arm and state
   mem-used.png      host used peak (operator count) per run, where measured
 
@@ -47,12 +46,8 @@ and, with gnuplot, OUTDIR/*.png:
 Rows of the main table:
   completion time               batch completion, healthy memory
   completion time fragmented    the same on fragmented memory
-  host peak memory              max(MemTotal - MemAvailable), healthy
-  host peak rise                the same minus its value at the run's start:
-                                MemAvailable subtracts the high watermarks,
-                                so an arm that raises watermark_scale_factor
-                                (tuned, agentmm) shifts the absolute figure
-                                by the reserve, not by what the workload used
+  host used peak                the operator's count (Memory per agent
+                                below), healthy; the one host memory figure
   p99 healthy                   tool-call latency p99, healthy memory
   p99 fragmented                tool-call latency p99, fragmented memory
   p99 fragmented / p99 healthy  per arm, its own fragmented over healthy
@@ -496,8 +491,7 @@ END {
 	print line "  reference (tuned vs stock distro)"
 	row("completion time", "healthy", "completion_s", "s", "-10.71% (136.2 -> 121.6 s)")
 	row("completion time fragmented", "fragmented", "completion_s", "s", "-")
-	row("host peak memory", "healthy", "host_peak_mb", "MB", "-21.60% (41.15 -> 32.26 GB)")
-	row("host peak rise", "healthy", "host_peak_rise_mb", "MB", "rise over each run start (cancels watermark shifts)")
+	row("host used peak", "healthy", "mem_host_used_peak_mb", "MB", "-21.60% (41.15 -> 32.26 GB)")
 	row("sum of memory.peak", "healthy", "memcg_peak_sum_mb", "MB", "-")
 	row("sandbox anon peak", "healthy", "sandbox_anon_peak_mb", "MB", "sandbox processes only")
 	row("sandbox anon peak frag.", "fragmented", "sandbox_anon_peak_mb", "MB", "-")
@@ -784,10 +778,6 @@ set output '$out/completion.png'
 set title 'Batch completion time per run'
 set ylabel 'seconds'
 plot '$pd/per-run.dat' using 1:2 with points pt 7 ps 1.5
-set output '$out/host-peak.png'
-set title 'Host peak memory (MemTotal - MemAvailable) per run'
-set ylabel 'MB'
-plot '$pd/per-run.dat' using 1:3 with points pt 7 ps 1.5
 set output '$out/p99.png'
 set title 'Tool-call p99 latency per run'
 set ylabel 'ms'

@@ -7,6 +7,13 @@
 # the oldest Debian series it builds for). Idempotent: a second run
 # installs and downloads nothing.
 #
+#   scripts/deps.sh            everything (make deps, make check)
+#   scripts/deps.sh --demo     only what make demo needs (make deps-demo):
+#                              its packages and the main test kernel
+#   --simulate                 say what apt would install (apt-get -s) and
+#                              whether it would upgrade anything; change
+#                              nothing, fetch nothing
+#
 # A test kernel is unpacked into $AGENTMM_CACHE/kernel/<ver>/root, never
 # installed on the host: the host's own kernel is not what the tests boot.
 set -euo pipefail
@@ -16,6 +23,15 @@ cache=${AGENTMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentmm}
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+
+pkgset=all simulate=0
+for arg in "$@"; do
+	case $arg in
+	--demo) pkgset=demo ;;
+	--simulate) simulate=1 ;;
+	*) die "unknown argument $arg (--demo, --simulate)" ;;
+	esac
+done
 
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
@@ -27,13 +43,24 @@ as_root() {
 	fi
 }
 
-apt_packages=(
+# One list per purpose; `make deps` (make check) installs them all,
+# `make deps-demo` (make demo) only the first.
+# make demo: agentmm.ko built against the test kernel, agentmmd (BPF) and
+# the guest programs, booted under QEMU (tests/vm/run: busybox, cpio, xz
+# for the kernel's modules); its native part (benchmarks/demo-host.sh):
+# the real-tool workload (node, python with pytest and venv, git, gcc) and
+# its memory plot (gnuplot)
+apt_demo=(
 	gcc make libc6-dev clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-	libzstd-dev
+	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
-	libevent-dev qemu-system-x86 busybox-static cpio kmod xz-utils
-	gnuplot-nox rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest python3-venv nodejs git util-linux procps libclang-rt-dev
+	libevent-dev
+	python3 python3-pytest python3-venv nodejs git util-linux procps
+	gnuplot-nox
+)
+# make check and the other targets: everything else
+apt_check=(
+	rpm dpkg-dev dwarves tuned dkms debootstrap e2fsprogs zstd libclang-rt-dev
 	python3-prometheus-client
 	# bench-host's coldstart regime: the web service each sandbox starts
 	python3-flask
@@ -60,7 +87,7 @@ apt_packages=(
 	arch-test
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
-	nodejs python3-yaml
+	python3-yaml
 	# make image-check: the image built and the DaemonSet's container run
 	# with a real engine (runc: crun refuses a hybrid cgroup layout)
 	podman runc
@@ -70,37 +97,80 @@ apt_packages=(
 	# through node_exporter's textfile collector; promtool tests the rules
 	prometheus prometheus-node-exporter curl
 )
-dnf_packages=(
+dnf_demo=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
 	libevent-devel libevent-static
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
-	libzstd-static qemu-system-x86 busybox cpio kmod xz gnuplot rpm-build
-	dpkg dwarves tuned dkms debootstrap e2fsprogs zstd
-	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
+	libzstd-static qemu-system-x86 busybox cpio kmod xz
+	python3 python3-pytest nodejs npm git util-linux procps-ng gnuplot
+)
+dnf_check=(
+	rpm-build dpkg dwarves tuned dkms debootstrap e2fsprogs zstd compiler-rt
 	python3-prometheus_client python3-flask
-	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
+	debugedit elfutils rpmlint dracut python3-pyyaml
 	podman runc ShellCheck
 )
 
+log=$cache/deps.log
+# run "$@" with its output appended to $log; on failure show its end
+logged() {
+	"$@" >>"$log" 2>&1 && return
+	tail -n 20 "$log" >&2
+	die "failed: $* (whole output: $log)"
+}
+
+# apt_plan PKG...: what installing PKG... takes, from apt-get -s: sets
+# plan_new (packages installed, dependencies included) and plan_up
+# (installed packages it would upgrade or remove)
+apt_plan() {
+	local sim
+	sim=$(apt-get -s install --no-upgrade --no-install-recommends "$@" 2>&1) ||
+		{ printf '%s\n' "$sim" >&2; die "apt-get cannot install: $*"; }
+	mapfile -t plan_new < <(awk '$1 == "Inst" && $3 !~ /^\[/ { print $2 }' <<<"$sim")
+	mapfile -t plan_up < <(awk '($1 == "Inst" && $3 ~ /^\[/) || $1 == "Remv" { print $2 " " $3 }' <<<"$sim")
+}
+
+# install_apt WHAT PKG...: install those of PKG... that are missing, with
+# one line on the screen and apt's output in $log. For the demo no package
+# already installed is upgraded or removed: where the missing ones need
+# that (a newer library, say), it stops and names them; the full set (make
+# check: its arm64 libraries must match the host's versions) says which
+# it upgrades. With simulate=1 it says what it would do and changes
+# nothing.
 install_apt() {
-	local missing=() p
-	for p in "${apt_packages[@]}"; do
+	local what=$1 missing=() p a
+	shift
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$p")
 	done
+	# Debian packages npm apart from nodejs; some nodejs builds bundle it
+	command -v npm >/dev/null || missing+=(npm)
 	if [ ${#missing[@]} -eq 0 ]; then
-		say "all build and test packages present"
+		say "all packages for $what present"
 		return
 	fi
-	say "installing: ${missing[*]}"
+	mkdir -p "$cache" && : >"$log"
 	# packages of another architecture (NAME:ARCH): that architecture
 	# added to dpkg's first, so that apt-get update fetches its lists
-	local a
 	for a in $(printf '%s\n' "${missing[@]}" | sed -n 's/^[^:]*:\([a-z0-9]*\)$/\1/p' | sort -u); do
 		dpkg --print-foreign-architectures | grep -qx "$a" || [ "$(dpkg --print-architecture)" = "$a" ] ||
-			{ say "adding dpkg architecture $a"; as_root dpkg --add-architecture "$a"; }
+			{ [ "$simulate" = 1 ] && die "simulate: $a is not a dpkg architecture here"; say "adding dpkg architecture $a"; as_root dpkg --add-architecture "$a"; }
 	done
-	as_root apt-get update -qq
+	[ "$simulate" = 1 ] || logged as_root apt-get update
+	apt_plan "${missing[@]}"
+	if [ ${#plan_up[@]} -ne 0 ] && [ "$pkgset" = demo ]; then
+		printf '  %s\n' "${plan_up[@]}" >&2
+		die "installing ${missing[*]} would upgrade or remove the ${#plan_up[@]} installed packages above; nothing done. Upgrade the host first (apt-get upgrade) or install them by hand"
+	fi
+	local up=""
+	[ ${#plan_up[@]} -eq 0 ] || up=", upgrading ${#plan_up[@]} installed ones they need: $(printf '%s ' "${plan_up[@]}" | tr -d '[]')"
+	if [ "$simulate" = 1 ]; then
+		say "would install ${#plan_new[@]} packages for $what (${missing[*]} and their dependencies): ${plan_new[*]}"
+		say "would upgrade or remove ${#plan_up[@]} installed packages${up:+: ${up#*: }}"
+		return
+	fi
+	say "installing ${#plan_new[@]} packages for $what$up (log: $log)"
 	# tuned is needed for its profile loader, not as a running daemon:
 	# keep package scripts from starting services on this machine.
 	local policy=/usr/sbin/policy-rc.d
@@ -110,20 +180,21 @@ install_apt() {
 		printf '#!/bin/sh\nexit 101\n' | as_root tee $policy >/dev/null
 		as_root chmod 755 $policy
 	fi
-	as_root env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	logged as_root env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-upgrade --no-install-recommends "${missing[@]}"
 }
 
 install_dnf() {
-	local missing=() p
-	for p in "${dnf_packages[@]}"; do
+	local what=$1 missing=() p
+	shift
+	for p in "$@"; do
 		rpm -q "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
-	if [ ${#missing[@]} -ne 0 ]; then
-		say "installing: ${missing[*]}"
-		as_root dnf install -y "${missing[@]}" ||
-			die "dnf could not install: ${missing[*]}"
-	fi
+	[ ${#missing[@]} -ne 0 ] || { say "all packages for $what present"; return; }
+	[ "$simulate" = 0 ] || { say "would install for $what: ${missing[*]}"; return; }
+	mkdir -p "$cache" && : >"$log"
+	say "installing ${#missing[@]} packages for $what (log: $log)"
+	logged as_root dnf install -y -q "${missing[@]}"
 }
 
 # Debian's kernel packages for KVER (e.g. 6.12.117+deb12-amd64 or
@@ -326,16 +397,20 @@ fetch_checkpatch() {
 }
 
 if command -v apt-get >/dev/null; then
-	install_apt
-	# Debian packages npm apart from nodejs; some nodejs builds bundle it.
-	command -v npm >/dev/null || as_root env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -qq --no-install-recommends npm
+	if [ "$pkgset" = demo ]; then install_apt "the demo" "${apt_demo[@]}"
+	else install_apt "build and tests" "${apt_demo[@]}" "${apt_check[@]}"; fi
 elif command -v dnf >/dev/null; then
-	install_dnf
+	if [ "$pkgset" = demo ]; then install_dnf "the demo" "${dnf_demo[@]}"
+	else install_dnf "build and tests" "${dnf_demo[@]}" "${dnf_check[@]}"; fi
 else
 	die "no apt-get or dnf: install by hand: gcc make clang llvm libbpf (static) bpftool libelf zlib zstd qemu-system-x86_64 busybox (static) cpio kmod gnuplot rpmbuild"
 fi
+[ "$simulate" = 0 ] || exit 0
 fetch_kernel "$(cat "$top/tests/vm/kernel-version")"
+fetch_bench_node
+# the demo needs no more: the floor and arm64 kernels, the cross
+# libraries, the newer tuned and checkpatch are for make check
+[ "$pkgset" = demo ] && exit 0
 fetch_kernel "$(cat "$top/tests/vm/kernel-floor")"
 while read -r arch kver; do
 	[ -n "$kver" ] && fetch_kernel_cross "$arch" "$kver"
@@ -345,5 +420,4 @@ for arch in "${arches[@]}"; do
 	fetch_cross_sysroot "$arch"
 done
 fetch_tuned
-fetch_bench_node
 fetch_checkpatch
