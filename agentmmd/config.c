@@ -15,8 +15,16 @@
 
 void amm_config_defaults(struct amm_config *c)
 {
+	/*
+	 * Podman under systemd puts its monitor in
+	 * machine.slice/libpod-conmon-ID.scope beside the container's
+	 * libpod-ID.scope: two hex digits first keep conmon out (no 'o' in
+	 * hex). Under podman's cgroupfs manager (no systemd) containers are
+	 * libpod_parent/libpod-ID and conmon is libpod_parent/conmon.
+	 */
 	static const char *const pats[] = {
-		"machine.slice/libpod-*.scope",
+		"machine.slice/libpod-[0-9a-f][0-9a-f]*.scope",
+		"libpod_parent/libpod-*",
 		"machine.slice/machine-*.scope",
 		"system.slice/docker-*.scope",
 		"kubepods.slice/**/cri-containerd-*.scope",

@@ -302,6 +302,31 @@ keys = re.findall(r'^\| `(\w+)` \| (\w+) \|',
                   section.group(1) if section else '', re.M)
 keys = [(k, v) for k, v in keys if k != 'candidates']
 same_tunables(gmd + ' "Tunables"', [k for k, _ in keys], dict(keys))
+# ---- the default sandbox_patterns: config.c's, in every doc that gives it
+def default_patterns():
+    src = open(os.path.join(top, 'agentmmd/config.c')).read()
+    arr = re.search(r'static const char \*const pats\[\] = \{(.*?)\};', src, re.S)
+    code = re.findall(r'"([^"]+)"', arr.group(1)) if arr else []
+    conf_m = re.search(r'^#sandbox_patterns = (.*)$',
+                       open(os.path.join(top, 'agentmmd/agentmmd.conf')).read(), re.M)
+    man_t = open(os.path.join(top, 'man/agentmmd.conf.5')).read()
+    man_m = re.search(r'^\.B sandbox_patterns\n.*?^Default:\n((?:\.I [^\n]*\n)+)', man_t, re.M | re.S)
+    man_p = (re.sub(r'^\.I ', '', man_m.group(1), flags=re.M).replace('\\-', '-').split()
+             if man_m else [])
+    use_t = open(os.path.join(top, 'agentmmd/usage.c')).read()
+    use_m = re.search(r'sandbox_patterns \(fnmatch.*?Default:\\n"\n((?:"    .*\\n"\n)+)', use_t)
+    use_p = (' '.join(re.findall(r'"    (.*?)\\n"', use_m.group(1))).split()
+             if use_m else [])
+    docs = {'agentmmd/agentmmd.conf': conf_m.group(1).split() if conf_m else [],
+            'man/agentmmd.conf.5': man_p, 'agentmmd/usage.c': use_p}
+    bad_docs = ['%s: %s' % (d, ' '.join(v)) for d, v in docs.items() if v != code]
+    result(code and not bad_docs,
+           'the default sandbox_patterns (agentmmd/config.c) are the same in '
+           'agentmmd.conf, agentmmd.conf(5) and the usage text',
+           '\n'.join(['config.c: ' + ' '.join(code)] + bad_docs))
+
+
+default_patterns()
 # ---- shipped shell: shellcheck clean, no function over 120 lines ----
 # What the packages, make install and the users run: every shell script in
 # the git tree under SHIPPED_DIRS (a #! of sh or bash, or a "# shellcheck
