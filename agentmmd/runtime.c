@@ -55,6 +55,35 @@ bool is_init_shim(pid_t pid, const char *comm)
 	return init;
 }
 
+/*
+ * A container engine's own process in the container's cgroup that is not
+ * the agent: podman's monitor (conmon, when its cgroup is the container's:
+ * --cgroups=split, conmon_cgroup) and gVisor's file proxy (the gofer).
+ * Neither is the runtime, a tool call or a kill candidate: killing one
+ * takes the container's I/O with it. The name is the sandbox's to choose,
+ * so it must also run in agentmmd's own PID namespace (a container's
+ * processes cannot leave theirs) from a root-owned executable no one else
+ * may write (a tenant of a plain cgroup sandbox can take the name, not
+ * root's file).
+ */
+bool is_monitor(pid_t pid, const char *comm)
+{
+	static const char *const monitors[] = { "conmon", "runsc-gofer" };
+	char path[64];
+	struct stat st;
+	unsigned int i;
+	bool name = false;
+
+	for (i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
+		if (!strcmp(comm, monitors[i]))
+			name = true;
+	if (!name || !proc_in_my_pidns(pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid == 0 &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* Name of the tool cgroup below @s that @pid runs in, or "". */
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len)
@@ -73,7 +102,8 @@ void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 	snprintf(buf, len, "%.*s", (int)strcspn(p, "/"), p);
 }
 
-/* The oldest process of @pids outside tool cgroups, init shims last. */
+/* The oldest process of @pids outside tool cgroups, init shims last,
+ * engine monitors never. */
 static pid_t oldest(struct daemon *d, struct sandbox *s, const pid_t *pids,
 		    int n, uint64_t *start)
 {
@@ -87,7 +117,8 @@ static pid_t oldest(struct daemon *d, struct sandbox *s, const pid_t *pids,
 
 		tool_cgroup_of(d, s, pids[i], tc, sizeof(tc));
 		if (tc[0] || proc_starttime(pids[i], &st) ||
-		    proc_comm(pids[i], comm, sizeof(comm)))
+		    proc_comm(pids[i], comm, sizeof(comm)) ||
+		    is_monitor(pids[i], comm))
 			continue;
 		if (is_init_shim(pids[i], comm)) {
 			if (st < best_shim_st) {
