@@ -54,8 +54,10 @@ apt_packages=(
 	# registry, cached
 	nodejs python3-yaml
 	# make image-check: the image built and the DaemonSet's container run
-	# with a real engine (runc: crun refuses a hybrid cgroup layout)
-	podman runc
+	# with a real engine (runc: crun refuses a hybrid cgroup layout);
+	# make container-check: agents in podman containers under runc and
+	# gVisor (runsc), `podman run --init` (catatonit)
+	podman runc runsc catatonit
 	# make structure-check: the shipped shell scripts
 	shellcheck
 )
@@ -67,7 +69,8 @@ dnf_packages=(
 	python3 python3-pytest nodejs git util-linux procps-ng compiler-rt
 	python3-prometheus_client python3-flask
 	debugedit elfutils rpmlint dracut nodejs npm python3-pyyaml
-	podman runc ShellCheck
+	# Fedora packages no runsc: make container-check skips its gVisor cases
+	podman runc catatonit ShellCheck
 )
 
 install_apt() {
