@@ -48,7 +48,7 @@ void tools_from_cgroupfs(struct daemon *d, struct sandbox *s)
 		if (pids[i] == s->runtime || tool_find(s, pids[i]) ||
 		    proc_ppid(pids[i], &pp) ||
 		    proc_comm(pids[i], comm, sizeof(comm)) ||
-		    is_init_shim(pids[i], comm) || is_monitor(pids[i], comm))
+		    is_init_shim(pids[i], comm) || is_monitor(s, pids[i], comm))
 			continue;
 		if (pp != s->runtime &&
 		    bsearch(&pp, pids, (size_t)n, sizeof(*pids), pid_cmp) &&

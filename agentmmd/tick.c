@@ -122,7 +122,7 @@ static void sweep_tool_scores(struct daemon *d, struct sandbox *s,
 		/* a container's init shim dies with the container: leave it */
 		if (adj >= d->cfg.tool_oom_score_adj ||
 		    proc_comm(pids[i], comm, sizeof(comm)) ||
-		    is_init_shim(pids[i], comm) || is_monitor(pids[i], comm))
+		    is_init_shim(pids[i], comm) || is_monitor(s, pids[i], comm))
 			continue;
 		/* by pidfd, checked to be in the sandbox once opened */
 		fd = pidfd_open_in_cgroup(pids[i], 0, s->rel);
