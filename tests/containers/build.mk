@@ -2,7 +2,7 @@
 # `make container-check`: agentmmd from this tree on this host with agents
 # in real podman containers (runc and gVisor's runsc), the agent image made
 # from Debian's packages and cached (tests/containers/run; root; measured
-# 156 s with a cold cache, the image included; under 2 minutes warm).
+# 156 s with a cold cache, the image included; 20 s warm).
 .PHONY: container-check container-image
 container-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 	AGENTMM_CACHE=$(AGENTMM_CACHE) $(TOP)/tests/containers/run $(BUILD)/tools/agentmmd \
