@@ -68,6 +68,7 @@ help:
 	@echo '  make pkg-check  package tests: file lists, scratch-root install, rpm -V; the aarch64 RPMs and the arm64 .deb cross-built and checked'
 	@echo '  make pkg-check-arm64  the arm64 .deb and aarch64 RPMs installed into an arm64 Debian root under qemu-user, scripts run (minutes)'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
+	@echo '  make container-check  agentmmd with agents in real podman containers (runc, gVisor) on this host (root)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
 	@echo '  make density    largest sustainable overcommit per arm (density-smoke: quick)'
 	@echo '  make clean      remove build products'

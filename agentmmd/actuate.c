@@ -603,6 +603,7 @@ int kill_step(struct daemon *d, const int *map, int n,
 			    proc_get_oom_adj(pids[p], &adj) || adj == -1000 ||
 			    proc_comm(pids[p], comm, sizeof(comm)) ||
 			    is_init_shim(pids[p], comm) ||
+			    is_monitor(s, pids[p], comm) ||
 			    proc_same_vm(pids[p], s->runtime) ||
 			    own_memory_bounded(pids[p], &own))
 				continue;

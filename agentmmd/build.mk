@@ -11,7 +11,7 @@ BPF_OUT := $(BUILD)/bpf
 # static library; the unit tests and fuzz targets link the same library,
 # built per flavour (the flags differ, the list does not).
 AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
-	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c events.c \
+	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c cgtools.c events.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
 	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c modver.c statedir.c \

@@ -463,6 +463,45 @@ int proc_starttime(pid_t pid, uint64_t *ticks)
 	return 0;
 }
 
+/* @pid's parent (field 4 of /proc/PID/stat), as the host numbers it. */
+int proc_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[1024], *p;
+	int v, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* comm may contain spaces and parens */
+	if (!p || sscanf(p + 1, " %*c %d", &v) != 1)
+		return -1;
+	*ppid = v;
+	return 0;
+}
+
+/* Is @pid in agentmmd's own PID namespace (the host's, for a container)? */
+bool proc_in_my_pidns(pid_t pid)
+{
+	static ino_t mine;
+	char path[64];
+	struct stat st;
+
+	if (!mine) {
+		if (stat("/proc/self/ns/pid", &st))
+			return false;
+		mine = st.st_ino;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	return stat(path, &st) == 0 && st.st_ino == mine;
+}
+
 int proc_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

@@ -56,6 +56,8 @@ int proc_own_anon(pid_t pid, uint64_t *bytes);
 int proc_same_vm(pid_t a, pid_t b);
 int proc_starttime(pid_t pid, uint64_t *ticks);
 int proc_comm(pid_t pid, char *buf, size_t len);
+int proc_ppid(pid_t pid, pid_t *ppid);
+bool proc_in_my_pidns(pid_t pid);
 int proc_get_oom_adj(pid_t pid, int *adj);
 /* @start: /proc/PID/stat starttime the process must have, 0 = any */
 int proc_set_oom_adj(pid_t pid, uint64_t start, int adj);

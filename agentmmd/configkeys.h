@@ -23,7 +23,13 @@
  */
 AMM_CONFIG_KEY(cgroup_root, cgroup_root, abspath, "/sys/fs/cgroup", 0, 0,
 	       USER, "the cgroup v2 mount point (or a cgroup v1 memory hierarchy)")
-AMM_CONFIG_KEY(sandbox_patterns, patterns, globs, "machine.slice/libpod-*.scope machine.slice/machine-*.scope system.slice/docker-*.scope kubepods.slice/**/cri-containerd-*.scope kubepods.slice/**/crio-*.scope agent.slice/*", 0, 0,
+/*
+ * Podman under systemd puts its monitor in machine.slice/libpod-conmon-ID.scope
+ * beside the container's libpod-ID.scope: two hex digits first keep conmon
+ * out (no 'o' in hex). Under podman's cgroupfs manager (no systemd)
+ * containers are libpod_parent/libpod-ID and conmon is libpod_parent/conmon.
+ */
+AMM_CONFIG_KEY(sandbox_patterns, patterns, globs, "machine.slice/libpod-[0-9a-f][0-9a-f]*.scope libpod_parent/libpod-* machine.slice/machine-*.scope system.slice/docker-*.scope kubepods.slice/**/cri-containerd-*.scope kubepods.slice/**/crio-*.scope agent.slice/*", 0, 0,
 	       USER, "globs below cgroup_root naming the sandbox cgroups (** = any depth)")
 AMM_CONFIG_KEY(tool_cgroup_prefix, tool_prefix, prefix, "tool-", 0, 0,
 	       TUNING, "children of a sandbox with this prefix are tool cgroups")

@@ -12,7 +12,8 @@
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
  *   runtime.c  which process is the agent runtime
- *   tools.c    tool calls and tool cgroups
+ *   tools.c    tool calls and tool cgroups (cgtools.c: found from
+ *              cgroupfs where BPF cannot see them, cgroup v1)
  *   events.c   BPF ring-buffer events
  *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
  *   reclaim.c  proactive reclaim, paced per sandbox (reclaim.h)
@@ -246,6 +247,7 @@ struct daemon {
 		pid_t kill_cg[AMM_SCAN_PIDS], kill_step[AMM_SCAN_PIDS];
 		pid_t loss[AMM_SCAN_PIDS], pageout[AMM_SCAN_PIDS];
 		pid_t runtime[AMM_SCAN_PIDS], sweep[AMM_SCAN_PIDS];
+		pid_t cgtools[AMM_SCAN_PIDS];
 		struct pageout_scratch pageout_mem;
 	} scan;
 	/* the governor's journal lines (set while it runs: usergov.h) */
@@ -307,8 +309,8 @@ struct daemon {
 	/* the mTHP governor in user space (usergov.c); NULL when off */
 	struct ugov *gov;
 	bool gov_only;		/* no cgroup v2 memory controller: governor only */
-	/* cgroup_root is a cgroup v1 memory hierarchy: sandboxes are watched
-	 * and reclaimed (process_madvise), never throttled, frozen or killed */
+	/* cgroup_root is a cgroup v1 memory hierarchy: sandboxes are watched,
+	 * reclaimed and their tools killed, never throttled or frozen */
 	bool cg_v1;
 	/* metrics.c, control.c */
 	const char *sysfs;	/* where sysfs is read for metrics; NULL: /sys */

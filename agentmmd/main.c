@@ -111,12 +111,18 @@ static bool is_v1_memory(const char *root)
 	       access(path, R_OK) == 0;
 }
 
-/* What cgroup v1 cannot do is off, whatever the configuration says. */
+/*
+ * What cgroup v1 cannot do is off, whatever the configuration says: it has
+ * no memory.high and no cgroup.freeze. The last resort stays: a kill goes
+ * through pidfds checked against the sandbox's cgroup (or cgroup.kill where
+ * the kernel has it), which v1 serves as well (a container whose memory is
+ * on v1, as podman's cgroupfs manager makes on a hybrid host).
+ */
 static void v1_limits(struct daemon *d)
 {
 	if (!d->cg_v1)
 		return;
-	d->cfg.throttle = d->cfg.freeze = d->cfg.kill = false;
+	d->cfg.throttle = d->cfg.freeze = false;
 	d->cfg.bpf = false;	/* its events name cgroup v2 ids */
 }
 
@@ -216,10 +222,10 @@ static void check_gov_only(struct daemon *d)
 		d->cg_v1 = true;
 		cgroup_use_v1_memory(true);
 		v1_limits(d);
-		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, %s), never throttled, frozen or killed (cgroup v1 has no memory.high or cgroup.freeze)",
+		info("%s is a cgroup v1 memory hierarchy: sandboxes are watched and reclaimed (reclaim = %d, %s), and their tools killed as the last resort (kill = %d), never throttled or frozen (cgroup v1 has no memory.high or cgroup.freeze); tool calls are seen from cgroupfs on slow ticks (BPF is off: its events name cgroup v2 ids)",
 		     d->cfg.cgroup_root, d->cfg.reclaim,
 		     d->cfg.reclaim_v1_limit ? "by memory.limit_in_bytes steps" :
-					       "process_madvise");
+					       "process_madvise", d->cfg.kill);
 		return;
 	}
 	d->gov_only = true;

@@ -26,8 +26,10 @@
  */
 bool is_init_shim(pid_t pid, const char *comm)
 {
+	/* podman run --init bind-mounts catatonit as /run/podman-init */
 	static const char *const shims[] = {
-		"catatonit", "tini", "dumb-init", "docker-init", "conmon",
+		"catatonit", "podman-init", "tini", "dumb-init", "docker-init",
+		"conmon",
 		"pause", "systemd", "init",
 	};
 	char path[64], line[256];
@@ -55,6 +57,76 @@ bool is_init_shim(pid_t pid, const char *comm)
 	return init;
 }
 
+/* @pid's executable: root's, and no one else may write it. */
+static bool root_exe(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid == 0 &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Does @pid run root's runsc (gVisor)? It re-executes itself through
+ * /proc/self/exe, so its comm is "exe": the link's name says. */
+static bool runs_runsc(pid_t pid)
+{
+	char path[64], exe[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	base = strrchr(exe, '/');
+	return !strcmp(base ? base + 1 : exe, "runsc") && root_exe(pid);
+}
+
+/*
+ * A container engine's own process in the container's cgroup that is not
+ * the agent. Neither the runtime, a tool call nor a kill candidate:
+ * killing one takes the container with it. Each kind is told by what the
+ * sandbox cannot fake:
+ * - podman's monitor (conmon, in the container's cgroup with
+ *   --cgroups=split): named so, in agentmmd's own PID namespace (a
+ *   container's processes cannot leave theirs), root's executable;
+ * - gVisor's gofer (its file proxy): root's runsc, started from outside
+ *   the sandbox (by the engine), in a PID namespace of its own; the
+ *   sandbox process beside it (the Sentry: the agent's kernel) is the
+ *   runtime;
+ * - gVisor's ptrace stubs (the address spaces of the agent's processes):
+ *   root's runsc whose parents up to the runtime run runsc too.
+ * A plain cgroup sandbox can run root's runsc itself: its tree starts
+ * below one of its own processes, so none of it passes.
+ */
+bool is_monitor(const struct sandbox *s, pid_t pid, const char *comm)
+{
+	pid_t p = pid, pp;
+	int depth;
+
+	if (!strcmp(comm, "conmon"))
+		return proc_in_my_pidns(pid) && root_exe(pid);
+	if (strcmp(comm, "exe") && strncmp(comm, "runsc", 5))
+		return false;
+	if (!runs_runsc(pid) || proc_ppid(pid, &pp))
+		return false;
+	if (!proc_in_my_pidns(pid))	/* the gofer */
+		return pp > 0 && !pid_in_cgroup(pp, s->rel);
+	for (depth = 0; depth < 4; depth++) {	/* a stub */
+		if (pp == s->runtime)
+			return p != s->runtime && runs_runsc(pp);
+		if (!runs_runsc(pp) || !pid_in_cgroup(pp, s->rel))
+			return false;
+		p = pp;
+		if (proc_ppid(p, &pp))
+			return false;
+	}
+	return false;
+}
+
 /* Name of the tool cgroup below @s that @pid runs in, or "". */
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 			   size_t len)
@@ -73,7 +145,8 @@ void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,
 	snprintf(buf, len, "%.*s", (int)strcspn(p, "/"), p);
 }
 
-/* The oldest process of @pids outside tool cgroups, init shims last. */
+/* The oldest process of @pids outside tool cgroups, init shims last,
+ * engine monitors never. */
 static pid_t oldest(struct daemon *d, struct sandbox *s, const pid_t *pids,
 		    int n, uint64_t *start)
 {
@@ -87,7 +160,8 @@ static pid_t oldest(struct daemon *d, struct sandbox *s, const pid_t *pids,
 
 		tool_cgroup_of(d, s, pids[i], tc, sizeof(tc));
 		if (tc[0] || proc_starttime(pids[i], &st) ||
-		    proc_comm(pids[i], comm, sizeof(comm)))
+		    proc_comm(pids[i], comm, sizeof(comm)) ||
+		    is_monitor(s, pids[i], comm))
 			continue;
 		if (is_init_shim(pids[i], comm)) {
 			if (st < best_shim_st) {

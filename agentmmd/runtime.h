@@ -11,6 +11,7 @@ struct daemon;
 struct sandbox;
 
 bool is_init_shim(pid_t pid, const char *comm);
+bool is_monitor(const struct sandbox *s, pid_t pid, const char *comm);
 void runtime_drop(struct daemon *d, struct sandbox *s);
 bool runtime_alive(const struct sandbox *s);
 void tool_cgroup_of(struct daemon *d, struct sandbox *s, pid_t pid, char *buf,

@@ -15,6 +15,7 @@
 
 #include "daemon.h"
 #include "actuate.h"
+#include "cgtools.h"
 #include "journal.h"
 #include "loader.h"
 #include "log.h"
@@ -121,7 +122,7 @@ static void sweep_tool_scores(struct daemon *d, struct sandbox *s,
 		/* a container's init shim dies with the container: leave it */
 		if (adj >= d->cfg.tool_oom_score_adj ||
 		    proc_comm(pids[i], comm, sizeof(comm)) ||
-		    is_init_shim(pids[i], comm))
+		    is_init_shim(pids[i], comm) || is_monitor(s, pids[i], comm))
 			continue;
 		/* by pidfd, checked to be in the sandbox once opened */
 		fd = pidfd_open_in_cgroup(pids[i], 0, s->rel);
@@ -208,6 +209,7 @@ static void sample_slow(struct daemon *d, struct sandbox *s)
 		detect_runtime(d, s);
 	sweep_tool_scores(d, s, limited);
 	check_open_tools(d, s);
+	tools_from_cgroupfs(d, s);
 	/*
 	 * With BPF a tool's cgroup is known from its start event; the
 	 * directory is read after adoption, on recheck ticks, and while a

@@ -89,8 +89,10 @@ apt_check=(
 	# registry, cached
 	python3-yaml
 	# make image-check: the image built and the DaemonSet's container run
-	# with a real engine (runc: crun refuses a hybrid cgroup layout)
-	podman runc
+	# with a real engine (runc: crun refuses a hybrid cgroup layout);
+	# make container-check: agents in podman containers under runc and
+	# gVisor (runsc), `podman run --init` (catatonit)
+	podman runc runsc catatonit
 	# make structure-check: the shipped shell scripts
 	shellcheck
 	# make host-prometheus-check: a real Prometheus server scrapes agentmmd
@@ -108,7 +110,8 @@ dnf_check=(
 	rpm-build dpkg dwarves tuned dkms debootstrap e2fsprogs zstd compiler-rt
 	python3-prometheus_client python3-flask
 	debugedit elfutils rpmlint dracut python3-pyyaml
-	podman runc ShellCheck
+	# Fedora packages no runsc: make container-check skips its gVisor cases
+	podman runc catatonit ShellCheck
 )
 
 log=$cache/deps.log

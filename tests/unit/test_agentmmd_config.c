@@ -35,7 +35,7 @@ TEST(config)
 
 	CHECK(load(&c, "", err, sizeof(err)) == 0);
 	CHECK(c.interval_ms == 500 && c.throttle_free_pct == 15);
-	CHECK(c.n_patterns == 6);
+	CHECK(c.n_patterns == 7);
 	CHECK(c.busy_interval_ms == 100 && c.idle_interval_ms == 2000);
 	CHECK(c.kill_min_mb == 16);
 	CHECK(c.swap_thrash_psi_full == 4000 && c.swap_thrash_s == 30);
@@ -496,6 +496,37 @@ TEST(glob)
 	CHECK(amm_glob_match("a/**", "a/b/c"));
 	CHECK(!amm_glob_match("machine.slice/libpod-*.scope",
 			      "machine.slice/libpod-conmon-1.scope/x"));
+}
+
+/* The default patterns take podman's containers, under systemd and under
+ * its cgroupfs manager, and never podman's monitor (conmon) beside them. */
+TEST(default_patterns_podman)
+{
+	struct amm_config c;
+	const char *yes[] = {
+		"machine.slice/libpod-0c0ffee1.scope",
+		"machine.slice/libpod-cafe.scope",
+		"libpod_parent/libpod-0c0ffee1",
+	};
+	const char *no[] = {
+		"machine.slice/libpod-conmon-0c0ffee1.scope",
+		"libpod_parent/conmon",
+		"libpod_parent/libpod-0c0ffee1/x",
+	};
+	unsigned int i;
+	int j;
+
+	amm_config_defaults(&c);
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		bool m = false;
+
+		for (j = 0; j < c.n_patterns; j++)
+			m = m || amm_glob_match(c.patterns[j], yes[i]);
+		CHECK(m);
+	}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		for (j = 0; j < c.n_patterns; j++)
+			CHECK(!amm_glob_match(c.patterns[j], no[i]));
 }
 
 /* The sandbox scan walks only the cgroups a pattern could match below. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,6 +34,38 @@ static const char *esc(const char *s, enum amm_esc m)
 
 	amm_escape(buf, sizeof(buf), s, m);
 	return buf;
+}
+
+/*
+ * A process's parent from /proc/PID/stat, whatever its comm (a sandbox
+ * names its processes: ") 1 2 (" must not shift the fields), and whether
+ * it is in agentmmd's PID namespace (the engine monitors' test).
+ */
+TEST(proc_ppid_and_pidns)
+{
+	pid_t c, pp = 0;
+	int status;
+
+	EXPECT_EQ(proc_ppid(getpid(), &pp), 0);
+	EXPECT_EQ(pp, getppid());
+	EXPECT_TRUE(proc_in_my_pidns(getpid()));
+	c = fork();
+	if (c == 0) {
+		prctl(PR_SET_NAME, ") S 1 1 (x");
+		pause();
+		_exit(0);
+	}
+	EXPECT_TRUE(c > 0);
+	if (c <= 0)
+		return;
+	usleep(20000);	/* the child names itself */
+	pp = 0;
+	EXPECT_EQ(proc_ppid(c, &pp), 0);
+	EXPECT_EQ(pp, getpid());
+	EXPECT_TRUE(proc_in_my_pidns(c));
+	kill(c, SIGKILL);
+	waitpid(c, &status, 0);
+	EXPECT_EQ(proc_ppid(c, &pp), -1);	/* gone */
 }
 
 TEST(escape_text)
