@@ -44,13 +44,14 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 		int fd, uint64_t id, const char *path, const char *orig,
 		const char *val)
 {
+	bool again = k->live;
 	int e;
 
 	if (kind >= KNOB_NR_KINDS || !knob_kinds[kind].write) {
 		errno = ENOSYS;		/* KNOB_UNIT_PROP: not yet */
 		return KNOB_EWRITE;
 	}
-	if (!k->live)	/* borrowed again (the pool): its record supersedes */
+	if (!again)	/* borrowed again (the pool): its record supersedes */
 		d->journal_live++;
 	memset(k, 0, sizeof(*k));
 	k->kind = (uint8_t)kind;
@@ -61,7 +62,7 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 	if (val && knob_kinds[kind].record_set)
 		snprintf(k->set, sizeof(k->set), "%s", val);
 	k->live = true;
-	if (knob_journal(d, k, JOURNAL_BORROW)) {
+	if (knob_journal(d, k, again ? JOURNAL_SET : JOURNAL_BORROW)) {
 		e = errno;
 		k->live = false;
 		d->journal_live--;
