@@ -401,6 +401,57 @@ TEST(limit_put_back_only_while_ours)
 	CHECK(access(jpath, F_OK) != 0);
 }
 
+/*
+ * A v1 limit borrowed for one reclaim step through the one writer: SET is
+ * journaled with ORIG before it is written, ORIG goes back only while SET
+ * is still there, and the release leaves nothing to restore.
+ */
+TEST(limit_knob_borrowed_for_one_step)
+{
+	static struct daemon d;
+	struct sandbox *s = sb_new(&d);	/* in the table: compaction
+					 * writes what it holds */
+	char dir[256], esc[1024], want[2048], got[2048], v[32];
+	unsigned long long id = fake_cg("lim-knob", dir, sizeof(dir));
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	snprintf(s->path, sizeof(s->path), "%s", dir);
+	snprintf(s->rel, sizeof(s->rel), "lim-knob");
+	s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->cgid = id;
+	CHECK(sb_index(&d, s));
+	put_in(dir, "memory.limit_in_bytes", "209715200");
+	EXPECT_EQ(knob_borrow(&d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd,
+			      s->cgid, s->path, "209715200", "104857600"), 0);
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "104857600"));
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(want, sizeof(want), "limit %llu 209715200 104857600 %s\n",
+		 id, esc);
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, want));		/* journaled with SET */
+	CHECK(!sb_restore_limit(&d, s));	/* put back: not borrowed */
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "209715200"));
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, ""));		/* released: compacted away */
+	/* another writer's value since: left, and released all the same */
+	EXPECT_EQ(knob_borrow(&d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd,
+			      s->cgid, s->path, "209715200", "104857600"), 0);
+	put_in(dir, "memory.limit_in_bytes", "314572800");
+	CHECK(!sb_restore_limit(&d, s));
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "314572800"));
+	CHECK(!s->knob[SBK_LIMIT].live);
+	journal_close(&d);
+	close(s->dir_fd);
+	unlink(jpath);
+}
+
 TEST(malformed_escape_ignored)
 {
 	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
