@@ -299,6 +299,7 @@ struct jrec {
 	unsigned long long id;
 	size_t seq;		/* its place in the file */
 	bool keyed, done, dead;	/* done: a release; dead: superseded */
+	bool junk;		/* no record agentmmd writes */
 };
 
 /* Which change @r is a record of: "done TAG ID", "thp KB ..." or a
@@ -321,11 +322,13 @@ static void jrec_key(struct jrec *r)
 		return;
 	}
 	copy = strdup(r->line);		/* journal_parse() cuts it up */
-	if (copy && journal_parse(copy, &e) == 1) {
+	n = copy ? journal_parse(copy, &e) : -1;
+	if (n == 1) {
 		snprintf(r->tag, sizeof(r->tag), "%s", e.kind);
 		r->id = e.id;
 		r->keyed = true;
 	}
+	r->junk = n == 0 && strncmp(r->line, "thp ", 4);
 	free(copy);
 }
 
@@ -409,6 +412,12 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 		if (!r[cnt].line)
 			goto oom;
 		jrec_key(&r[cnt++]);
+	}
+	/* a whole last line that is no record may be a torn one too */
+	if (cnt && r[cnt - 1].junk) {
+		warn("journal %s: skipping its last line '%.80s': not a record agentmmd writes",
+		     shown, r[cnt - 1].line);
+		r[cnt - 1].dead = true;
 	}
 	free(line);
 	*recs = r;
