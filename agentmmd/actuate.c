@@ -25,6 +25,7 @@
 #include "daemon.h"
 #include "actuate.h"
 #include "journal.h"
+#include "knob.h"
 #include "loader.h"
 #include "log.h"
 #include "runtime.h"
@@ -196,7 +197,7 @@ static const char *tool_name(const struct sandbox *s, const char *dir)
 void set_high(struct daemon *d, struct sandbox *s, const char *name,
 	      uint64_t high)
 {
-	char buf[32], dir[AMM_PATH_MAX + 200];
+	char buf[32], orig[32], dir[AMM_PATH_MAX + 200];
 	int fd;
 
 	snprintf(dir, sizeof(dir), "%s/%s", s->path, name);
@@ -210,15 +211,14 @@ void set_high(struct daemon *d, struct sandbox *s, const char *name,
 			    O_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (cg_read_str_at(fd, "memory.high", s->high_orig,
-				   sizeof(s->high_orig))) {
+		if (cg_read_str_at(fd, "memory.high", orig, sizeof(orig))) {
 			close(fd);
 			return;
 		}
 		s->high_fd = fd;
-		s->high_cgid = fd_cg_id(fd);
 		snprintf(s->high_dir, sizeof(s->high_dir), "%s", dir);
-		if (applied_save(d)) {
+		if (knob_borrow(d, &s->knob[SBK_HIGH], KNOB_HIGH, fd,
+				fd_cg_id(fd), s->high_dir, orig, NULL)) {
 			s->high_dir[0] = 0;
 			close(fd);
 			s->high_fd = -1;
@@ -234,7 +234,7 @@ void set_high(struct daemon *d, struct sandbox *s, const char *name,
 	if (s->high == high)
 		return;
 	snprintf(buf, sizeof(buf), "%" PRIu64, high);
-	if (cg_write_at(s->high_fd, "memory.high", buf))
+	if (knob_set(d, &s->knob[SBK_HIGH], buf))
 		warn("cannot set %s/memory.high: %s", dir, strerror(errno));
 	s->high = high;
 }
@@ -246,8 +246,7 @@ void release_high(struct daemon *d, struct sandbox *s)
 	if (!s->high_dir[0])
 		return;
 	snprintf(dir, sizeof(dir), "%s", s->high_dir);
-	if (cg_write_at(s->high_fd, "memory.high", s->high_orig) &&
-	    errno != ENOENT && errno != ENODEV) {
+	if (knob_restore(d, &s->knob[SBK_HIGH]) < 0) {
 		warn("cannot reset %s/memory.high: %s", dir, strerror(errno));
 		return;
 	}
@@ -256,7 +255,6 @@ void release_high(struct daemon *d, struct sandbox *s)
 	if (s->high_fd >= 0)
 		close(s->high_fd);
 	s->high_fd = -1;
-	applied_save(d);
 	d->status_force = true;
 	if (s->throttle_since_ms)
 		s->throttled_ms_total += now_ms() - s->throttle_since_ms;
@@ -270,17 +268,12 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 	if (s->frozen == on)
 		return;
 	if (on) {
-		s->frozen = true;
-		if (applied_save(d)) {
-			s->frozen = false;
-			return;
-		}
-		if (cg_write_at(s->dir_fd, "cgroup.freeze", "1")) {
+		if (knob_borrow(d, &s->knob[SBK_FREEZE], KNOB_FREEZE, s->dir_fd,
+				s->cgid, s->path, "0", "1") == KNOB_EWRITE)
 			warn("cannot freeze %s: %s", s->rel, strerror(errno));
-			s->frozen = false;
-			applied_save(d);
+		if (!s->knob[SBK_FREEZE].live)
 			return;
-		}
+		s->frozen = true;
 		s->frozen_ms = now_ms();
 		d->status_force = true;
 		log_action(4, AMM_ACT_FREEZE, s->rel, NULL, 0,
@@ -290,13 +283,11 @@ void set_frozen(struct daemon *d, struct sandbox *s, bool on)
 			   (s->current > s->prev ? s->current - s->prev : 0) / MB,
 			   d->cfg.freeze_max_s);
 	} else {
-		if (cg_write_at(s->dir_fd, "cgroup.freeze", "0") &&
-		    errno != ENOENT && errno != ENODEV) {
+		if (knob_restore(d, &s->knob[SBK_FREEZE]) < 0) {
 			warn("cannot thaw %s: %s", s->rel, strerror(errno));
 			return;
 		}
 		s->frozen = false;
-		applied_save(d);
 		d->status_force = true;
 		s->frozen_ms_total += now_ms() - s->frozen_ms;
 		log_action(5, AMM_ACT_THAW, s->rel, NULL, 0,

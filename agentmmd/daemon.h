@@ -7,7 +7,10 @@
  * concern:
  *   main.c     arguments, the event loop, reload
  *   log.c      logging
- *   journal.c  the restore journal and the guardian
+ *   journal.c  the restore journal (append-only) and the guardian
+ *   knob.c     the one writer of borrowed settings: borrow, set, restore,
+ *              each journaled first (knobkind.c: the table of kinds -
+ *              cgroup files, v1 limit, mTHP switch, pool backstop)
  *   loader.c   BPF skeleton load/attach and the maps
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
@@ -52,6 +55,7 @@
 #include "config.h"
 #include "exempt.h"
 #include "hotmap.h"
+#include "knobkind.h"
 #include "pressure.h"
 #include "sbtable.h"
 #include "usergov.h"
@@ -101,6 +105,16 @@ static inline bool tool_open(const struct tool_call *t)
 
 #define AMM_TOOL_CGS	32
 
+/* The settings of a sandbox agentmmd may borrow: struct sandbox's knob[]. */
+enum sb_knob {
+	SBK_FREEZE,	/* its cgroup.freeze (frozen) */
+	SBK_HIGH,	/* memory.high of the tool cgroup throttled (high_dir) */
+	SBK_OOMGROUP,	/* its memory.oom.group */
+	SBK_ZSWAPWB,	/* its memory.zswap.writeback */
+	SBK_LIMIT,	/* cgroup v1: its memory.limit_in_bytes (reclaim.c) */
+	SBK_NR
+};
+
 /* A tool cgroup (tool_cgroup_prefix child) as last sampled. */
 struct tool_cg {
 	char name[AMM_NAME_MAX];
@@ -121,15 +135,11 @@ struct sandbox {
 	bool runtime_trusted;	/* found in the host's runtime_cgroup */
 	bool kube;		/* a Kubernetes pod: not frozen by default */
 	bool ext_frozen;	/* frozen by someone else: hands off */
-	int oom_group_orig;	/* memory.oom.group we replaced, -1 none */
-	int zswap_wb_orig;	/* memory.zswap.writeback we replaced, -1 none */
-	bool zswap_wb_set;	/* ...and wrote 0 (else journaled, not yet) */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;
 	unsigned int psi;
 	bool frozen;		/* frozen by us */
 	int high_fd;		/* high_dir, opened when we set it */
-	uint64_t high_cgid;	/* and its cgroup id */
 	uint64_t high;
 	uint64_t adopted_ms, last_tool_end_ms;
 	uint64_t tool_calls, retries, tools_killed, oom_victims;
@@ -157,7 +167,6 @@ struct sandbox {
 	uint64_t no_freeze_until_ms;	/* after a freeze hit freeze_max_s */
 	bool swept;		/* oom_score_adj set on all its processes */
 	uint64_t ev_limited_said_ms;	/* events over budget: said then */
-	char high_orig[32];	/* high_dir's memory.high before we set it */
 	/* for metrics (metrics.c) and manual controls (control.c) */
 	uint64_t throttle_since_ms;	/* when the current throttle began */
 	uint64_t throttled_ms_total, frozen_ms_total;	/* ended spells */
@@ -174,9 +183,9 @@ struct sandbox {
 	struct amm_hotmap hot;		/* its chunks paged out, found back
 					 * (policy/hotmap.h); allocated at
 					 * the first step that needs it */
-	/* cgroup v1 reclaim by limit (reclaim.c): memory.limit_in_bytes as it
-	 * was and as we set it, while borrowed; "" when not */
-	char limit_orig[32], limit_set[32];
+	/* what we borrowed of it (knob.h), one slot a kind: live while
+	 * borrowed (and journaled); untouched memory until then */
+	struct knob knob[SBK_NR];
 	bool exempt;		/* agentmmctl exempt: never acted on */
 	/*
 	 * The names last: the scalars above share a page or two, and of
@@ -228,6 +237,11 @@ struct daemon {
 	 * is reached through this fd */
 	int state_fd;
 	char applied_path[AMM_PATH_MAX + 16];	/* the journal, for messages */
+	/* appended to (journal.c) while journal_open; its records and the
+	 * live ones among them, to know when to compact it */
+	int journal_fd;
+	bool journal_open;
+	uint64_t journal_records, journal_live;
 	/* the sandbox table (sbtable.h): live ones in sbs[0 .. n_sbs - 1] */
 	struct sandbox **sbs;
 	unsigned int n_sbs, sbs_cap;
@@ -260,7 +274,6 @@ struct daemon {
 	const char *struct_ops_state;
 	bool bpf_full_said;	/* the sandbox map filled up: said once */
 	bool fd_limit_said;	/* adoption hit the fd limit: said once */
-	bool zswap_wb_due;	/* sandboxes marked for zswap_writeback_commit() */
 
 	/* the last policy tick */
 	uint64_t host_limit, host_used;
@@ -278,12 +291,10 @@ struct daemon {
 	uint64_t reclaim_hot_skipped;
 	/* forecast: usage and time at the last tick, time left then */
 	uint64_t fc_used, fc_ms, time_left_ms;
-	/* the pool cgroup's memory.high backstop: what we wrote (0 = none)
-	 * and what was there before, for the journal */
+	/* the pool cgroup's memory.high backstop (tick.c), borrowed on the
+	 * pool's cgroup id */
 	char pool_dir[AMM_PATH_MAX];
-	char pool_high_orig[32];
-	uint64_t pool_high;
-	uint64_t pool_cgid;	/* the pool cgroup's id when it was set */
+	struct knob pool_knob;
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */

@@ -22,11 +22,12 @@
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
+#include "knobkind.h"
 #include "statedir.h"
 #include "thpfile.h"
 
 /*
- * The journal is the in-memory state of what we changed, one line each:
+ * The journal records what we changed, one line each:
  *   freeze CGID PATH          we froze PATH (cgroup.freeze 0 undoes it)
  *   high CGID ORIG PATH       we set PATH/memory.high; ORIG was there
  *   oomgroup CGID ORIG PATH   we set PATH/memory.oom.group; ORIG was there
@@ -35,78 +36,111 @@
  *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
- *   thp KB ORIG NEW PREV      the user-space governor's mTHP switches
- *                             (usergov.c: gov_journal; thpknob.c: thp_knob_restore_line)
+ *   thp KB ORIG NEW PREV      the mTHP switches (thpknob.c; restored by
+ *                             thpfile.c: thp_knob_restore_line)
+ *   done TAG ID               the change of the last TAG line with that ID
+ *                             (CGID, or KB for thp) was put back or
+ *                             dropped: nothing is left to undo for it
  * The pool's memory.high backstop (tick.c) is a high line with the pool's
- * own cgroup id.
+ * own cgroup id. Every line comes from one writer, knob.c (knob_record()).
+ *
+ * The file is append-only: each change appends one record, before the
+ * change is made, with one write(2) on an O_APPEND fd, so a crash leaves
+ * at most one torn last line (of a change not made), which restoring
+ * skips and says so. A later record of the same TAG and ID supersedes an
+ * earlier one (a new SET, a release). The file is compacted - rewritten
+ * from the live state to a temporary file renamed over it - when it is
+ * first written, when its records outnumber twice the live ones plus
+ * JOURNAL_SLACK, and on every release or new value while few changes are
+ * live (JOURNAL_SMALL: rewriting those costs no more than appending), so
+ * on a quiet host it holds just what is in effect. A file of the previous
+ * release's format (rewritten whole, one line per change, no done lines)
+ * is a journal of this format and restores the same.
+ *
  * CGID is the cgroup's id (inode): an entry is undone only on the very
  * cgroup it was made on, never on one recreated under the same name, and
  * an entry without one (id 0, or none: written by agentmmd before ids,
  * or by someone else) is skipped with a log line, never acted on. PATH
  * is escaped (bytes <= ' ', '\\' and DEL as \\xHH) so any cgroup name
- * survives. The file is rewritten before each change is made, so a crash
- * can only leave a record of a change that did not happen, which restoring
- * handles harmlessly. It is root's alone (0600) and reached only through
- * the state directory's fd (d->state_fd), never by path again.
+ * survives. A record of a change that did not happen is harmless to
+ * restore. The file is root's alone (0600) and reached only through the
+ * state directory's fd (d->state_fd), never by path again.
  */
 
-/*
- * The journal is rewritten whole on each change, in a buffer sized to what
- * it records (open_memstream(3)): it grows with the sandboxes changed, not
- * up to a compiled-in cap.
- */
-int applied_save(struct daemon *d)
+/* Live changes up to which every release rewrites the journal whole. */
+#define JOURNAL_SMALL	64
+/* Records past twice the live ones before the journal is compacted. */
+#define JOURNAL_SLACK	64
+
+void journal_close(struct daemon *d)
 {
-	char esc[AMM_PATH_MAX * 4 + 8];
-	char gov[4096];
+	if (d->journal_open)
+		close(d->journal_fd);
+	d->journal_open = false;
+	d->journal_fd = -1;
+}
+
+/* One live change's record into @o. */
+static void put_record(FILE *o, const struct knob *k)
+{
+	char line[AMM_PATH_MAX * 4 + 128];
+	size_t len = knob_record(k, line, sizeof(line));
+
+	if (len < sizeof(line))
+		fwrite(line, 1, len, o);
+}
+
+/* Every live change of the sandboxes and the pool, into @o; how many. */
+static uint64_t journal_live_records(struct daemon *d, FILE *o)
+{
 	struct sandbox *s;
+	uint64_t n = 0;
+	int i;
+
+	for_each_sandbox(d, s) {
+		for (i = 0; i < SBK_NR; i++) {
+			if (s->knob[i].live) {
+				put_record(o, &s->knob[i]);
+				n++;
+			}
+		}
+	}
+	if (d->pool_knob.live) {
+		put_record(o, &d->pool_knob);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Rewrite the journal from the live state, in a buffer sized to what it
+ * records (open_memstream(3)): it grows with the sandboxes changed, not
+ * up to a compiled-in cap. Records are appended to it from then on.
+ */
+int journal_compact(struct daemon *d)
+{
+	char gov[4096];
 	char *buf = NULL;
-	size_t len = 0, n;
+	size_t len = 0, n, i;
+	uint64_t live;
 	FILE *o;
 	int r;
 
 	if (amm_dry_run)	/* nothing was changed: nothing to undo */
 		return 0;
+	journal_close(d);
 	o = open_memstream(&buf, &len);
 	if (!o) {
 		err("%s: cannot build the journal: %s; not applying the change",
 		    d->applied_path, strerror(errno));
 		return -1;
 	}
-	for_each_sandbox(d, s) {
-		if (s->frozen) {
-			amm_token_escape(esc, sizeof(esc), s->path);
-			fprintf(o, "freeze %" PRIu64 " %s\n", s->cgid, esc);
-		}
-		if (s->high_dir[0]) {
-			amm_token_escape(esc, sizeof(esc), s->high_dir);
-			fprintf(o, "high %" PRIu64 " %s %s\n", s->high_cgid,
-				s->high_orig, esc);
-		}
-		if (s->oom_group_orig >= 0) {
-			amm_token_escape(esc, sizeof(esc), s->path);
-			fprintf(o, "oomgroup %" PRIu64 " %d %s\n", s->cgid,
-				s->oom_group_orig, esc);
-		}
-		if (s->zswap_wb_orig >= 0) {
-			amm_token_escape(esc, sizeof(esc), s->path);
-			fprintf(o, "zswapwb %" PRIu64 " %d %s\n", s->cgid,
-				s->zswap_wb_orig, esc);
-		}
-		if (s->limit_orig[0]) {
-			amm_token_escape(esc, sizeof(esc), s->path);
-			fprintf(o, "limit %" PRIu64 " %s %s %s\n", s->cgid,
-				s->limit_orig, s->limit_set, esc);
-		}
-	}
-	if (d->pool_high) {
-		amm_token_escape(esc, sizeof(esc), d->pool_dir);
-		fprintf(o, "high %" PRIu64 " %s %s\n", d->pool_cgid,
-			d->pool_high_orig, esc);
-	}
+	live = journal_live_records(d, o);
 	/* the governor's knobs: a few lines, one per mTHP size */
 	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
 	fwrite(gov, 1, n, o);
+	for (i = 0; i < n && n < sizeof(gov); i++)
+		live += gov[i] == '\n';
 	if (ferror(o) | fclose(o) || n >= sizeof(gov)) {
 		err("%s: cannot build the journal (%s); not applying the change",
 		    d->applied_path, n >= sizeof(gov) ?
@@ -121,47 +155,68 @@ int applied_save(struct daemon *d)
 		    d->applied_path, strerror(errno), d->cfg.state_dir);
 		return -1;
 	}
+	d->journal_fd = openat(d->state_fd, "applied", O_WRONLY | O_APPEND |
+			       O_NOFOLLOW | O_CLOEXEC);
+	d->journal_open = d->journal_fd >= 0;	/* else: compacted again */
+	d->journal_records = d->journal_live = live;
 	return 0;
 }
 
-int limit_put_back(int dirfd, const char *orig, const char *set)
+/* Is the fd we append to still the journal's file (not replaced)? */
+static bool journal_same(struct daemon *d)
 {
-	char now[32];
+	struct stat a, b;
 
-	if (cg_read_str_at(dirfd, "memory.limit_in_bytes", now, sizeof(now)))
-		return -1;
-	now[strcspn(now, "\n")] = 0;
-	if (strtoull(now, NULL, 10) != strtoull(set, NULL, 10))
-		return 0;	/* not ours any more */
-	return cg_write_at(dirfd, "memory.limit_in_bytes", orig);
+	return d->journal_open && !fstat(d->journal_fd, &a) &&
+	       !fstatat(d->state_fd, "applied", &b, AT_SYMLINK_NOFOLLOW) &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-/* Write back what the entry @e recorded, through its cgroup's @fd. */
+int journal_record(struct daemon *d, const char *rec, size_t len,
+		   enum journal_change c)
+{
+	ssize_t n;
+	int e;
+
+	if (amm_dry_run)	/* nothing was changed: nothing to undo */
+		return 0;
+	if ((c != JOURNAL_BORROW && d->journal_live <= JOURNAL_SMALL) ||
+	    d->journal_records + 1 > 2 * d->journal_live + JOURNAL_SLACK ||
+	    !journal_same(d))
+		return journal_compact(d);	/* holds @rec's change */
+	n = write(d->journal_fd, rec, len);	/* one record, one write */
+	if (n == (ssize_t)len) {
+		d->journal_records++;
+		return 0;
+	}
+	e = n < 0 ? errno : EIO;
+	err("cannot write %s: %s; not applying the change (check that %s is writable)",
+	    d->applied_path, strerror(e), d->cfg.state_dir);
+	journal_close(d);	/* the next record rewrites it whole */
+	errno = e;
+	return -1;
+}
+
+/* Write back what the entry @e recorded, through its cgroup's @fd: the
+ * put-back of its kind (knob.c), as for a live change. */
 static int restore_entry(int fd, const struct journal_entry *e)
 {
-	const char *file;
+	int kind = knob_kind_by_tag(e->kind);
+	struct knob k = { .fd = fd };
 	int r;
 
-	if (!strcmp(e->kind, "freeze")) {
-		r = cg_write_at(fd, "cgroup.freeze", "0");
-		if (r)
-			err("cannot thaw %s: %s", e->path, strerror(errno));
-		return r;
-	}
-	if (!strcmp(e->kind, "limit")) {
-		r = limit_put_back(fd, e->val, e->set);
-		if (r)
-			err("cannot reset %s/memory.limit_in_bytes to %s: %s",
-			    e->path, e->val, strerror(errno));
-		return r;
-	}
-	file = e->kind[0] == 'h' ? "memory.high" :
-	       e->kind[0] == 'z' ? "memory.zswap.writeback" :
-				   "memory.oom.group";
-	r = cg_write_at(fd, file, e->val);
-	if (r)
-		err("cannot reset %s/%s to %s: %s", e->path, file, e->val,
-		    strerror(errno));
+	if (kind < 0)
+		return 0;	/* journal_parse() knows only these */
+	k.kind = (uint8_t)kind;
+	snprintf(k.orig, sizeof(k.orig), "%s", kind == KNOB_FREEZE ? "0" :
+		 e->val);
+	snprintf(k.set, sizeof(k.set), "%s", e->set);
+	r = knob_kinds[kind].put_back(&k);
+	if (r && kind == KNOB_FREEZE)
+		err("cannot thaw %s: %s", e->path, strerror(errno));
+	else if (r)
+		err("cannot reset %s/%s to %s: %s", e->path,
+		    knob_kinds[kind].file, e->val, strerror(errno));
 	return r;
 }
 
@@ -237,48 +292,189 @@ static int restore_line(char *line)
 	return r ? -1 : 1;
 }
 
+/* A journal line as read back, and what it is a record of. */
+struct jrec {
+	char *line;		/* without its newline */
+	char tag[16];		/* keyed: TAG ID say which change it is */
+	unsigned long long id;
+	size_t seq;		/* its place in the file */
+	bool keyed, done, dead;	/* done: a release; dead: superseded */
+	bool junk;		/* no record agentmmd writes */
+};
+
+/* Which change @r is a record of: "done TAG ID", "thp KB ..." or a
+ * cgroup entry's kind and id. Others stay unkeyed (restore_line() says
+ * what is wrong with them). */
+static void jrec_key(struct jrec *r)
+{
+	struct journal_entry e;
+	char *copy;
+	int n = 0;
+
+	if (sscanf(r->line, "done %15s %llu%n", r->tag, &r->id, &n) == 2 &&
+	    !r->line[n]) {
+		r->done = r->keyed = true;
+		return;
+	}
+	if (sscanf(r->line, "thp %llu %n", &r->id, &n) == 1 && n) {
+		strcpy(r->tag, "thp");
+		r->keyed = true;
+		return;
+	}
+	copy = strdup(r->line);		/* journal_parse() cuts it up */
+	n = copy ? journal_parse(copy, &e) : -1;
+	if (n == 1) {
+		snprintf(r->tag, sizeof(r->tag), "%s", e.kind);
+		r->id = e.id;
+		r->keyed = true;
+	}
+	r->junk = n == 0 && strncmp(r->line, "thp ", 4);
+	free(copy);
+}
+
+/* By change (TAG, ID), not by place. */
+static int jrec_cmp_key(const struct jrec *x, const struct jrec *y)
+{
+	int c = strcmp(x->tag, y->tag);
+
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* By change, then by place: a change's last record last. */
+static int jrec_cmp(const void *a, const void *b)
+{
+	const struct jrec *x = *(struct jrec *const *)a;
+	const struct jrec *y = *(struct jrec *const *)b;
+	int c = jrec_cmp_key(x, y);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /*
- * Undo everything recorded in the journal (@dirfd's "applied"; @shown
- * names it in messages). Used at startup, by the guardian, on SIGTERM and
- * by --restore. Entries that could not be undone stay in the file (it is
- * removed only when nothing is left), so a later --restore or restart can
- * try again. Returns the number of entries undone.
+ * Mark what a later record of the same change supersedes, and releases
+ * with what they release, dead: what is left is what is in effect, in
+ * the order it was recorded.
+ */
+static void journal_replay(struct jrec *r, size_t n)
+{
+	struct jrec **by = calloc(n ? n : 1, sizeof(*by));
+	size_t i, k = 0;
+
+	if (!by) {	/* without the order, no line is dropped but done */
+		for (i = 0; i < n; i++)
+			r[i].dead = r[i].done;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (r[i].keyed)
+			by[k++] = &r[i];
+	qsort(by, k, sizeof(*by), jrec_cmp);
+	for (i = 0; i < k; i++)
+		by[i]->dead = by[i]->done ||
+			      (i + 1 < k && !jrec_cmp_key(by[i], by[i + 1]));
+	free(by);
+}
+
+/*
+ * The journal's lines into *@recs (*@n of them). A last line without its
+ * newline was torn by a crash while it was appended, before the change it
+ * records was made: skipped, and said. -1: out of memory.
+ */
+static int journal_read(FILE *f, const char *shown, struct jrec **recs,
+			size_t *n)
+{
+	char *line = NULL;
+	size_t cap = 0, cnt = 0, have = 0;
+	struct jrec *r = NULL, *nr;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] != '\n') {
+			warn("journal %s: skipping its torn last line '%.80s' (agentmmd stopped while writing it, before making that change)",
+			     shown, line);
+			break;
+		}
+		line[len - 1] = 0;
+		if (cnt == have) {
+			have = have ? have * 2 : 64;
+			nr = realloc(r, have * sizeof(*r));
+			if (!nr)
+				goto oom;
+			r = nr;
+		}
+		memset(&r[cnt], 0, sizeof(r[cnt]));
+		r[cnt].seq = cnt;
+		r[cnt].line = strdup(line);
+		if (!r[cnt].line)
+			goto oom;
+		jrec_key(&r[cnt++]);
+	}
+	/* a whole last line that is no record may be a torn one too */
+	if (cnt && r[cnt - 1].junk) {
+		warn("journal %s: skipping its last line '%.80s': not a record agentmmd writes",
+		     shown, r[cnt - 1].line);
+		r[cnt - 1].dead = true;
+	}
+	free(line);
+	*recs = r;
+	*n = cnt;
+	return 0;
+oom:
+	free(line);
+	while (cnt--)
+		free(r[cnt].line);
+	free(r);
+	return -1;
+}
+
+/*
+ * Undo everything the journal (@dirfd's "applied"; @shown names it in
+ * messages) holds in effect. Used at startup, by the guardian, on SIGTERM
+ * and by --restore. Entries that could not be undone stay in the file (it
+ * is removed only when nothing is left), so a later --restore or restart
+ * can try again. Returns the number of entries undone.
  */
 int restore_journal(int dirfd, const char *shown)
 {
-	char *line = NULL, *copy = NULL, *keep = NULL;
-	size_t cap = 0, keep_len = 0;
+	char *keep = NULL, *copy;
+	size_t keep_len = 0, cnt = 0, i;
+	struct jrec *recs = NULL;
 	int n = 0, kept = 0, r;
 	FILE *f = journal_open(dirfd, shown), *o;
 
 	if (!f)
 		return 0;
+	r = journal_read(f, shown, &recs, &cnt);
+	fclose(f);
+	if (r) {
+		err("cannot read %s: out of memory; left as it was", shown);
+		return 0;
+	}
+	journal_replay(recs, cnt);
 	/* what could not be undone, to write back; without it the file is
 	 * left as it was */
 	o = open_memstream(&keep, &keep_len);
-	while (getline(&line, &cap, f) > 0) {
+	for (i = 0; i < cnt; i++) {
+		if (recs[i].dead)
+			continue;
+		copy = strdup(recs[i].line);	/* restore_line() cuts it up */
+		r = copy ? restore_line(copy) : -1;
 		free(copy);
-		copy = strdup(line);	/* restore_line() cuts @line up */
-		r = restore_line(line);
 		if (r > 0) {
 			n++;
 		} else if (r < 0) {
 			kept++;
-			if (o && !copy) {	/* cannot keep it: keep the file */
-				fclose(o);
-				free(keep);
-				keep = NULL;
-				o = NULL;
-			}
-			if (o) {
-				copy[strcspn(copy, "\n")] = 0;
-				fprintf(o, "%s\n", copy);
-			}
+			if (o)
+				fprintf(o, "%s\n", recs[i].line);
 		}
 	}
-	free(line);
-	free(copy);
-	fclose(f);
+	for (i = 0; i < cnt; i++)
+		free(recs[i].line);
+	free(recs);
 	if (o && (ferror(o) | fclose(o))) {
 		free(keep);
 		keep = NULL;
@@ -295,129 +491,6 @@ int restore_journal(int dirfd, const char *shown)
 	}
 	free(keep);
 	return n;
-}
-
-static bool gone(void)
-{
-	return errno == ENOENT || errno == ENODEV;
-}
-
-bool sb_restore_limit(struct sandbox *s)
-{
-	if (!s->limit_orig[0])
-		return false;
-	if (limit_put_back(s->dir_fd, s->limit_orig, s->limit_set) == 0 ||
-	    gone()) {
-		s->limit_orig[0] = 0;
-		return false;
-	}
-	warn("sandbox %s: cannot put memory.limit_in_bytes back to %s: %s; the journal keeps it",
-	     s->rel, s->limit_orig, strerror(errno));
-	return true;
-}
-
-/*
- * Undo what we changed on the sandbox, through its kept-open fds (never
- * by path: the name may be another cgroup's by now). What fails stays set,
- * so the journal keeps it.
- */
-void sb_restore(struct sandbox *s)
-{
-	char buf[8];
-	int r;
-
-	if (s->frozen) {
-		r = cg_write_at(s->dir_fd, "cgroup.freeze", "0");
-		if (r == 0)
-			info("thawed %s", s->rel);
-		if (r == 0 || gone())
-			s->frozen = false;
-		else
-			warn("cannot thaw %s: %s", s->rel, strerror(errno));
-	}
-	if (s->high_dir[0]) {
-		r = cg_write_at(s->high_fd, "memory.high", s->high_orig);
-		if (r == 0)
-			info("reset memory.high of %s to %s", s->high_dir,
-			     s->high_orig);
-		if (r == 0 || gone()) {
-			s->high_dir[0] = 0;
-			s->high = 0;
-			if (s->high_fd >= 0)
-				close(s->high_fd);
-			s->high_fd = -1;
-		} else {
-			warn("cannot reset %s/memory.high: %s", s->high_dir,
-			     strerror(errno));
-		}
-	}
-	if (s->oom_group_orig >= 0) {
-		snprintf(buf, sizeof(buf), "%d", s->oom_group_orig);
-		r = cg_write_at(s->dir_fd, "memory.oom.group", buf);
-		if (r == 0)
-			info("sandbox %s: memory.oom.group back to %s", s->rel,
-			     buf);
-		if (r == 0 || gone())
-			s->oom_group_orig = -1;
-		else
-			warn("cannot reset %s/memory.oom.group: %s", s->rel,
-			     strerror(errno));
-	}
-	if (s->zswap_wb_orig >= 0) {
-		snprintf(buf, sizeof(buf), "%d", s->zswap_wb_orig);
-		r = cg_write_at(s->dir_fd, "memory.zswap.writeback", buf);
-		if (r == 0)
-			info("sandbox %s: memory.zswap.writeback back to %s",
-			     s->rel, buf);
-		if (r == 0 || gone()) {
-			s->zswap_wb_orig = -1;
-			s->zswap_wb_set = false;
-		} else
-			warn("cannot reset %s/memory.zswap.writeback: %s",
-			     s->rel, strerror(errno));
-	}
-	(void)sb_restore_limit(s);
-}
-
-/* The pool's memory.high back, on the very cgroup it was set on. */
-static void pool_put_back(struct daemon *d)
-{
-	int fd = open(d->pool_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = -1, e;
-
-	if (fd >= 0 && fd_cg_id(fd) != d->pool_cgid) {
-		info("pool %s was made again since its memory.high was set: leaving the new one as it is",
-		     d->pool_dir);
-		close(fd);
-		d->pool_high = 0;
-		return;
-	}
-	if (fd >= 0)
-		r = cg_write_at(fd, "memory.high", d->pool_high_orig);
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	errno = e;
-	if (r == 0 || gone()) {
-		info("reset memory.high of pool %s to %s", d->pool_dir,
-		     d->pool_high_orig);
-		d->pool_high = 0;
-	} else {
-		warn("cannot reset memory.high of pool %s to %s: %s",
-		     d->pool_dir, d->pool_high_orig, strerror(e));
-	}
-}
-
-void restore_all_live(struct daemon *d)
-{
-	struct sandbox *s;
-
-	for_each_sandbox(d, s)
-		sb_restore(s);
-	if (d->pool_high)
-		pool_put_back(d);
-	applied_save(d);
-	restore_journal(d->state_fd, d->applied_path);
 }
 
 void start_guardian(struct daemon *d, int lock_fd)

@@ -39,6 +39,7 @@
 #include "history.h"
 #include "httpmetrics.h"
 #include "journal.h"
+#include "knob.h"
 #include "loader.h"
 #include "log.h"
 #include "metrics.h"
@@ -187,7 +188,6 @@ static void reload(struct daemon *d)
 	v1_limits(d);
 	for_each_sandbox(d, s)	/* zswap_writeback may have changed */
 		sb_zswap_writeback(d, s);
-	zswap_writeback_commit(d);
 	if (d->cfg.bpf && !bpf_was) {
 		/* the new maps start empty: what we manage goes back in */
 		if (bpf_start(d, handle_event) == 0)

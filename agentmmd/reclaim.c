@@ -22,6 +22,7 @@
 
 #include "daemon.h"
 #include "journal.h"
+#include "knob.h"
 #include "log.h"
 #include "runtime.h"
 #include "tick.h"
@@ -421,15 +422,12 @@ static int limit_step_timer(unsigned int ms)
  */
 static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
 {
-	char orig[32];
+	char orig[32], set[32];
 	uint64_t use = usage_now(s), lim, target;
 	int r, e;
 
-	if (s->limit_orig[0]) {		/* the last put-back failed */
-		if (sb_restore_limit(s))
-			return 0;
-		applied_save(d);
-	}
+	if (sb_restore_limit(d, s))	/* the last put-back failed */
+		return 0;
 	if (s->dir_fd < 0 || cg_read_str_at(s->dir_fd, "memory.limit_in_bytes",
 					   orig, sizeof(orig)))
 		return -1;
@@ -440,26 +438,19 @@ static int reclaim_by_limit(struct daemon *d, struct sandbox *s, uint64_t amt)
 	target = (use - amt) & ~4095ULL;
 	if (!lim || target >= lim)
 		return 0;
-	snprintf(s->limit_set, sizeof(s->limit_set), "%" PRIu64, target);
-	snprintf(s->limit_orig, sizeof(s->limit_orig), "%s", orig);
-	if (applied_save(d)) {
-		s->limit_orig[0] = 0;
-		return 0;	/* said; nothing changed */
-	}
-	if (limit_step_timer(LIMIT_STEP_MAX_MS)) {	/* unbounded: no */
-		s->limit_orig[0] = 0;
-		applied_save(d);
+	snprintf(set, sizeof(set), "%" PRIu64, target);
+	if (limit_step_timer(LIMIT_STEP_MAX_MS))	/* unbounded: no */
 		return -1;
-	}
-	r = cg_write_at(s->dir_fd, "memory.limit_in_bytes", s->limit_set);
+	/* journaled, then written (released again if the write failed:
+	 * never set, nothing to put back) */
+	r = knob_borrow(d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd, s->cgid,
+			s->path, orig, set);
 	e = errno;
 	limit_step_timer(0);
+	if (r == KNOB_EJOURNAL)
+		return 0;	/* said; nothing changed */
 	if (r == 0)
-		(void)sb_restore_limit(s);
-	else
-		s->limit_orig[0] = 0;	/* never set: nothing to put back */
-	if (!s->limit_orig[0])
-		applied_save(d);
+		(void)sb_restore_limit(d, s);
 	/* EBUSY: not all of it was reclaimable; EINTR: out of time */
 	if (r && e != EBUSY && e != EINTR) {
 		errno = e;

@@ -16,6 +16,7 @@
 
 #include "daemon.h"
 #include "journal.h"
+#include "knob.h"
 #include "loader.h"
 #include "log.h"
 #include "runtime.h"
@@ -58,6 +59,10 @@ static void sb_forget(struct daemon *d, struct sandbox *s)
 
 	for (i = 0; s->hist && i < AMM_HIST; i++)
 		tool_close(&s->hist[i]);
+	/* what could not be put back goes with it (out of the journal, as
+	 * whatever is no longer watched) */
+	for (i = 0; i < SBK_NR; i++)
+		knob_drop(d, &s->knob[i]);
 	sb_close_fds(s);
 	while (s->n_tcg)
 		tcg_drop(s, 0);
@@ -102,13 +107,10 @@ static void oom_group_adopt(struct daemon *d, struct sandbox *s)
 	if (s->kube || cg_read_str_at(s->dir_fd, "memory.oom.group", buf,
 				      sizeof(buf)) || strcmp(buf, "1"))
 		return;
-	s->oom_group_orig = 1;
-	if (applied_save(d) ||
-	    cg_write_at(s->dir_fd, "memory.oom.group", "0")) {
+	if (knob_borrow(d, &s->knob[SBK_OOMGROUP], KNOB_OOMGROUP, s->dir_fd,
+			s->cgid, s->path, "1", "0")) {
 		warn("sandbox %s has memory.oom.group = 1 (an OOM kill of a tool would kill the agent runtime too) and it cannot be reset: %s",
 		     s->rel, strerror(errno));
-		s->oom_group_orig = -1;
-		applied_save(d);
 		return;
 	}
 	info("sandbox %s: memory.oom.group 1 -> 0 while agentmmd runs, so an OOM kill takes one tool, not the agent runtime",
@@ -122,81 +124,41 @@ static void oom_group_adopt(struct daemon *d, struct sandbox *s)
  * @s: the sandbox
  *
  * zswap_writeback = 0 (the default): a sandbox whose memory.zswap.writeback
- * is 1 is marked to get 0, so its cold pages stay compressed in RAM and
- * never go to disk: its runtime never waits on disk I/O to get its context
- * back. zswap_writeback_commit() journals and writes every mark at once
- * (one journal write for a scan that adopts thousands). A 0 found (the
- * admin's or the container manager's) is theirs and left.
- * zswap_writeback = 1 (on a reload to it): what we set goes back. Only where
- * the file exists (cgroup v2, Linux 6.8+ with zswap); the kernel ignores it
- * while zswap is off.
+ * is 1 gets 0 (borrowed: journaled first, knob.c), so its cold pages stay
+ * compressed in RAM and never go to disk: its runtime never waits on disk
+ * I/O to get its context back. A 0 found (the admin's or the container
+ * manager's) is theirs and left. zswap_writeback = 1 (on a reload to it):
+ * what we set goes back. Only where the file exists (cgroup v2, Linux 6.8+
+ * with zswap); the kernel ignores it while zswap is off.
  */
 void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 {
+	struct knob *k = &s->knob[SBK_ZSWAPWB];
 	char buf[16];
 
 	if (d->cfg.zswap_writeback) {
-		if (s->zswap_wb_orig < 0)
+		if (!k->live)
 			return;
-		if (cg_write_at(s->dir_fd, "memory.zswap.writeback", "1") &&
-		    errno != ENOENT && errno != ENODEV) {
+		if (knob_restore(d, k) < 0) {
 			warn("sandbox %s: cannot put memory.zswap.writeback back to 1: %s; the journal keeps it",
 			     s->rel, strerror(errno));
 			return;
 		}
-		s->zswap_wb_orig = -1;
-		s->zswap_wb_set = false;
-		d->zswap_wb_due = true;	/* the journal loses its line */
 		info("sandbox %s: memory.zswap.writeback back to 1 (zswap_writeback = 1)",
 		     s->rel);
 		return;
 	}
-	if (s->zswap_wb_orig >= 0 || d->cg_v1 ||
+	if (k->live || d->cg_v1 ||
 	    cg_read_str_at(s->dir_fd, "memory.zswap.writeback", buf,
 			   sizeof(buf)) || strcmp(buf, "1"))
 		return;
-	s->zswap_wb_orig = 1;
-	d->zswap_wb_due = true;
-}
-
-/**
- * zswap_writeback_commit() - journal, then write, what sb_zswap_writeback()
- * marked
- * @d: the daemon
- *
- * The journal is written once, before any file: a crash in between leaves
- * lines for changes not made, which restoring handles harmlessly.
- */
-void zswap_writeback_commit(struct daemon *d)
-{
-	struct sandbox *s;
-	bool failed = false;
-
-	if (!d->zswap_wb_due)
-		return;
-	d->zswap_wb_due = false;
-	if (applied_save(d)) {
-		for_each_sandbox(d, s)
-			if (s->zswap_wb_orig >= 0 && !s->zswap_wb_set)
-				s->zswap_wb_orig = -1;
-		return;
-	}
-	for_each_sandbox(d, s) {
-		if (s->zswap_wb_orig < 0 || s->zswap_wb_set)
-			continue;
-		if (cg_write_at(s->dir_fd, "memory.zswap.writeback", "0")) {
-			warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
-			     s->rel, strerror(errno));
-			s->zswap_wb_orig = -1;
-			failed = true;
-			continue;
-		}
-		s->zswap_wb_set = true;
+	if (knob_borrow(d, k, KNOB_ZSWAPWB, s->dir_fd, s->cgid, s->path, "1",
+			"0") == KNOB_EWRITE)
+		warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
+		     s->rel, strerror(errno));
+	if (k->live)
 		info("sandbox %s: memory.zswap.writeback 1 -> 0 while agentmmd runs, so its compressed pages stay in RAM, never on disk",
 		     s->rel);
-	}
-	if (failed)
-		applied_save(d);
 }
 
 /* Frozen by someone else (docker pause, an admin)? Then hands off. */
@@ -364,7 +326,6 @@ void rescan(struct daemon *d)
 {
 	struct sandbox *s;
 	unsigned int i;
-	bool gone = false;
 
 	for_each_sandbox(d, s)
 		s->seen = false;
@@ -379,15 +340,9 @@ void rescan(struct daemon *d)
 		 * undo our changes through the fds we hold (they fail on a
 		 * removed cgroup and never reach a new one of that name).
 		 */
-		sb_restore(s);
+		sb_restore(d, s);
 		info("sandbox %s (cgroup id %" PRIu64 ") is gone or no longer matches; forgetting it",
 		     s->rel, s->cgid);
 		sb_forget(d, s);
-		gone = true;
 	}
-	/* once for all that went (a crash before it leaves lines for
-	 * cgroups that are gone, which restoring skips) */
-	if (gone)
-		applied_save(d);
-	zswap_writeback_commit(d);
 }

@@ -16,6 +16,5 @@ void rescan(struct daemon *d);
 unsigned int sb_priority(struct daemon *d, const struct sandbox *s);
 void sb_check_ext_frozen(struct sandbox *s);
 void sb_zswap_writeback(struct daemon *d, struct sandbox *s);
-void zswap_writeback_commit(struct daemon *d);
 
 #endif

@@ -19,8 +19,6 @@ static void sb_init(struct sandbox *s)
 	s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = s->psi_fd = -1;
 	s->freeze_fd = -1;
 	s->high_fd = s->runtime_pidfd = -1;
-	s->oom_group_orig = -1;
-	s->zswap_wb_orig = -1;
 }
 
 /* Tree items are sandboxes, keys their cgroup ids: cgid is the first

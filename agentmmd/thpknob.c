@@ -17,6 +17,7 @@
 
 #include "daemon.h"
 #include "journal.h"
+#include "knob.h"
 #include "log.h"
 #include "parse.h"
 #include "thpfile.h"
@@ -105,7 +106,7 @@ void thp_knobs_close(struct thp_knobs *ks)
 /* The word that enables a size: the admin's own mode, "always" if never. */
 static const char *enable_word(const struct thp_knob *k)
 {
-	return strcmp(k->original, "never") ? k->original : "always";
+	return strcmp(k->jk.orig, "never") ? k->jk.orig : "always";
 }
 
 void thp_knobs_counters(struct thp_knobs *ks, uint32_t cand,
@@ -146,8 +147,8 @@ static void note_admin(struct daemon *d, struct thp_knobs *ks,
 	memcpy(now, k->now, sizeof(now));
 	snprintf(k->note, sizeof(k->note), "admin-set-%s", now);
 	warn("governor: hugepages-%ukB/enabled was changed to '%s' by someone else (agentmmd wrote '%s'); no longer managing it (restart agentmmd or reload to manage it again)",
-	     k->kb, k->now, k->written);
-	applied_save(d);	/* drop its journal entry: it is theirs */
+	     k->kb, k->now, k->jk.set);
+	knob_drop(d, &k->jk);	/* drop its journal entry: it is theirs */
 	d->status_force = true;
 }
 
@@ -155,6 +156,7 @@ void thp_knobs_apply(struct daemon *d, struct thp_knobs *ks, uint32_t cand,
 		     uint32_t enabled, thp_reason_fn why, const void *ctx)
 {
 	unsigned int i;
+	int r;
 
 	for (i = 0; i < ks->n; i++) {
 		struct thp_knob *k = &ks->k[i];
@@ -171,46 +173,38 @@ void thp_knobs_apply(struct daemon *d, struct thp_knobs *ks, uint32_t cand,
 		if (amm_dry_run) {
 			/* log the step once; the knob keeps its value */
 			want = on ? enable_word(k) : "never";
-			if (strcmp(k->now, want) && strcmp(k->written, want))
+			if (strcmp(k->now, want) && strcmp(k->jk.set, want))
 				info("dry-run (nothing changed): governor: hugepages-%ukB/enabled %s -> %s (%s)",
 				     k->kb, k->now, want, why(ctx, k->order));
-			snprintf(k->written, sizeof(k->written), "%s", want);
+			snprintf(k->jk.set, sizeof(k->jk.set), "%s", want);
 			continue;
 		}
-		if (!k->borrowed) {
-			strcpy(k->original, k->now);
-			k->written[0] = k->prev[0] = '\0';
-			k->borrowed = true;
-			if (applied_save(d)) {
-				k->borrowed = false;	/* not recorded: hands off */
+		if (!k->jk.live) {
+			/* not recorded: hands off */
+			if (knob_borrow(d, &k->jk, KNOB_THP, k->en_fd, k->kb,
+					NULL, k->now, NULL))
 				continue;
-			}
-		} else if (k->written[0] && strcmp(k->now, k->written)) {
+		} else if (k->jk.set[0] && strcmp(k->now, k->jk.set)) {
 			note_admin(d, ks, k);
 			continue;
 		}
 		want = on ? enable_word(k) : "never";
 		if (!strcmp(k->now, want)) {
-			strcpy(k->written, want);
+			snprintf(k->jk.set, sizeof(k->jk.set), "%s", want);
 			continue;
 		}
-		strcpy(k->prev, k->now);
-		strcpy(k->written, want);
-		if (applied_save(d)) {
-			strcpy(k->written, k->prev);
-			continue;
-		}
-		if (thp_write_word(k->en_fd, want)) {
+		r = knob_set(d, &k->jk, want);	/* journaled, then written */
+		if (r == KNOB_EWRITE) {
 			ks->write_errors++;
 			warn("governor: cannot write '%s' to hugepages-%ukB/enabled: %s",
 			     want, k->kb, strerror(errno));
-			strcpy(k->written, k->prev);
-			continue;
 		}
+		if (r)
+			continue;
 		ks->writes++;
 		d->status_force = true;
 		dbg("governor: hugepages-%ukB/enabled %s -> %s (%s)", k->kb,
-		    k->prev, want, why(ctx, k->order));
+		    k->jk.prev, want, why(ctx, k->order));
 	}
 }
 
@@ -234,33 +228,33 @@ void thp_knobs_restore(struct daemon *d, struct thp_knobs *ks)
 	for (i = 0; i < ks->n; i++) {
 		struct thp_knob *k = &ks->k[i];
 
-		if (!k->borrowed || k->external || k->en_fd < 0)
+		if (!k->jk.live || k->external || k->en_fd < 0)
 			continue;
 		if (thp_read_selected(k->en_fd, k->now, sizeof(k->now))) {
 			err("governor: cannot read hugepages-%ukB/enabled to restore it to '%s'",
-			    k->kb, k->original);
+			    k->kb, k->jk.orig);
 			continue;
 		}
-		if (k->written[0] && strcmp(k->now, k->written) &&
-		    strcmp(k->now, k->original)) {
+		if (k->jk.set[0] && strcmp(k->now, k->jk.set) &&
+		    strcmp(k->now, k->jk.orig)) {
 			warn("governor: hugepages-%ukB/enabled is '%s', not what agentmmd wrote ('%s'): someone else changed it; leaving it",
-			     k->kb, k->now, k->written);
+			     k->kb, k->now, k->jk.set);
 			continue;
 		}
-		if (strcmp(k->now, k->original)) {
-			if (thp_write_word(k->en_fd, k->original))
+		if (strcmp(k->now, k->jk.orig)) {
+			if (knob_restore(d, &k->jk) < 0)
 				err("governor: cannot restore hugepages-%ukB/enabled to '%s': %s; write it by hand",
-				    k->kb, k->original, strerror(errno));
+				    k->kb, k->jk.orig, strerror(errno));
 			else
 				info("governor: restored hugepages-%ukB/enabled to '%s'",
-				     k->kb, k->original);
+				     k->kb, k->jk.orig);
 		}
 	}
+	/* every borrow ends here, put back or not (as it always did) */
 	for (i = 0; i < ks->n; i++) {
-		ks->k[i].borrowed = false;
-		ks->k[i].written[0] = ks->k[i].prev[0] = '\0';
+		knob_drop(d, &ks->k[i].jk);
+		ks->k[i].jk.set[0] = ks->k[i].jk.prev[0] = '\0';
 	}
-	applied_save(d);
 }
 
 void thp_knobs_forget(struct thp_knobs *ks)
@@ -270,8 +264,8 @@ void thp_knobs_forget(struct thp_knobs *ks)
 	for (i = 0; i < ks->n; i++) {
 		struct thp_knob *k = &ks->k[i];
 
-		k->borrowed = k->external = false;
-		k->written[0] = k->prev[0] = '\0';
+		k->jk.live = k->external = false;
+		k->jk.set[0] = k->jk.prev[0] = '\0';
 		if (k->en_fd >= 0)
 			k->note[0] = '\0';
 	}
@@ -285,12 +279,9 @@ size_t thp_knobs_journal(const struct thp_knobs *ks, char *buf, size_t len)
 	for (i = 0; i < ks->n && off < len; i++) {
 		const struct thp_knob *k = &ks->k[i];
 
-		if (!k->borrowed || k->external)
+		if (!k->jk.live || k->external)
 			continue;
-		off += (size_t)snprintf(buf + off, len - off, "thp %u %s %s %s\n",
-					k->kb, k->original,
-					k->written[0] ? k->written : "-",
-					k->prev[0] ? k->prev : "-");
+		off += knob_record(&k->jk, buf + off, len - off);
 	}
 	return off < len ? off : len;
 }

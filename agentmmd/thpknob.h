@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "governor.h"
+#include "knobkind.h"
 #include "thpfile.h"
 
 
@@ -26,11 +27,11 @@ struct thp_knob {
 	unsigned int kb, order;
 	int en_fd;			/* enabled, O_RDWR; -1 if not writable */
 	int st_fd[THP_NR_STATS];	/* -1 where the kernel lacks it */
-	bool borrowed;			/* @original recorded in the journal */
 	bool external;			/* the admin changed it: theirs now */
-	char original[THP_WORD];	/* the admin's value */
-	char written[THP_WORD];		/* what we last wrote, "" if nothing */
-	char prev[THP_WORD];		/* the value before that write */
+	/* borrowed (knob.c: KNOB_THP, live once the admin's value is
+	 * journaled): orig the admin's value, set what we last wrote ("" if
+	 * nothing), prev the value before that write */
+	struct knob jk;
 	char now[THP_WORD];		/* as last read */
 	char note[64];			/* why it is not managed, "" if it is */
 };
@@ -54,7 +55,7 @@ void thp_knobs_counters(struct thp_knobs *ks, uint32_t cand,
 /*
  * Make the switches of the sizes in @cand match @enabled: a size enabled
  * gets the admin's own mode ("always" where they had never), a size not
- * enabled "never". Borrows each switch (journaled through applied_save())
+ * enabled "never". Borrows each switch (knob_borrow(): journaled)
  * before its first write; a switch found changed is the admin's from then
  * on. Under --dry-run it logs the step and writes nothing.
  */

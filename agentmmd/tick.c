@@ -17,6 +17,7 @@
 #include "actuate.h"
 #include "cgtools.h"
 #include "journal.h"
+#include "knob.h"
 #include "loader.h"
 #include "log.h"
 #include "runtime.h"
@@ -179,7 +180,7 @@ static void check_throttle_gone(struct daemon *d, struct sandbox *s)
 	close(s->high_fd);
 	s->high_fd = -1;
 	/* journal first: the log line says the record is gone */
-	applied_save(d);
+	knob_drop(d, &s->knob[SBK_HIGH]);
 	d->status_force = true;
 	log_action(5, AMM_ACT_RELEASE, s->rel, NULL, 0,
 		   "released throttle on %s (tool cgroup removed)", gone_dir);
@@ -303,16 +304,14 @@ static void pool_backstop(struct daemon *d)
 {
 	char cur[32], want[32];
 	uint64_t max, limit, high, id;
+	int r;
 
 	if (!d->cfg.pool_cgroup[0] || !d->cfg.pool_high_free_pct)
 		return;
 	snprintf(d->pool_dir, sizeof(d->pool_dir), "%s/%s",
 		 d->cfg.cgroup_root, d->cfg.pool_cgroup);
 	if (cg_read_str(d->pool_dir, "memory.high", cur, sizeof(cur))) {
-		if (d->pool_high) {	/* the pool is gone */
-			d->pool_high = 0;
-			applied_save(d);
-		}
+		knob_drop(d, &d->pool_knob);	/* the pool is gone */
 		return;
 	}
 	if (cg_read_u64(d->pool_dir, "memory.max", &max))
@@ -333,25 +332,21 @@ static void pool_backstop(struct daemon *d)
 	if (!id)
 		return;	/* gone meanwhile */
 	/* first time, or the pool was re-created or changed by someone else:
-	 * what is there now is what to restore */
-	snprintf(d->pool_high_orig, sizeof(d->pool_high_orig), "%s", cur);
-	d->pool_cgid = id;
-	d->pool_high = high;
-	if (applied_save(d)) {
-		d->pool_high = 0;
-		return;
-	}
-	if (cg_write(d->pool_dir, "memory.high", want)) {
+	 * what is there now is what to restore (the new borrow's record
+	 * supersedes the last one if the id is the same) */
+	if (d->pool_knob.live && d->pool_knob.id != id)
+		knob_drop(d, &d->pool_knob);
+	r = knob_borrow(d, &d->pool_knob, KNOB_POOL_HIGH, -1, id, d->pool_dir,
+			cur, want);
+	if (r == KNOB_EWRITE)
 		warn("cannot set the backstop %s/memory.high: %s",
 		     d->pool_dir, strerror(errno));
-		d->pool_high = 0;
-		applied_save(d);
+	if (r)
 		return;
-	}
 	info("pool %s: memory.high %" PRIu64 " MB, %u%% below its limit of %"
 	     PRIu64 " MB (was %s): allocations stall there instead of reaching the OOM killer",
 	     d->pool_dir, high / MB, d->cfg.pool_high_free_pct, limit / MB,
-	     d->pool_high_orig);
+	     d->pool_knob.orig);
 }
 
 /* What all tool cgroups hold, as last sampled (sample_tools()). */

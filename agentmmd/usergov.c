@@ -579,7 +579,7 @@ void gov_stop(struct daemon *d)
 	free(g);
 	d->gov = NULL;
 	d->journal_gov = NULL;
-	applied_save(d);
+	journal_compact(d);	/* without the governor's lines */
 }
 
 void gov_reload(struct daemon *d, int old)
@@ -693,7 +693,7 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 		GOUT("gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=%s\n",
 		     k->kb, wants(g, k->order), why, managed,
 		     k->now[0] ? k->now : "-",
-		     k->borrowed || k->external ? k->original : "-",
+		     k->jk.live || k->external ? k->jk.orig : "-",
 		     k->note[0] ? k->note : g->driver == DRV_KERNEL ?
 		     "by-agentmm.ko" : "-");
 	}

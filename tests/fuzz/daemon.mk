@@ -31,7 +31,7 @@ soak: test-module guest-bins
 		--timeout $$(($(SOAK_SECONDS) + 900)) soak-short
 
 # The journal's parser (journalfmt.c, what restore_journal() reads with) and
-# the escaper applied_save() writes paths with (cgroup.c).
+# the escaper knob_record() writes paths with (cgroup.c).
 $(BUILD)/fuzz/fuzz_journal: $(TOP)/tests/fuzz/fuzz_journal.c $(FUZZ_AMMD_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_AMMD_CFLAGS) -o $@ $< $(AMMD_LIB_FUZZ)

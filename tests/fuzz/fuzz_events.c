@@ -454,7 +454,6 @@ static void check_and_reset(void)
 		s->dir_fd = s->cur_fd = s->peak_fd = s->max_fd = -1;
 		s->psi_fd = s->freeze_fd = s->high_fd = -1;
 		s->runtime_pidfd = -1;
-		s->oom_group_orig = -1;
 	}
 	memset(procs, 0, sizeof(procs));
 	clock_ns = 1000 * TICK_NS;

@@ -7,7 +7,7 @@
  *     entry without one could be undone on whatever has its path now) and
  *     an absolute path;
  *   - any cgroup path a sandbox can create (any bytes but NUL) survives the
- *     journal: an entry written the way applied_save() writes it parses back
+ *     journal: an entry written the way knob_record() (knobkind.c) writes it parses back
  *     to the same kind, cgroup id, value and path. A path that came back
  *     different would be restored on another cgroup, or not at all. The
  *     same entry with cgroup id 0 is refused.
@@ -67,7 +67,7 @@ static void any_lines(const uint8_t *data, size_t size)
 	}
 }
 
-/* Property 2: format (as applied_save() does) then parse. */
+/* Property 2: format (as knob_record() does) then parse. */
 static void round_trip(const uint8_t *data, size_t size)
 {
 	static char path[AMM_PATH_MAX], esc[AMM_PATH_MAX * 4 + 8];
@@ -92,7 +92,7 @@ static void round_trip(const uint8_t *data, size_t size)
 	 * memory.zswap.writeback 0 or 1 */
 	snprintf(sbuf, sizeof(sbuf), "%llu", (id + 1) * 4096);
 	if (!id)
-		id = 1;		/* applied_save() writes the cgroup's own id */
+		id = 1;		/* knob_record() writes the cgroup's own id */
 	if (kind[0] == 'o' || kind[0] == 'z')
 		snprintf(vbuf, sizeof(vbuf), "%d", data[9] & 1);
 	else if (data[9] & 1)

@@ -3,8 +3,12 @@
  * Host unit tests for agentmmd's restore journal (agentmmd/journal.c):
  * entries undone only on the cgroup (directory inode) they were made on,
  * never without an id, any name survives, failed entries are kept, the
- * file is root's alone and read only through the state directory's fd. Plain directories with a
- * "cgroup.freeze"/"memory.high" file stand in for cgroups.
+ * file is root's alone and read only through the state directory's fd;
+ * it is appended to (knob.c's records), a torn last line is skipped, a
+ * later record of a change supersedes an earlier one, compaction keeps
+ * what restores exact, and the previous release's whole-file format still
+ * restores. Plain directories with a "cgroup.freeze"/"memory.high" file
+ * stand in for cgroups.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,6 +19,7 @@
 
 #include "daemon.h"
 #include "journal.h"
+#include "knob.h"
 #include "unit.h"
 
 static char base[64], jpath[128];
@@ -58,6 +63,15 @@ static unsigned long long fake_cg(const char *name, char *dir, size_t len)
 	put(f, "5");
 	stat(dir, &st);
 	return (unsigned long long)st.st_ino;
+}
+
+/* @dir/@name := @text */
+static void put_in(const char *dir, const char *name, const char *text)
+{
+	char f[512];
+
+	snprintf(f, sizeof(f), "%s/%s", dir, name);
+	put(f, text);
 }
 
 static void file_of(const char *dir, const char *name, char *buf, size_t len)
@@ -166,8 +180,9 @@ TEST(journal_not_ours_untouched)
 	unlink(other);
 }
 
-/* applied_save() writes the journal root's alone (0600), through the
- * state directory's fd; the pool's line names the pool's cgroup id. */
+/* The journal is written root's alone (0600), through the state
+ * directory's fd; the pool's line names the pool's cgroup id. (This test
+ * set the daemon's old pool_high* fields; it borrows the pool's knob.) */
 TEST(journal_saved_private_with_the_pool_id)
 {
 	static struct daemon d;
@@ -178,10 +193,8 @@ TEST(journal_saved_private_with_the_pool_id)
 	d.state_fd = basefd;
 	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
 	snprintf(d.pool_dir, sizeof(d.pool_dir), "%s", dir);
-	snprintf(d.pool_high_orig, sizeof(d.pool_high_orig), "77");
-	d.pool_high = 1;
-	d.pool_cgid = id;
-	EXPECT_EQ(applied_save(&d), 0);
+	EXPECT_EQ(knob_borrow(&d, &d.pool_knob, KNOB_POOL_HIGH, -1, id,
+			      d.pool_dir, "77", NULL), 0);
 	CHECK(stat(jpath, &st) == 0 && (st.st_mode & 0777) == 0600);
 	amm_token_escape(esc, sizeof(esc), dir);
 	snprintf(want, sizeof(want), "high %llu 77 %s\n", id, esc);
@@ -190,6 +203,176 @@ TEST(journal_saved_private_with_the_pool_id)
 	EXPECT_EQ(restore_journal(basefd, jpath), 1);
 	file_of(dir, "memory.high", v, sizeof(v));
 	CHECK(!strcmp(v, "77"));
+	journal_close(&d);
+}
+
+/* Lines of the journal that start with @prefix. */
+static int lines_with(const char *prefix)
+{
+	static char buf[1 << 20];
+	const char *p = buf;
+	int n = 0;
+
+	get(jpath, buf, sizeof(buf));
+	while (*p) {
+		n += !strncmp(p, prefix, strlen(prefix));
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return n;
+}
+
+#define NK 100
+
+/* A fake sandbox @i of @d with memory.oom.group 1, borrowed (set to 0). */
+static struct sandbox *oom_sandbox(struct daemon *d, int i)
+{
+	char name[32], dir[256], f[512], v[8];
+	struct sandbox *s = sb_new(d);
+	unsigned long long id;
+
+	snprintf(name, sizeof(name), "k%d", i);
+	id = fake_cg(name, dir, sizeof(dir));
+	snprintf(f, sizeof(f), "%s/memory.oom.group", dir);
+	put(f, "1");
+	if (!s)
+		exit(1);
+	snprintf(s->path, sizeof(s->path), "%s", dir);
+	s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->cgid = id;
+	CHECK(sb_index(d, s));
+	EXPECT_EQ(knob_borrow(d, &s->knob[SBK_OOMGROUP], KNOB_OOMGROUP,
+			      s->dir_fd, s->cgid, s->path, "1", "0"), 0);
+	file_of(dir, "memory.oom.group", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+	return s;
+}
+
+/* @s's memory.oom.group is @want */
+static bool oom_is(const struct sandbox *s, const char *want)
+{
+	char v[8];
+
+	file_of(s->path, "memory.oom.group", v, sizeof(v));
+	return !strcmp(v, want);
+}
+
+/*
+ * With many changes live, each change appends one record (a release: a
+ * done line) instead of rewriting the file; a crash's torn last line is
+ * skipped; once releases make it due the file is compacted to exactly the
+ * live records; and restoring either file undoes exactly what is live.
+ */
+TEST(append_only_torn_line_and_compaction)
+{
+	static struct daemon d;
+	static char saved[1 << 20];
+	struct sandbox *s[NK];
+	char esc[1024], torn[2048];
+	int i, ok = 1;
+	FILE *f;
+
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	for (i = 0; i < NK; i++)
+		s[i] = oom_sandbox(&d, i);
+	EXPECT_EQ(lines_with("oomgroup "), NK);
+	/* released while many are live: appended, the borrows stay */
+	for (i = 0; i < 20; i++) {
+		EXPECT_EQ(knob_restore(&d, &s[i]->knob[SBK_OOMGROUP]), 0);
+		ok &= oom_is(s[i], "1");
+		put_in(s[i]->path, "memory.oom.group", "9");	/* theirs now */
+	}
+	CHECK(ok);
+	EXPECT_EQ(lines_with("done oomgroup "), 20);
+	EXPECT_EQ(lines_with("oomgroup "), NK);
+	get(jpath, saved, sizeof(saved));
+	/* fewer live than JOURNAL_SMALL: the release compacts it */
+	for (i = 20; i < 36; i++) {
+		EXPECT_EQ(knob_restore(&d, &s[i]->knob[SBK_OOMGROUP]), 0);
+		put_in(s[i]->path, "memory.oom.group", "9");
+	}
+	EXPECT_EQ(lines_with("done "), 0);
+	EXPECT_EQ(lines_with("oomgroup "), NK - 36);
+	journal_close(&d);
+	for (i = 36; i < NK; i++)
+		put_in(s[i]->path, "memory.oom.group", "0");
+	EXPECT_EQ(restore_journal(basefd, jpath), NK - 36);
+	for (i = 0; i < NK; i++)
+		ok &= oom_is(s[i], i < 36 ? "9" : "1");
+	CHECK(ok);
+	/* the appended file of before, crashed while appending a record of
+	 * sandbox 0 (released): restores the 80 live, not 0 */
+	for (i = 20; i < NK; i++)
+		put_in(s[i]->path, "memory.oom.group", "0");
+	amm_token_escape(esc, sizeof(esc), s[0]->path);
+	snprintf(torn, sizeof(torn), "oomgroup %llu 1 %s",
+		 (unsigned long long)s[0]->cgid, esc);
+	f = fopen(jpath, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "%s%s", saved, torn);	/* no newline: torn */
+	fclose(f);
+	chmod(jpath, 0600);
+	EXPECT_EQ(restore_journal(basefd, jpath), NK - 20);
+	for (i = 0; i < NK; i++)
+		ok &= oom_is(s[i], i < 20 ? "9" : "1");
+	CHECK(ok);
+	CHECK(access(jpath, F_OK) != 0);
+	for (i = 0; i < NK; i++)
+		close(s[i]->dir_fd);
+}
+
+/* A later record of a change supersedes an earlier one; a done line
+ * leaves nothing to undo for it. */
+TEST(later_records_supersede)
+{
+	char dir[256], esc[1024], line[4096], v[32];
+	unsigned long long id = fake_cg("supersede", dir, sizeof(dir));
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line),
+		 "high %llu 77 %s\nfreeze %llu %s\nhigh %llu 88 %s\ndone freeze %llu\n",
+		 id, esc, id, esc, id, esc, id);
+	put(jpath, line);
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "88"));
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));			/* released: left */
+	CHECK(access(jpath, F_OK) != 0);
+}
+
+/* What the previous release journaled (the whole file rewritten on each
+ * change, one line per change, no done lines) restores after an upgrade. */
+TEST(old_format_journal_restores)
+{
+	char dir[256], esc[1024], line[4096], v[32];
+	unsigned long long id = fake_cg("oldfmt", dir, sizeof(dir));
+
+	put_in(dir, "memory.oom.group", "0");
+	put_in(dir, "memory.zswap.writeback", "0");
+	put_in(dir, "memory.limit_in_bytes", "400\n");
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line),
+		 "freeze %llu %s\nhigh %llu max %s\noomgroup %llu 1 %s\nzswapwb %llu 1 %s\nlimit %llu 500 400 %s\n",
+		 id, esc, id, esc, id, esc, id, esc, id, esc);
+	put(jpath, line);
+	EXPECT_EQ(restore_journal(basefd, jpath), 5);
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "max"));
+	file_of(dir, "memory.oom.group", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));
+	file_of(dir, "memory.zswap.writeback", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strncmp(v, "500", 3));
+	CHECK(access(jpath, F_OK) != 0);
 }
 
 /* A v1 limit a reclaim step borrowed: back to ORIG only while SET is there. */
@@ -216,6 +399,57 @@ TEST(limit_put_back_only_while_ours)
 	file_of(b, "memory.limit_in_bytes", v, sizeof(v));
 	CHECK(!strcmp(v, "209715200\n"));	/* theirs: untouched */
 	CHECK(access(jpath, F_OK) != 0);
+}
+
+/*
+ * A v1 limit borrowed for one reclaim step through the one writer: SET is
+ * journaled with ORIG before it is written, ORIG goes back only while SET
+ * is still there, and the release leaves nothing to restore.
+ */
+TEST(limit_knob_borrowed_for_one_step)
+{
+	static struct daemon d;
+	struct sandbox *s = sb_new(&d);	/* in the table: compaction
+					 * writes what it holds */
+	char dir[256], esc[1024], want[2048], got[2048], v[32];
+	unsigned long long id = fake_cg("lim-knob", dir, sizeof(dir));
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	snprintf(s->path, sizeof(s->path), "%s", dir);
+	snprintf(s->rel, sizeof(s->rel), "lim-knob");
+	s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->cgid = id;
+	CHECK(sb_index(&d, s));
+	put_in(dir, "memory.limit_in_bytes", "209715200");
+	EXPECT_EQ(knob_borrow(&d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd,
+			      s->cgid, s->path, "209715200", "104857600"), 0);
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "104857600"));
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(want, sizeof(want), "limit %llu 209715200 104857600 %s\n",
+		 id, esc);
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, want));		/* journaled with SET */
+	CHECK(!sb_restore_limit(&d, s));	/* put back: not borrowed */
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "209715200"));
+	get(jpath, got, sizeof(got));
+	CHECK(!strcmp(got, ""));		/* released: compacted away */
+	/* another writer's value since: left, and released all the same */
+	EXPECT_EQ(knob_borrow(&d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd,
+			      s->cgid, s->path, "209715200", "104857600"), 0);
+	put_in(dir, "memory.limit_in_bytes", "314572800");
+	CHECK(!sb_restore_limit(&d, s));
+	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
+	CHECK(!strcmp(v, "314572800"));
+	CHECK(!s->knob[SBK_LIMIT].live);
+	journal_close(&d);
+	close(s->dir_fd);
+	unlink(jpath);
 }
 
 TEST(malformed_escape_ignored)

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kinds of borrowed setting (knobkind.h): one row of knob_kinds[]
+ * each - the journal record's first word, the file, how a value is
+ * written and how the original goes back - and the record of a knob.
+ * Below the journal (journal.c formats and restores with it) and the one
+ * writer (knob.c); it journals nothing itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "config.h"
+#include "knobkind.h"
+#include "thpfile.h"
+
+static int cg_file_write(const struct knob *k, const char *val)
+{
+	return cg_write_at(k->fd, knob_kinds[k->kind].file, val);
+}
+
+static int cg_file_put_back(const struct knob *k)
+{
+	return cg_write_at(k->fd, knob_kinds[k->kind].file, k->orig);
+}
+
+/*
+ * A borrowed cgroup v1 memory.limit_in_bytes goes back to ORIG only while
+ * it still reads SET: a value another writer put there since is theirs.
+ */
+static int limit_put_back(const struct knob *k)
+{
+	char now[32];
+
+	if (cg_read_str_at(k->fd, "memory.limit_in_bytes", now, sizeof(now)))
+		return -1;
+	now[strcspn(now, "\n")] = 0;
+	if (strtoull(now, NULL, 10) != strtoull(k->set, NULL, 10))
+		return 0;	/* not ours any more */
+	return cg_write_at(k->fd, "memory.limit_in_bytes", k->orig);
+}
+
+/* The pool is written by path (it may be made after the daemon starts). */
+static int pool_write(const struct knob *k, const char *val)
+{
+	return cg_write(k->path, "memory.high", val);
+}
+
+/* ...and put back only on the very cgroup it was set on (ESTALE: the
+ * path is another cgroup's now) */
+static int pool_put_back(const struct knob *k)
+{
+	int fd = open(k->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r, e;
+
+	if (fd < 0)
+		return -1;
+	if (fd_cg_id(fd) != k->id) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	r = cg_write_at(fd, "memory.high", k->orig);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+static int thp_write(const struct knob *k, const char *val)
+{
+	return thp_write_word(k->fd, val);
+}
+
+/*
+ * The switch goes back to what the admin had where it holds ours (what
+ * we wrote, or nothing written yet); a value neither ours nor theirs is
+ * someone else's and stays (said by the caller, who reads it).
+ */
+static int thp_put_back(const struct knob *k)
+{
+	char now[THP_WORD];
+
+	if (thp_read_selected(k->fd, now, sizeof(now)))
+		return -1;
+	if (!strcmp(now, k->orig) ||
+	    (k->set[0] && strcmp(now, k->set)))
+		return 0;
+	return thp_write_word(k->fd, k->orig);
+}
+
+const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS] = {
+	[KNOB_FREEZE] = { "freeze", "cgroup.freeze", false,
+			  cg_file_write, cg_file_put_back },
+	[KNOB_HIGH] = { "high", "memory.high", false,
+			cg_file_write, cg_file_put_back },
+	[KNOB_OOMGROUP] = { "oomgroup", "memory.oom.group", false,
+			    cg_file_write, cg_file_put_back },
+	[KNOB_ZSWAPWB] = { "zswapwb", "memory.zswap.writeback", false,
+			   cg_file_write, cg_file_put_back },
+	[KNOB_LIMIT] = { "limit", "memory.limit_in_bytes", true,
+			 cg_file_write, limit_put_back },
+	/* records as "high": a restore finds it by its own cgroup id */
+	[KNOB_POOL_HIGH] = { "high", "memory.high", false,
+			     pool_write, pool_put_back },
+	[KNOB_THP] = { "thp", "enabled", true, thp_write, thp_put_back },
+	/* the reserved sd-bus kind (knob.h): no ops until it is written */
+	[KNOB_UNIT_PROP] = { "unitprop", NULL, false, NULL, NULL },
+};
+
+int knob_kind_by_tag(const char *tag)
+{
+	int i;
+
+	/* the first row of a tag: a pool's "high" is restored as any high */
+	for (i = 0; i < KNOB_NR_KINDS; i++)
+		if (knob_kinds[i].file && !strcmp(knob_kinds[i].tag, tag))
+			return i;
+	return -1;
+}
+
+size_t knob_record(const struct knob *k, char *buf, size_t len)
+{
+	const struct knob_kind_ops *o = &knob_kinds[k->kind];
+	char esc[AMM_PATH_MAX * 4 + 8];
+	int n;
+
+	if (k->kind == KNOB_THP)
+		n = snprintf(buf, len, "thp %" PRIu64 " %s %s %s\n", k->id,
+			     k->orig, k->set[0] ? k->set : "-",
+			     k->prev[0] ? k->prev : "-");
+	else {
+		amm_token_escape(esc, sizeof(esc), k->path);
+		if (k->kind == KNOB_FREEZE)
+			n = snprintf(buf, len, "freeze %" PRIu64 " %s\n",
+				     k->id, esc);
+		else if (k->kind == KNOB_LIMIT)
+			n = snprintf(buf, len, "limit %" PRIu64 " %s %s %s\n",
+				     k->id, k->orig, k->set, esc);
+		else
+			n = snprintf(buf, len, "%s %" PRIu64 " %s %s\n", o->tag,
+				     k->id, k->orig, esc);
+	}
+	return n < 0 ? len : (size_t)n;
+}

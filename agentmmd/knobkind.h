@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * knobkind.c: the kinds of setting agentmmd borrows (struct knob, one row
+ * of knob_kinds[] a kind) and their journal records. knob.h borrows, sets
+ * and restores them.
+ */
+#ifndef _AGENTMMD_KNOBKIND_H
+#define _AGENTMMD_KNOBKIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The kinds of knob, each one row of knob_kinds[] (its journal record's
+ * first word, the file it writes, how it is put back).
+ */
+enum knob_kind {
+	KNOB_FREEZE,	/* cgroup.freeze of a sandbox: 1, back to 0 */
+	KNOB_HIGH,	/* memory.high of a tool cgroup */
+	KNOB_OOMGROUP,	/* memory.oom.group of a sandbox: 1 -> 0 */
+	KNOB_ZSWAPWB,	/* memory.zswap.writeback of a sandbox: 1 -> 0 */
+	KNOB_LIMIT,	/* cgroup v1 memory.limit_in_bytes, for one reclaim
+			 * step: back only while what we set is still there */
+	KNOB_POOL_HIGH,	/* the pool cgroup's memory.high backstop, by path,
+			 * put back only on the cgroup (id) it was set on */
+	KNOB_THP,	/* hugepages-<KB>kB/enabled: back only over ours */
+	/*
+	 * Reserved: a systemd unit's property (MemoryHigh=, ...) set over
+	 * sd-bus, for sandboxes systemd manages. Not implemented: its row
+	 * has no ops, and knob_borrow() refuses it (ENOSYS). It needs a
+	 * record naming the unit and property ("unitprop ID UNIT PROP ORIG"),
+	 * a write op through sd-bus and a put-back op the guardian can run.
+	 */
+	KNOB_UNIT_PROP,
+	KNOB_NR_KINDS
+};
+
+/*
+ * One borrowed setting. @fd and @path belong to the owner (a sandbox, the
+ * daemon, the mTHP switch table) and outlive the knob; @id is the cgroup
+ * id the change was made on (the switch's size in kB for KNOB_THP).
+ */
+struct knob {
+	uint8_t kind;		/* enum knob_kind */
+	bool live;		/* borrowed: a record of it is in the journal */
+	int fd;			/* the cgroup directory (or switch) written
+				 * through; -1: by @path (the pool) */
+	uint64_t id;
+	const char *path;	/* for the record and messages */
+	char orig[32];		/* what was there: what goes back */
+	char set[32];		/* what we last wrote, "" if nothing yet */
+	char prev[16];		/* KNOB_THP: the value before that write */
+};
+
+struct knob_kind_ops {
+	const char *tag;	/* the journal record's first word */
+	const char *file;	/* the file under the cgroup, if one */
+	/* the record carries what we set (SET, or NEW and PREV): knob_set()
+	 * journals each new value first */
+	bool record_set;
+	/* write @val to @k's setting: 0, or -1 with errno */
+	int (*write)(const struct knob *k, const char *val);
+	/* put @k->orig back where it is still ours: 0 (done, or not ours
+	 * any more), or -1 with errno (ENOENT/ENODEV: the cgroup is gone;
+	 * ESTALE: another cgroup has its path now) */
+	int (*put_back)(const struct knob *k);
+};
+
+extern const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS];
+
+/* The kind whose records start with @tag (cgroup kinds), or -1. */
+int knob_kind_by_tag(const char *tag);
+
+/* @k's journal record, a line with its newline, into @buf (@len bytes);
+ * its length (>= @len: did not fit) */
+size_t knob_record(const struct knob *k, char *buf, size_t len);
+
+
+#endif
