@@ -153,7 +153,9 @@ names() {	# the agentmm_* metric names job $1 brought
 }
 check "the agentmmd job's series arrive" wait_for 20 sh -c "curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=agentmm_daemon_ticks_total{job=\"agentmmd\"}' | grep -q '\"result\":\[{'"
 sleep 2	# a scrape of each job after both saw every family
-n_node=$(names node) n_http=$(names agentmmd)
+# the textfile's agentmm_daemon_* for process_* (node_exporter has its own)
+n_node=$(names node | grep -vxE 'agentmm_daemon_(cpu_seconds_total|resident_memory_bytes|start_time_seconds)')
+n_http=$(names agentmmd)
 info "agentmm_* names: $(echo "$n_node" | wc -l) through node_exporter, $(echo "$n_http" | wc -l) over HTTP"
 check "the same agentmm_* names through node_exporter and over HTTP" \
 	sh -c "[ -n '$n_http' ] && [ '$n_node' = '$n_http' ]"
@@ -165,6 +167,26 @@ sleep 3
 h1=$(qval 'agentmm_daemon_ticks_total{job="agentmmd"}')
 check "over HTTP the tick counter moves too ($h0 -> $h1)" test "${h1:-0}" -gt "${h0:-0}"
 check "the scrape's format is the text format 0.0.4" sh -c "curl -sfI 'http://127.0.0.1:$AMM_PORT/metrics' | grep -qi '^Content-Type: text/plain; version=0.0.4'"
+
+# the Grafana dashboard: every metric it names exists, every query runs
+dash=$TOP/deploy/grafana/gen-dashboard.py
+check "the dashboard is made from its panel list" "$dash" --check
+# the families agentmmd writes (some only with agentmm.ko loaded), and the
+# textfile's names of its process_* ones
+grep -oE '"(agentmm|process)_[a-z0-9_]+' "$TOP/agentmmd/metrics.c" | tr -d '"' >"$TMP/families"
+sed -n 's/^process_/agentmm_daemon_/p' "$TMP/families" >>"$TMP/families"
+unknown=$("$dash" --exprs | grep -oE '\b(agentmm|process)_[a-z0-9_]+' | sort -u | grep -vxF -f "$TMP/families" | tr '\n' ' ')
+check "every metric the dashboard names exists${unknown:+ (not: $unknown)}" test -z "$unknown"
+bad_q='' n_q=0 n_data=0
+while IFS= read -r e; do
+	n_q=$((n_q + 1))
+	if out=$(q "$e"); then
+		[ -n "$out" ] && n_data=$((n_data + 1))
+	else
+		bad_q="$bad_q [$e]"
+	fi
+done < <("$dash" --exprs)
+check "Prometheus runs every dashboard query ($n_q; $n_data with data here)${bad_q:+: failed$bad_q}" test -z "$bad_q"
 
 # the rules, evaluated by the server on these series
 check "the server loaded the 7 rules" wait_for 20 sh -c "[ \$(curl -sf '$PROM/api/v1/rules' | grep -o '\"type\":\"alerting\"' | wc -l) -eq 7 ]"
