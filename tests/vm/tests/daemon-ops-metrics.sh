@@ -53,8 +53,13 @@ check "mTHP sizes listed" grep -q "^agentmm_mthp_enabled{size=\"${MTHP3}kB\"} [0
 check "mTHP fault stats" grep -q "^agentmm_mthp_fault_alloc_total{size=\"${MTHP3}kB\"} [0-9]" $M
 check "last update time exported, now" sh -c "t=\$(awk '\$1 == \"agentmm_daemon_last_update_timestamp_seconds\" { print \$2 }' $M); n=\$(date +%s); [ -n \"\$t\" ] && [ \$((n - t)) -lt 10 ] && [ \$((t - n)) -lt 10 ]"
 check "host pressure as a ratio" grep -q '^agentmm_memory_pressure_some_avg10_ratio [01]\.[0-9]\{4\}$' $M
-check "daemon CPU counted (process_cpu_seconds_total, the standard name)" grep -q '^process_cpu_seconds_total [0-9]*\.[0-9]*$' $M
-check "its resident memory in bytes (process_resident_memory_bytes)" grep -q '^process_resident_memory_bytes [1-9][0-9]*$' $M
+agentmmctl -c /tmp/amm.conf metrics >/tmp/ctl.prom
+check "daemon CPU counted (process_cpu_seconds_total, the standard name)" grep -q '^process_cpu_seconds_total [0-9]*\.[0-9]*$' /tmp/ctl.prom
+check "its resident memory in bytes (process_resident_memory_bytes)" grep -q '^process_resident_memory_bytes [1-9][0-9]*$' /tmp/ctl.prom
+# node_exporter serves process_* of its own (and drops a textfile's):
+# there they are agentmm_daemon_*
+check "the textfile's are agentmm_daemon_cpu_seconds_total and _resident_memory_bytes, no process_*" \
+	sh -c "grep -q '^agentmm_daemon_cpu_seconds_total [0-9]*\.[0-9]*\$' $M && grep -q '^agentmm_daemon_resident_memory_bytes [1-9][0-9]*\$' $M && ! grep -q '^process_' $M"
 check "ticks: all, and slow ones apart (no overlapping label)" sh -c "grep -q '^agentmm_daemon_ticks_total [0-9]' $M && grep -q '^agentmm_daemon_slow_ticks_total [0-9]' $M && ! grep -q 'kind=' $M"
 check "base units only: no _kb, no microseconds" sh -c "! grep -Eq '^agentmm[a-z_]*(_kb|microseconds)' $M"
 check "event drops exported" grep -q '^agentmm_daemon_event_drops_total 0$' $M
@@ -87,6 +92,7 @@ kill "$DP"
 check "daemon stops" wait_for 20 sh -c "! kill -0 $DP 2>/dev/null"
 check "textfile removed on stop (no stale metrics scraped)" test ! -e $M
 check "agentmmctl metrics still shows the last totals" sh -c "agentmmctl -c /tmp/amm.conf metrics 2>/dev/null | grep -q '^agentmm_daemon_info'"
+rm -f /tmp/ctl.prom
 cleanup
 rm -rf /tmp/node
 finish
