@@ -81,6 +81,6 @@ agentmmctl -c /tmp/amm.conf exec agent.slice/sb -- \
 check "a pipe gets the note" grep -q '^agentmm: killed memhog' /tmp/pipe.out
 kill $KEEP $SVC 2>/dev/null
 wait $KEEP $SVC 2>/dev/null
-rm -f /tmp/svc.fifo /tmp/svc.in /tmp/root.log /tmp/pipe.out
+rm -f /tmp/svc.fifo /tmp/svc.in /tmp/root.log /tmp/pipe.out /tmp/tool.err /tmp/evil.err
 cleanup
 finish
