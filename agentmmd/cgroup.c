@@ -435,23 +435,34 @@ int proc_same_vm(pid_t a, pid_t b)
 	return r == 0 ? 1 : 0;
 }
 
-int proc_starttime(pid_t pid, uint64_t *ticks)
+/*
+ * /proc/@pid/stat into @buf; what follows the comm field's ")" (comm may
+ * hold spaces and parentheses), or NULL.
+ */
+static char *proc_stat_fields(pid_t pid, char *buf, size_t len)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long st;
-	int i, fd;
+	char path[64];
 	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return NULL;
 	buf[n] = 0;
-	p = strrchr(buf, ')');	/* comm may contain spaces */
+	return strrchr(buf, ')');
+}
+
+int proc_starttime(pid_t pid, uint64_t *ticks)
+{
+	char buf[1024], *p = proc_stat_fields(pid, buf, sizeof(buf));
+	unsigned long long st;
+	int i;
+
 	if (!p)
 		return -1;
 	/* field 3 starts after ") "; starttime is field 22 */
@@ -466,20 +477,9 @@ int proc_starttime(pid_t pid, uint64_t *ticks)
 /* @pid's parent (field 4 of /proc/PID/stat), as the host numbers it. */
 int proc_ppid(pid_t pid, pid_t *ppid)
 {
-	char path[64], buf[1024], *p;
-	int v, fd;
-	ssize_t n;
+	char buf[1024], *p = proc_stat_fields(pid, buf, sizeof(buf));
+	int v;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* comm may contain spaces and parens */
 	if (!p || sscanf(p + 1, " %*c %d", &v) != 1)
 		return -1;
 	*ppid = v;
