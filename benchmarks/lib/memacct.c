@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "memacct.h"
+#include "util.h"
 
 /* getdents64 without opendir(): opendir allocates, the sampler must not. */
 struct ma_dirent64 {
@@ -27,65 +28,11 @@ static char ma_buf[64 << 10];		/* meminfo, zoneinfo, memory.stat */
 static char ma_small[4096];		/* smaps_rollup, stat, cgroup.procs chunks */
 static char ma_dents[MA_MAX_DEPTH + 1][8192];
 
-/* Read all of @fd (seq_file reads may come in pieces) into @buf, NUL
- * terminated; the file is truncated to @len - 1 bytes. Returns the length
- * or -1. */
-static ssize_t slurp_fd(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (got)
-				break;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = 0;
-	return (ssize_t)got;
-}
-
-static ssize_t slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -1;
-	n = slurp_fd(fd, buf, len);
-	err = errno;
-	close(fd);
-	errno = err;
-	return n;
-}
-
-/* Value after "key" at the start of a line of @buf ("key:" or "key "),
- * or -1. @key includes its ':' where the file has one. */
-static long long line_value(const char *buf, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t' ||
-					      key[kl - 1] == ':'))
-			return strtoll(p + kl, NULL, 10);
-	}
-	return -1;
-}
-
 /* A /proc/meminfo field (kB) from ma_buf; *present (may be NULL) says
  * whether the kernel printed it. */
 static unsigned long long mi_field(const char *key, int *present)
 {
-	long long v = line_value(ma_buf, key);
+	long long v = key_value(ma_buf, key);
 
 	if (present)
 		*present = v >= 0;
@@ -94,10 +41,12 @@ static unsigned long long mi_field(const char *key, int *present)
 
 int ma_host_read(struct ma_host *h)
 {
-	if (slurp("/proc/meminfo", ma_buf, sizeof(ma_buf)) < 0)
+	if (read_all("/proc/meminfo", ma_buf, sizeof(ma_buf)) < 0)
 		return -1;
 	h->mem_total = mi_field("MemTotal:", NULL);
+	h->mem_free = mi_field("MemFree:", NULL);
 	h->mem_avail = mi_field("MemAvailable:", NULL);
+	h->cma_free = mi_field("CmaFree:", NULL);
 	h->anon = mi_field("AnonPages:", NULL);
 	h->shmem = mi_field("Shmem:", NULL);
 	h->zswap = mi_field("Zswap:", &h->has_zswap);
@@ -130,9 +79,9 @@ int ma_reserve_kb(unsigned long long *high_kb, unsigned long long *min_free_kb)
 	char mf[64];
 
 	*high_kb = *min_free_kb = 0;
-	if (slurp("/proc/sys/vm/min_free_kbytes", mf, sizeof(mf)) > 0)
+	if (read_all("/proc/sys/vm/min_free_kbytes", mf, sizeof(mf)) > 0)
 		*min_free_kb = strtoull(mf, NULL, 10);
-	if (slurp("/proc/zoneinfo", ma_buf, sizeof(ma_buf)) < 0)
+	if (read_all("/proc/zoneinfo", ma_buf, sizeof(ma_buf)) < 0)
 		return -1;
 	/* "        high     4413" once per zone (and "high" nowhere else at
 	 * the start of a line after the indentation) */
@@ -144,18 +93,13 @@ int ma_reserve_kb(unsigned long long *high_kb, unsigned long long *min_free_kb)
 
 int ma_psi_memory(unsigned long long *some_us, unsigned long long *full_us)
 {
-	char *s, *f;
-
 	*some_us = *full_us = 0;
-	if (slurp("/proc/pressure/memory", ma_small, sizeof(ma_small)) <= 0)
+	if (read_all("/proc/pressure/memory", ma_small, sizeof(ma_small)) <= 0 ||
+	    !strstr(ma_small, "some "))
 		return -1;
-	s = strstr(ma_small, "some ");
-	f = strstr(ma_small, "full ");
-	if (s && (s = strstr(s, "total=")))
-		*some_us = strtoull(s + 6, NULL, 10);
-	if (f && (f = strstr(f, "total=")))
-		*full_us = strtoull(f + 6, NULL, 10);
-	return s ? 0 : -1;
+	*some_us = psi_total(ma_small, "some ");
+	*full_us = psi_total(ma_small, "full ");
+	return 0;
 }
 
 long long ma_pid_pss_kb(pid_t pid)
@@ -164,11 +108,11 @@ long long ma_pid_pss_kb(pid_t pid)
 	long long pss, swp;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	if (slurp(path, ma_small, sizeof(ma_small)) < 0)
+	if (read_all(path, ma_small, sizeof(ma_small)) < 0)
 		return -1;
 	/* the first line is the [rollup] range; the fields follow */
-	pss = line_value(ma_small, "Pss:");
-	swp = line_value(ma_small, "SwapPss:");
+	pss = key_value(ma_small, "Pss:");
+	swp = key_value(ma_small, "SwapPss:");
 	return (pss > 0 ? pss : 0) + (swp > 0 ? swp : 0);
 }
 
@@ -269,7 +213,7 @@ static int pid_stat(const char *pid, pid_t *pgrp, unsigned long *flags, char *co
 	if (!tck)
 		tck = sysconf(_SC_CLK_TCK);
 	snprintf(path, sizeof(path), "/proc/%.20s/stat", pid);
-	if (slurp(path, ma_small, sizeof(ma_small)) <= 0 ||
+	if (read_all(path, ma_small, sizeof(ma_small)) <= 0 ||
 	    !(l = strchr(ma_small, '(')) || !(r = strrchr(ma_small, ')')))
 		return -1;
 	if (comm) {
@@ -416,10 +360,10 @@ int ma_keyed_many(const char *path, const char *const *keys, int n, long long *v
 {
 	for (int i = 0; i < n; i++)
 		vals[i] = -1;
-	if (slurp(path, ma_buf, sizeof(ma_buf)) < 0)
+	if (read_all(path, ma_buf, sizeof(ma_buf)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		vals[i] = line_value(ma_buf, keys[i]);
+		vals[i] = key_value(ma_buf, keys[i]);
 	return 0;
 }
 

@@ -18,7 +18,7 @@
 
 /* /proc/meminfo, kB. has_* say whether the kernel printed the field. */
 struct ma_host {
-	unsigned long long mem_total, mem_avail;
+	unsigned long long mem_total, mem_free, mem_avail, cma_free;
 	unsigned long long anon, shmem, zswap, zswapped, pagetables, secpagetables;
 	unsigned long long sunreclaim, kernelstack, percpu;
 	unsigned long long swap_total, swap_free;
