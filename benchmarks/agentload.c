@@ -95,14 +95,8 @@ static void map_results(void)
 
 static void setup_run(void)
 {
-	struct sigaction sa;
-
 	map_results();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_stop_signals(on_signal);
 	cg_teardown_at_exit();
 	if (o.real)
 		real_prepare();

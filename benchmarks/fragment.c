@@ -415,11 +415,8 @@ static void catch_signals(void)
 {
 	struct sigaction sa;
 
+	catch_stop_signals(on_signal);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_report;
 	sigaction(SIGUSR1, &sa, NULL);
 }

@@ -77,6 +77,10 @@ void *xrealloc(void *p, size_t sz);
 double now_s(void);
 uint64_t now_ns(void);
 
+/* @handler for SIGINT, SIGTERM and SIGHUP (no SA_RESTART): the programs'
+ * "stop, clean up, exit" signals. */
+void catch_stop_signals(void (*handler)(int));
+
 /* Sleep @s seconds, across signals. */
 void sleep_s(double s);
 
