@@ -144,7 +144,7 @@ kmod_objs = [o for o in glob.glob(os.path.join(top, 'kmod/*.o'))
              if os.path.exists(o[:-2] + '.c')]
 check_calls('kmod', kmod_objs, 4)
 
-src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks',
+src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks', 'benchmarks/lib',
                    'benchmarks/replay', 'tests/unit', 'tests/fuzz',
                    'tests/progs')
        for f in glob.glob(os.path.join(top, d, '*.[ch]'))]
