@@ -10,7 +10,7 @@ usage() {
 Usage: benchmarks/reference-table.sh [--arm ARM] DIR
 
 DIR is a bench-host summaries folder (OUTDIR/summaries, or a committed copy
-under benchmarks/results/bench-host/) or a bench-host OUTDIR. For each
+under benchmarks/results/) or a bench-host OUTDIR. For each
 figure the reference reports, ARM (default agentmm) against each baseline
 that ran (distro-ubuntu, distro-rhel, stock, stock-zswap): the median of
 the per-rep paired ratios with its bootstrap 95% interval and the number
