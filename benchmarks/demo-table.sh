@@ -33,6 +33,7 @@ USAGE
 
 arm=agentmm base=stock
 # table_args, regime_ratios (shared with reference-table.sh)
+# shellcheck source-path=SCRIPTDIR source=summaries-lib.sh
 . "$(dirname "$0")/summaries-lib.sh" || exit 1
 table_args "arm base" "$@"
 

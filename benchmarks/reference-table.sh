@@ -34,6 +34,7 @@ USAGE
 
 arm=agentmm
 # table_args, regime_ratios (shared with demo-table.sh)
+# shellcheck source-path=SCRIPTDIR source=summaries-lib.sh
 . "$(dirname "$0")/summaries-lib.sh" || exit 1
 table_args "" "$@"
 found=""

@@ -8,6 +8,7 @@
 # "base", --base BASE; then exactly one DIR, a bench-host OUTDIR or its
 # summaries folder. Sets arm, base, dir (the summaries folder) and here;
 # makes tmp, removed on exit. Exits 2 on bad arguments.
+# shellcheck disable=SC2034 # arm, base, dir, here and tmp are the caller's
 table_args() {
 	ta_opts=$1 ta_me=${0##*/}
 	ta_me=${ta_me%.sh}

@@ -52,6 +52,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 # need_cmds, start_daemon, cpu_ticks, uptime_s (shared with replay-guest)
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
 . "$(dirname "$0")/replay-lib.sh" || { echo "replay-daemon-cpu: cannot read replay-lib.sh next to $0" >&2; exit 1; }
 need_cmds replay agentmmd cpu-calib
 mkdir -p "$OUT" || exit 1

@@ -141,6 +141,7 @@ haiku|batch18) SRC="--traces $TRACES/$SET" ;;
 esac
 [ "$SET" = synthetic ] || [ -d "${SRC#--traces }" ] ||
 	{ echo "replay-density: no trace directory ${SRC#--traces }" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
 . "$(dirname "$0")/replay-lib.sh" || { echo "replay-density: cannot read replay-lib.sh next to $0" >&2; exit 1; }
 need_cmds replay agentmmd
 mkdir -p "$OUT" || exit 1

@@ -126,6 +126,7 @@ for a in $ARM_NAMES; do NARMS=$((NARMS + 1)); done
 REF=${ARM_NAMES%% *}
 # need_cmds, write_daemon_conf, write_arm_confs, start_daemon, stop_daemon,
 # swap_setup, swap_teardown, scaled_time_conf (shared with replay-density)
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
 . "$(dirname "$0")/replay-lib.sh" || { echo "replay-guest: cannot read replay-lib.sh next to $0" >&2; exit 1; }
 need_cmds replay agentmmd
 mkdir -p "$OUT" || exit 1
