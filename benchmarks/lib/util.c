@@ -13,42 +13,18 @@
 #include <unistd.h>
 #include "util.h"
 
-static void vsay(const char *what, const char *fmt, va_list ap)
+void say(int kind, const char *fmt, ...)
 {
-	fprintf(stderr, "%s: %s", prog, what);
+	va_list ap;
+
+	fprintf(stderr, "%s: %s", prog, kind == SAY_WARN ? "warning: " : "");
+	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-void bad_opt(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	exit(2);
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsay("warning: ", fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	if (kind == SAY_USAGE)
+		fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	else
+		fputc('\n', stderr);
 }
 
 long parse_long(const char *name, const char *s, long lo, long hi)

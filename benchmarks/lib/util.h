@@ -11,22 +11,26 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 /* The program's name in messages; each program defines it. */
 extern const char *prog;
 
+/* "prog: " (SAY_WARN: "prog: warning: ") and the message on stderr;
+ * SAY_USAGE adds a pointer to --help. */
+enum { SAY_ERR, SAY_USAGE, SAY_WARN };
+__attribute__((format(printf, 2, 3)))
+void say(int kind, const char *fmt, ...);
+
 /* "prog: message" on stderr, exit 1. */
-__attribute__((noreturn, format(printf, 1, 2)))
-void die(const char *fmt, ...);
+#define die(...)	(say(SAY_ERR, __VA_ARGS__), exit(1))
 
 /* "prog: message" and a pointer to --help on stderr, exit 2. */
-__attribute__((noreturn, format(printf, 1, 2)))
-void bad_opt(const char *fmt, ...);
+#define bad_opt(...)	(say(SAY_USAGE, __VA_ARGS__), exit(2))
 
 /* "prog: warning: message" on stderr. */
-__attribute__((format(printf, 1, 2)))
-void warning(const char *fmt, ...);
+#define warning(...)	say(SAY_WARN, __VA_ARGS__)
 
 /* @s as a base-10 integer in [lo, hi], else bad_opt() naming option @name. */
 long parse_long(const char *name, const char *s, long lo, long hi);
