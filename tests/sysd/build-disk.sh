@@ -47,16 +47,17 @@ sysd_agent_image() {
 	agent_image || { bad "the agent image builds"; return 1; }
 	[ "$AGENT_IMAGE" = "$want" ] || { bad "agent image $AGENT_IMAGE is the one keyed ($want)"; return 1; }
 	guest_step "agent image $AGENT_IMAGE saved from the rig's storage" \
-		pm save --quiet --format oci-archive -o "$tmp/agent.tar" "$AGENT_IMAGE" || return 1
+		pm save --quiet --format docker-archive -o "$tmp/agent.tar" "$AGENT_IMAGE" || return 1
 	exec 9>&-	# the rig's podman lock
 	mkdir -p "$store" "$tmp/guest-runroot"
-	guest_step "agent image loaded into the root's podman storage" \
-		podman --root "$store" --runroot "$tmp/guest-runroot" --storage-driver overlay \
-			load --quiet -i "$tmp/agent.tar" || return 1
+	gpm() { podman --root "$store" --runroot "$tmp/guest-runroot" --storage-driver overlay "$@"; }
+	guest_step "agent image loaded into the root's podman storage" gpm load --quiet -i "$tmp/agent.tar" ||
+		return 1
 	rm -f "$tmp/agent.tar"
-	guest_step "agent image listed in the root's storage" \
-		podman --root "$store" --runroot "$tmp/guest-runroot" --storage-driver overlay \
-			image exists "$AGENT_IMAGE" || return 1
+	# the archive names it; should it not, the one image there is it
+	gpm image exists "$AGENT_IMAGE" || gpm tag "$(gpm images -q | head -1)" "$AGENT_IMAGE" >>"$GUEST_LOG" 2>&1
+	guest_step "agent image listed in the root's storage as $AGENT_IMAGE" gpm image exists "$AGENT_IMAGE" ||
+		return 1
 	rm -rf "$store/libpod" "$tmp/guest-runroot"
 }
 
@@ -71,7 +72,9 @@ sysd_harness() {
 		podman-auto-update.timer; do
 		ln -sf /dev/null "$root/etc/systemd/system/$u"
 	done
-	[ -s "$root/etc/machine-id" ] || tr -d '-' </proc/sys/kernel/random/uuid >"$root/etc/machine-id"
+	# a machine-id of its own: no first boot (presets applied over ours)
+	grep -qxE '[0-9a-f]{32}' "$root/etc/machine-id" 2>/dev/null ||
+		tr -d '-' </proc/sys/kernel/random/uuid >"$root/etc/machine-id"
 }
 
 build_disk() {
