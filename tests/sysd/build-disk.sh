@@ -35,8 +35,6 @@ sysd_agent_image() {
 	store=$root/var/lib/containers/storage
 	# shellcheck source=tests/lib/podman.sh
 	. "$TOP/tests/lib/podman.sh"
-	# shellcheck source=tests/containers/lib.sh
-	. "$TOP/tests/containers/lib.sh"
 	for i in $(seq 60); do
 		podman_setup && break
 		[ "$i" = 1 ] && echo "#   another test uses the rig's podman; waiting (at most 10 min)"
