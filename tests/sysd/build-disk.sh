@@ -56,7 +56,7 @@ sysd_agent_image() {
 	gpm image exists "$AGENT_IMAGE" || gpm tag "$(gpm images -q | head -1)" "$AGENT_IMAGE" >>"$GUEST_LOG" 2>&1
 	guest_step "agent image listed in the root's storage as $AGENT_IMAGE" gpm image exists "$AGENT_IMAGE" ||
 		return 1
-	rm -rf "$store/libpod" "$tmp/guest-runroot"
+	rm -rf "$store/libpod" "$store/defaultNetworkBackend" "$tmp/guest-runroot"
 }
 
 # What the test harness needs in the root: fstab, a machine-id, no gettys
