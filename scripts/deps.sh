@@ -69,7 +69,7 @@ apt_check=(
 	debugedit elfutils rpmlint dracut-core
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
 	# for the scratch Debian root it installs into
-	debhelper dh-dkms lintian mmdebstrap
+	debhelper dh-dkms lintian mmdebstrap autopkgtest
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
