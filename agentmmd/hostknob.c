@@ -265,7 +265,7 @@ static int hk_read(const char *path, bool zram, char *out, size_t len)
 
 static int hk_put(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 	ssize_t n;
 	int e;
 
@@ -612,6 +612,7 @@ int cmd_knob(int argc, char **argv, const char *cfg_path, bool given)
 	struct daemon *d;
 	int r, fd, i, live = 0;
 
+	hk_n = 0;
 	r = knob_args(argc, argv, &q);
 	if (r)
 		return r;
