@@ -649,11 +649,14 @@ int cmd_knob(int argc, char **argv, const char *cfg_path, bool given)
 	journal_close(d);
 	for (i = 0; i < hk_n; i++)
 		live += hk[i].k.live;
-	/* nothing borrowed any more: no journal */
+	/* nothing borrowed any more: no journal (nor a temporary file a
+	 * kill left behind) */
 	if (!live && strcmp(q.verb, "list") && unlinkat(fd, "applied", 0) &&
 	    errno != ENOENT)
 		fprintf(stderr, "agentmmctl: knob: cannot remove %s: %s\n",
 			d->applied_path, strerror(errno));
+	if (!live && strcmp(q.verb, "list"))
+		(void)unlinkat(fd, "applied.tmp", 0);
 	free(d);
 	close(fd);
 	return r;
