@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host-level knobs (hostknob.h): the sysctls, zswap parameters and zram
- * compressors that agentmm-swap borrows, and "agentmmctl knob", which
- * borrows and restores them through knob.c's one path (knob_borrow(),
- * knob_set(), knob_restore()) and journal.c's journal.
+ * "agentmmctl knob" (hostknob.h): borrow and restore host-level knobs
+ * (hostkind.c: sysctls, zswap parameters, zram compressors) through
+ * knob.c's one path (knob_borrow(), knob_set(), knob_restore()) and
+ * journal.c's journal.
  *
  * The journal is DIR/applied, DIR being --dir (agentmm-swap's state
  * directory) or agentmmd's STATE_DIR/host: never agentmmd's own
@@ -26,287 +26,11 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "hostkind.h"
 #include "hostknob.h"
 #include "journal.h"
 #include "knob.h"
 #include "statedir.h"
-
-const char *hostknob_root = "";
-
-enum vtype { V_BOOL, V_UINT, V_NAME };
-
-struct hname {
-	const char *name;
-	enum vtype type;
-	unsigned long min, max;	/* V_UINT */
-};
-
-/* Append only: a name's place is its ID in journals already written. */
-static const struct hname zswap_names[] = {
-	{ "enabled", V_BOOL, 0, 0 },
-	{ "compressor", V_NAME, 0, 0 },
-	{ "zpool", V_NAME, 0, 0 },
-	{ "max_pool_percent", V_UINT, 1, 100 },
-	{ "shrinker_enabled", V_BOOL, 0, 0 },
-	{ "accept_threshold_percent", V_UINT, 0, 100 },
-};
-
-/* The swap tier's sysctls, as sysctl(8) names them; the kernel's ranges. */
-static const struct hname sysctl_names[] = {
-	{ "vm.swappiness", V_UINT, 0, 200 },
-	{ "vm.page-cluster", V_UINT, 0, 31 },
-	{ "vm.watermark_scale_factor", V_UINT, 1, 3000 },
-	{ "vm.watermark_boost_factor", V_UINT, 0, 2147483647 },
-	{ "vm.compaction_proactiveness", V_UINT, 0, 100 },
-};
-
-static const struct hname zram_name = { "zramN", V_NAME, 0, 0 };
-#define ZRAM_MAX	999
-
-struct hkind {
-	int kind;
-	const struct hname *names;
-	size_t n;
-	const char *what;	/* for messages */
-};
-
-static const struct hkind hkinds[] = {
-	{ KNOB_SYSCTL, sysctl_names, sizeof(sysctl_names) / sizeof(*sysctl_names),
-	  "sysctl" },
-	{ KNOB_ZSWAP, zswap_names, sizeof(zswap_names) / sizeof(*zswap_names),
-	  "zswap parameter" },
-	{ KNOB_ZRAM, &zram_name, 0, "zram device" },
-};
-
-static const struct hkind *hkind_of(int kind)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(hkinds) / sizeof(*hkinds); i++)
-		if (hkinds[i].kind == kind)
-			return &hkinds[i];
-	return NULL;
-}
-
-int hostknob_kind(const char *tag)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(hkinds) / sizeof(*hkinds); i++)
-		if (!strcmp(knob_kinds[hkinds[i].kind].tag, tag))
-			return hkinds[i].kind;
-	return -1;
-}
-
-/* The name of @id of @h into @buf, and its file; -1: no such id. */
-static int name_path(const struct hkind *h, uint64_t id, char *name,
-		     size_t nlen, char *path, size_t len)
-{
-	const char *n;
-	char rel[64];
-	int r;
-
-	if (h->kind == KNOB_ZRAM) {
-		if (id > ZRAM_MAX)
-			return -1;
-		snprintf(name, nlen, "zram%" PRIu64, id);
-		r = snprintf(path, len, "%s/sys/block/%s/comp_algorithm",
-			     hostknob_root, name);
-		return r < 0 || (size_t)r >= len ? -1 : 0;
-	}
-	if (id >= h->n)
-		return -1;
-	n = h->names[id].name;
-	snprintf(name, nlen, "%s", n);
-	if (h->kind == KNOB_ZSWAP) {
-		r = snprintf(path, len, "%s/sys/module/zswap/parameters/%s",
-			     hostknob_root, n);
-	} else {
-		snprintf(rel, sizeof(rel), "%s", n);
-		for (char *p = rel; *p; p++)
-			if (*p == '.')
-				*p = '/';
-		r = snprintf(path, len, "%s/proc/sys/%s", hostknob_root, rel);
-	}
-	return r < 0 || (size_t)r >= len ? -1 : 0;
-}
-
-int hostknob_resolve(int kind, const char *name, uint64_t *id, char *path,
-		     size_t len, char *why, size_t wlen)
-{
-	const struct hkind *h = hkind_of(kind);
-	char n[64], list[512] = "";
-	size_t i, o = 0;
-	char *end;
-
-	if (!h) {
-		snprintf(why, wlen, "not a host knob kind");
-		return -1;
-	}
-	if (kind == KNOB_ZRAM) {
-		/* zramN: N in 0-999, digits only, no leading zero */
-		if (!strncmp(name, "zram", 4) && name[4] >= '0' &&
-		    name[4] <= '9' && (name[4] != '0' || !name[5]) &&
-		    strspn(name + 4, "0123456789") == strlen(name + 4) &&
-		    strlen(name + 4) <= 3) {
-			*id = strtoull(name + 4, &end, 10);
-			return name_path(h, *id, n, sizeof(n), path, len);
-		}
-		snprintf(why, wlen, "'%.64s' is not a zram device name (zram0 to zram%d)",
-			 name, ZRAM_MAX);
-		return -1;
-	}
-	for (i = 0; i < h->n; i++) {
-		if (!strcmp(h->names[i].name, name)) {
-			*id = i;
-			return name_path(h, i, n, sizeof(n), path, len);
-		}
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
-				      i ? ", " : "", h->names[i].name);
-	}
-	snprintf(why, wlen, "'%.64s' is not a %s agentmmctl knob knows (%s)",
-		 name, h->what, list);
-	return -1;
-}
-
-static const struct hname *hname_of(int kind, uint64_t id)
-{
-	const struct hkind *h = hkind_of(kind);
-
-	if (!h)
-		return NULL;
-	if (kind == KNOB_ZRAM)
-		return id <= ZRAM_MAX ? h->names : NULL;
-	return id < h->n ? &h->names[id] : NULL;
-}
-
-/* @s as a value of type @t into @out (32 bytes); @range: check the
- * name's range (values we write; what the kernel had is taken as is). */
-static int value_ok(const struct hname *t, const char *s, bool range,
-		    char *out)
-{
-	unsigned long v;
-	size_t len = strlen(s);
-
-	switch (t->type) {
-	case V_BOOL:
-		if (!strcmp(s, "Y") || !strcmp(s, "y") || !strcmp(s, "1"))
-			s = "Y";
-		else if (!strcmp(s, "N") || !strcmp(s, "n") || !strcmp(s, "0"))
-			s = "N";
-		else
-			return -1;
-		break;
-	case V_UINT:
-		if (!len || len > 10 || strspn(s, "0123456789") != len)
-			return -1;
-		v = strtoul(s, NULL, 10);
-		if (range && (v < t->min || v > t->max))
-			return -1;
-		break;
-	case V_NAME:
-		if (!len || len > 31 || s[0] == '-' || s[0] == '_' ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != len)
-			return -1;
-		break;
-	}
-	if (out != s)
-		snprintf(out, 32, "%s", s);
-	return 0;
-}
-
-int hostknob_value(int kind, uint64_t id, const char *val, char *out,
-		   char *why, size_t wlen)
-{
-	const struct hname *t = hname_of(kind, id);
-
-	if (t && !value_ok(t, val, true, out))
-		return 0;
-	if (!t)
-		snprintf(why, wlen, "no such knob");
-	else if (t->type == V_BOOL)
-		snprintf(why, wlen, "'%.64s' is not Y or N", val);
-	else if (t->type == V_UINT)
-		snprintf(why, wlen, "'%.64s' is not a whole number from %lu to %lu",
-			 val, t->min, t->max);
-	else
-		snprintf(why, wlen, "'%.64s' is not an algorithm name (a-z, 0-9, _ and -, at most 31)",
-			 val);
-	return -1;
-}
-
-/* @path's value (without its newline; a zram device's selected
- * compressor, [NAME]) into @out (@len bytes): 0, or -1 with errno */
-static int hk_read(const char *path, bool zram, char *out, size_t len)
-{
-	char buf[512], *b = buf, *e;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	if (zram && (b = strchr(buf, '[')) && (e = strchr(++b, ']')))
-		*e = 0;
-	else if (zram)
-		b = buf;	/* one algorithm only: no brackets */
-	if (strlen(b) >= len || strchr(b, ' ')) {
-		errno = EOVERFLOW;	/* not one token we can journal */
-		return -1;
-	}
-	snprintf(out, len, "%s", b);
-	return 0;
-}
-
-static int hk_put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n;
-	int e;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	e = n < 0 ? errno : EIO;
-	close(fd);
-	if (n == (ssize_t)strlen(val))
-		return 0;
-	errno = e;
-	return -1;
-}
-
-/* Write and read back; a value that reads otherwise is undone (EIO), so a
- * failed write leaves the knob as it was. */
-int hostknob_write(const struct knob *k, const char *val)
-{
-	bool zram = k->kind == KNOB_ZRAM;
-	char prev[32], now[32];
-
-	if (hk_read(k->path, zram, prev, sizeof(prev)) ||
-	    hk_put(k->path, val))
-		return -1;
-	if (!hk_read(k->path, zram, now, sizeof(now)) && !strcmp(now, val))
-		return 0;
-	(void)hk_put(k->path, prev);
-	errno = EIO;
-	return -1;
-}
-
-int hostknob_put_back(const struct knob *k)
-{
-	char now[32];
-
-	if (hk_read(k->path, k->kind == KNOB_ZRAM, now, sizeof(now)))
-		return -1;	/* ENOENT: gone, nothing to put back */
-	if (!strcmp(now, k->orig))
-		return 0;
-	return hostknob_write(k, k->orig);
-}
 
 /* ---- agentmmctl knob ------------------------------------------------ */
 
@@ -345,7 +69,6 @@ static struct hk *hk_find(int kind, uint64_t id)
 
 static struct hk *hk_new(int kind, uint64_t id)
 {
-	const struct hkind *h = hkind_of(kind);
 	struct hk *e;
 
 	if (hk_n == HK_MAX) {
@@ -355,8 +78,8 @@ static struct hk *hk_new(int kind, uint64_t id)
 	}
 	e = &hk[hk_n];
 	memset(e, 0, sizeof(*e));
-	if (!h || name_path(h, id, e->name, sizeof(e->name), e->path,
-			    sizeof(e->path)))
+	if (hostknob_name(kind, id, e->name, sizeof(e->name), e->path,
+			  sizeof(e->path)))
 		return NULL;
 	e->k.kind = (uint8_t)kind;
 	e->k.id = id;
@@ -377,8 +100,8 @@ static int hk_load(void *arg, const char *line)
 	int kind, n = 0;
 
 	if (sscanf(line, "%15s %llu %31s %n", tag, &id, orig, &n) == 3 && n &&
-	    (kind = hostknob_kind(tag)) >= 0 && hname_of(kind, id) &&
-	    !value_ok(hname_of(kind, id), orig, false, orig)) {
+	    (kind = hostknob_kind(tag)) >= 0 &&
+	    !hostknob_orig_ok(kind, id, orig, orig)) {
 		e = hk_new(kind, id);
 		if (!e)
 			return -1;
@@ -419,7 +142,6 @@ static int kusage(const char *fmt, const char *a, const char *b)
 /* The knob KIND NAME, VALUE and --orig of @q, each checked; 0 or 2. */
 static int knob_check(struct kreq *q, const char *kind, const char *val)
 {
-	const struct hname *t;
 	char why[768];
 
 	q->kind = hostknob_kind(kind);
@@ -432,8 +154,8 @@ static int knob_check(struct kreq *q, const char *kind, const char *val)
 	if (val && hostknob_value(q->kind, q->id, val, q->val, why, sizeof(why)))
 		return kusage("%s: %s", q->name, why);
 	q->has_val = val != NULL;
-	t = hname_of(q->kind, q->id);
-	if (q->orig_arg && value_ok(t, q->orig_arg, false, q->orig))
+	if (q->orig_arg && hostknob_orig_ok(q->kind, q->id, q->orig_arg,
+					    q->orig))
 		return kusage("--orig '%.64s' is not a value of %s", q->orig_arg,
 			      q->name);
 	return 0;
@@ -502,8 +224,8 @@ static int knob_borrow_cmd(struct daemon *d, struct kreq *q)
 		e = hk_new(q->kind, q->id);
 		if (!e)
 			return 1;
-		if (!q->orig_arg && hk_read(q->path, q->kind == KNOB_ZRAM,
-					    q->orig, sizeof(q->orig))) {
+		if (!q->orig_arg && hostknob_read(q->kind, q->path, q->orig,
+						  sizeof(q->orig))) {
 			fprintf(stderr, "agentmmctl: knob: cannot read %s: %s; nothing changed%s\n",
 				q->path, strerror(errno), errno == ENOENT ?
 				" (this kernel has no such knob)" : "");
@@ -536,7 +258,7 @@ static int knob_put(struct daemon *d, struct hk *e, const char *dir)
 	char now[32] = "?";
 	int r;
 
-	(void)hk_read(e->path, e->k.kind == KNOB_ZRAM, now, sizeof(now));
+	(void)hostknob_read(e->k.kind, e->path, now, sizeof(now));
 	r = knob_restore(d, &e->k);
 	if (r == 0 && strcmp(now, e->k.orig))
 		printf("restored %s %s=%s (was %s)\n", tag, e->name, e->k.orig,
@@ -562,8 +284,8 @@ static int knob_run(struct daemon *d, struct kreq *q, const char *dir)
 		return knob_borrow_cmd(d, q);
 	if (!strcmp(q->verb, "list")) {
 		for (i = 0; i < hk_n; i++) {
-			if (hk_read(hk[i].path, hk[i].k.kind == KNOB_ZRAM,
-				    now, sizeof(now)))
+			if (hostknob_read(hk[i].k.kind, hk[i].path, now,
+					  sizeof(now)))
 				snprintf(now, sizeof(now), "-");
 			printf("%s %s %s %s\n", knob_kinds[hk[i].k.kind].tag,
 			       hk[i].name, hk[i].k.orig, now);

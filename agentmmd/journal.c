@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "hostknob.h"
+#include "hostkind.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"

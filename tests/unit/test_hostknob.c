@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hostkind.h"
 #include "hostknob.h"
 #include "unit.h"
 
