@@ -309,6 +309,20 @@ expect 0 "teardown then finds no knob left and removes the rest" eval '[ "$(para
 sed -n 's/^compressor=//p' <<<"$snapshot" >"$ZP/compressor"
 sed -n 's/^max_pool_percent=//p' <<<"$snapshot" >"$ZP/max_pool_percent"
 
+# ---- a journal of agentmm-swap before agentmmctl knob (an upgrade) ----------------
+# its "param NAME VALUE" lines go back through agentmmctl at teardown
+mkdir -m 0700 "$S"
+{
+	echo "version 1"
+	echo "statedir-created 1"
+	grep -E '^(compressor|max_pool_percent|enabled)=' <<<"$snapshot" | sed 's/^\([^=]*\)=/param \1 /'
+	echo "swap-was-active 0"
+	echo complete
+} >"$S/journal"
+echo "$alt" >"$ZP/compressor" && echo 27 >"$ZP/max_pool_percent"
+run teardown --state-dir "$S"
+expect 0 "teardown of an older agentmm-swap's journal: its parameters byte for byte, nothing left" unchanged
+
 # ---- --zram -----------------------------------------------------------------------
 if [ -e /sys/class/zram-control/hot_add ] || [ -n "$zram_found" ]; then
 	run setup --zram --size 64M --state-dir "$S"
