@@ -90,7 +90,8 @@ static struct hk *hk_new(int kind, uint64_t id)
 }
 
 /* journal_each_live()'s callback: one record "TAG ID ORIG PATH" in
- * effect, checked to name the file of its ID (else skipped, said) */
+ * effect, checked to name the file of its ID (else -1, said: the journal
+ * is left as it is) */
 static int hk_load(void *arg, const char *line)
 {
 	unsigned long long id;
