@@ -15,12 +15,18 @@ command -v agentmmctl >/dev/null || skip "no agentmmctl in the guest"
 J=/tmp/knob-kill
 rm -rf $J && mkdir -m 0700 $J
 
-# an existing zram device: its compressor is borrowed, not owned
-if [ ! -e /sys/class/zram-control/hot_add ]; then
-	modprobe zram 2>/dev/null || { [ -f /lib/modules/zram.ko ] && insmod /lib/modules/zram.ko; }
+# an existing zram device: its compressor is borrowed, not owned (the
+# guest has zram as a module, as replay-lib.sh loads it)
+ZLOADED=0
+if [ ! -e /sys/class/zram-control/hot_add ] && ! modprobe zram 2>/dev/null; then
+	for m in lz4_compress lz4hc_compress zram; do
+		[ -f /lib/modules/$m.ko ] || continue
+		grep -q "^$m " /proc/modules || insmod /lib/modules/$m.ko
+	done
+	grep -q '^zram ' /proc/modules && ZLOADED=1
 fi
 N=$(cat /sys/class/zram-control/hot_add 2>/dev/null)
-[ -n "$N" ] || skip "no zram hot_add in this kernel"
+[ -n "$N" ] || skip "no zram hot_add in this kernel (nor a zram module in /lib/modules)"
 ZA=/sys/block/zram$N/comp_algorithm
 zalgs=$(tr -d '[]' <$ZA)
 zsel() { sed 's/.*\[\(.*\)\].*/\1/' $ZA; }
@@ -46,6 +52,8 @@ restore_stock() {	# by hand, whatever happened
 		esac
 	done
 	echo $N >/sys/class/zram-control/hot_remove 2>/dev/null
+	[ $ZLOADED = 1 ] && rmmod zram 2>/dev/null
+	return 0
 }
 trap restore_stock EXIT
 
