@@ -11,6 +11,9 @@
  *   knob.c     the one writer of borrowed settings: borrow, set, restore,
  *              each journaled first (knobkind.c: the table of kinds -
  *              cgroup files, v1 limit, mTHP switch, pool backstop)
+ *   hostkind.c host-level knob kinds (sysctl, zswap, zram): knobkind.c
+ *              rows; hostknob.c "agentmmctl knob", through knob.c into a
+ *              journal of their own
  *   loader.c   BPF skeleton load/attach and the maps
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "hostkind.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
@@ -321,6 +322,13 @@ static void jrec_key(struct jrec *r)
 		r->keyed = true;
 		return;
 	}
+	/* a host knob's "TAG ID ORIG PATH" (hostknob.c) */
+	if (sscanf(r->line, "%15s %llu %n", r->tag, &r->id, &n) == 2 && n &&
+	    hostknob_kind(r->tag) >= 0) {
+		r->keyed = true;
+		return;
+	}
+	r->tag[0] = 0;
 	copy = strdup(r->line);		/* journal_parse() cuts it up */
 	n = copy ? journal_parse(copy, &e) : -1;
 	if (n == 1) {
@@ -490,6 +498,36 @@ int restore_journal(int dirfd, const char *shown)
 		err("cannot remove %s: %s", shown, strerror(errno));
 	}
 	free(keep);
+	return n;
+}
+
+int journal_each_live(int dirfd, const char *shown,
+		      int (*fn)(void *arg, const char *line), void *arg)
+{
+	struct jrec *recs = NULL;
+	size_t cnt = 0, i;
+	FILE *f;
+	int r, n = 0;
+
+	if (faccessat(dirfd, "applied", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    errno == ENOENT)
+		return 0;
+	f = journal_open(dirfd, shown);
+	if (!f)
+		return -1;
+	r = journal_read(f, shown, &recs, &cnt);
+	fclose(f);
+	if (r) {
+		err("cannot read %s: out of memory", shown);
+		return -1;
+	}
+	journal_replay(recs, cnt);
+	for (i = 0; i < cnt; i++) {
+		if (!recs[i].dead && n >= 0)
+			n = fn(arg, recs[i].line) ? -1 : n + 1;
+		free(recs[i].line);
+	}
+	free(recs);
 	return n;
 }
 

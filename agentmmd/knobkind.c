@@ -16,6 +16,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "hostkind.h"
 #include "knobkind.h"
 #include "thpfile.h"
 
@@ -111,6 +112,13 @@ const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS] = {
 	[KNOB_THP] = { "thp", "enabled", true, thp_write, thp_put_back },
 	/* the reserved sd-bus kind (knob.h): no ops until it is written */
 	[KNOB_UNIT_PROP] = { "unitprop", NULL, false, NULL, NULL },
+	/* host knobs (hostkind.c): by path, no cgroup file */
+	[KNOB_SYSCTL] = { KNOB_TAG_SYSCTL, NULL, false,
+			  hostknob_write, hostknob_put_back },
+	[KNOB_ZSWAP] = { KNOB_TAG_ZSWAP, NULL, false,
+			 hostknob_write, hostknob_put_back },
+	[KNOB_ZRAM] = { KNOB_TAG_ZRAM, NULL, false,
+			hostknob_write, hostknob_put_back },
 };
 
 int knob_kind_by_tag(const char *tag)

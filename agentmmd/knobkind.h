@@ -33,6 +33,15 @@ enum knob_kind {
 	 * a write op through sd-bus and a put-back op the guardian can run.
 	 */
 	KNOB_UNIT_PROP,
+	/*
+	 * Host-level knobs, borrowed by "agentmmctl knob" (hostknob.c) into
+	 * a journal of their own, by a name from the kind's table: ID is
+	 * the name's place there (the zram device's number), the record
+	 * "TAG ID ORIG PATH"; ORIG goes back where it differs.
+	 */
+	KNOB_SYSCTL,	/* /proc/sys/vm/...: a sysctl of the swap tier */
+	KNOB_ZSWAP,	/* /sys/module/zswap/parameters/NAME */
+	KNOB_ZRAM,	/* /sys/block/zramN/comp_algorithm */
 	KNOB_NR_KINDS
 };
 
