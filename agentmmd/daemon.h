@@ -10,7 +10,8 @@
  *   journal.c  the restore journal (append-only) and the guardian
  *   knob.c     the one writer of borrowed settings: borrow, set, restore,
  *              each journaled first (knobkind.c: the table of kinds -
- *              cgroup files, v1 limit, mTHP switch, pool backstop)
+ *              cgroup files, v1 limit, mTHP switch, pool backstop,
+ *              a systemd unit's property through unitbus.c: sd-bus)
  *   loader.c   BPF skeleton load/attach and the maps
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
