@@ -44,7 +44,7 @@ ifneq ($(filter -static,$(SAN_FLAGS)),)
 AMMD_SDBUS_LIBS :=
 AMMD_SAN_SDBUS := -DAMM_NO_SDBUS
 else
-AMMD_SDBUS_LIBS := $(shell pkg-config --libs libsystemd)
+AMMD_SDBUS_LIBS := $(or $(shell pkg-config --libs libsystemd 2>/dev/null),-lsystemd)
 AMMD_SAN_SDBUS :=
 endif
 AMMD_LIBS += $(AMMD_SDBUS_LIBS)
