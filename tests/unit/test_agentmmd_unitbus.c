@@ -200,11 +200,23 @@ TEST(no_systemd_no_routing)
 				  false, &prop), KNOB_HIGH);
 }
 
+/* @path := @text; false if it cannot be written */
+static bool put_file(const char *path, const char *text)
+{
+	FILE *o = fopen(path, "w");
+	bool ok;
+
+	if (!o)
+		return false;
+	ok = fputs(text, o) >= 0;
+	return !fclose(o) && ok;
+}
+
 /* A unitprop record whose unit systemd does not know (no systemd here) is
  * done with, and the cgroup's own memory.high is never written for it */
 TEST(unitprop_restore_never_writes_the_file)
 {
-	char base[64], dir[128], f[192], buf[32] = "";
+	char base[64], dir[128], high[192], jf[192], rec[256], buf[32] = "";
 	struct stat st;
 	FILE *o;
 	int dfd;
@@ -213,37 +225,28 @@ TEST(unitprop_restore_never_writes_the_file)
 		return;
 	snprintf(base, sizeof(base), "/tmp/amm-unitbus-test-%d", (int)getpid());
 	snprintf(dir, sizeof(dir), "%s/tool-1.scope", base);
+	snprintf(high, sizeof(high), "%s/memory.high", dir);
+	snprintf(jf, sizeof(jf), "%s/applied", base);
 	mkdir(base, 0700);
 	mkdir(dir, 0755);
-	snprintf(f, sizeof(f), "%s/memory.high", dir);
-	o = fopen(f, "w");
-	EXPECT_TRUE(o != NULL);
-	if (!o)
-		return;
-	fputs("5", o);
-	fclose(o);
-	stat(dir, &st);
-	snprintf(f, sizeof(f), "%s/applied", base);
-	o = fopen(f, "w");
-	if (!o)
-		return;
-	fprintf(o, "unitprop %llu MemoryHigh max %s\n",
-		(unsigned long long)st.st_ino, dir);
-	fclose(o);
-	chmod(f, 0600);
+	EXPECT_TRUE(put_file(high, "5") && !stat(dir, &st));
+	snprintf(rec, sizeof(rec), "unitprop %llu MemoryHigh max %s\n",
+		 (unsigned long long)st.st_ino, dir);
+	EXPECT_TRUE(put_file(jf, rec) && !chmod(jf, 0600));
 	dfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	EXPECT_EQ(restore_journal(dfd, f), 1);
-	EXPECT_TRUE(access(f, F_OK) != 0);	/* nothing kept */
-	snprintf(f, sizeof(f), "%s/memory.high", dir);
-	o = fopen(f, "r");
+	EXPECT_EQ(restore_journal(dfd, jf), 1);
+	EXPECT_TRUE(access(jf, F_OK) != 0);	/* nothing kept */
+	o = fopen(high, "r");
 	if (o) {
 		if (!fgets(buf, sizeof(buf), o))
 			buf[0] = 0;
 		fclose(o);
 	}
 	EXPECT_TRUE(!strcmp(buf, "5"));
-	close(dfd);
-	unlink(f);
+	if (dfd >= 0)
+		close(dfd);
+	unlink(high);
+	unlink(jf);
 	rmdir(dir);
 	rmdir(base);
 }
