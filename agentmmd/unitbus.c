@@ -267,6 +267,18 @@ static bool cgroup2_root(const char *prefix, size_t len)
 	return yes;
 }
 
+/*
+ * Does systemd run the unified hierarchy (cgroup2 at /sys/fs/cgroup, as
+ * its cg_unified_cached() asks)? On a hybrid host it has no freezer and
+ * no MemoryHigh= in effect: the cgroup2 files stay agentmmd's to write.
+ */
+static bool systemd_unified(void)
+{
+	struct statfs sf;
+
+	return !statfs("/sys/fs/cgroup", &sf) && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
 int unitbus_unit_of(const char *path, char *unit, size_t len)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -275,7 +287,8 @@ int unitbus_unit_of(const char *path, char *unit, size_t len)
 	sd_bus *b;
 	int r;
 
-	if (unitbus_name_of(path, unit, len) || sd_booted() <= 0) {
+	if (unitbus_name_of(path, unit, len) || sd_booted() <= 0 ||
+	    !systemd_unified()) {
 		errno = ENOENT;
 		return 0;
 	}

@@ -41,7 +41,8 @@ int unitbus_name_of(const char *path, char *unit, size_t len);
 
 /*
  * Is the cgroup at @path a unit systemd manages? 1 (its name in @unit):
- * systemd is PID 1, @path names a unit (unitbus_name_of()), systemd has
+ * systemd is PID 1 on the unified hierarchy (not a hybrid host), @path
+ * names a unit (unitbus_name_of()), systemd has
  * that unit loaded and its ControlGroup is @path below the cgroup2 root
  * @path starts with. 0: not a unit (errno ENOENT: no such unit; ESTALE:
  * the unit's cgroup is another one). -1: systemd could not be asked
