@@ -10,7 +10,8 @@
  *   journal.c  the restore journal (append-only) and the guardian
  *   knob.c     the one writer of borrowed settings: borrow, set, restore,
  *              each journaled first (knobkind.c: the table of kinds -
- *              cgroup files, v1 limit, mTHP switch, pool backstop)
+ *              cgroup files, v1 limit, mTHP switch, pool backstop,
+ *              a systemd unit's property through unitbus.c: sd-bus)
  *   hostkind.c host-level knob kinds (sysctl, zswap, zram): knobkind.c
  *              rows; hostknob.c "agentmmctl knob", through knob.c into a
  *              journal of their own

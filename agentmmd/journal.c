@@ -26,6 +26,7 @@
 #include "knobkind.h"
 #include "statedir.h"
 #include "thpfile.h"
+#include "unitbus.h"
 
 /*
  * The journal records what we changed, one line each:
@@ -37,6 +38,11 @@
  *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
+ *   unitprop CGID PROP ORIG PATH  PATH is a systemd unit's cgroup (its
+ *                             last component names the unit) and we set the
+ *                             unit's PROP (MemoryHigh, FreezerState) through
+ *                             systemd; ORIG goes back the same way while
+ *                             systemd still says PATH is that unit's
  *   thp KB ORIG NEW PREV      the mTHP switches (thpknob.c; restored by
  *                             thpfile.c: thp_knob_restore_line)
  *   done TAG ID               the change of the last TAG line with that ID
@@ -209,15 +215,25 @@ static int restore_entry(int fd, const struct journal_entry *e)
 	if (kind < 0)
 		return 0;	/* journal_parse() knows only these */
 	k.kind = (uint8_t)kind;
+	k.path = e->path;
+	if (kind == KNOB_UNIT_PROP) {
+		r = unitbus_prop_by_name(e->prop);
+		if (r < 0)
+			return 0;	/* journal_parse() knows only these */
+		k.prop = (uint8_t)r;
+	}
 	snprintf(k.orig, sizeof(k.orig), "%s", kind == KNOB_FREEZE ? "0" :
 		 e->val);
 	snprintf(k.set, sizeof(k.set), "%s", e->set);
 	r = knob_kinds[kind].put_back(&k);
+	if (r && kind == KNOB_UNIT_PROP && (errno == ENOENT || errno == ESTALE))
+		return 0;	/* the unit is gone, or is another cgroup's */
 	if (r && kind == KNOB_FREEZE)
 		err("cannot thaw %s: %s", e->path, strerror(errno));
 	else if (r)
 		err("cannot reset %s/%s to %s: %s", e->path,
-		    knob_kinds[kind].file, e->val, strerror(errno));
+		    kind == KNOB_UNIT_PROP ? e->prop : knob_kinds[kind].file,
+		    e->val, strerror(errno));
 	return r;
 }
 

@@ -55,6 +55,8 @@ apt_demo=(
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
 	libevent-dev
+	# agentmmd's sd-bus calls to systemd for its units' cgroups (unitbus.c)
+	libsystemd-dev
 	python3 python3-pytest python3-venv nodejs git util-linux procps
 	gnuplot-nox
 )
@@ -78,6 +80,7 @@ apt_check=(
 	# (dpkg --add-architecture arm64, below); arch-test for mmdebstrap's
 	# emulated arm64 root (make pkg-check-arm64)
 	crossbuild-essential-arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+	libsystemd-dev:arm64
 	# not libevent-dev:arm64: Debian 12's libevent-dev is not Multi-Arch:
 	# same (its event-config.h is per architecture), so it conflicts with
 	# libevent-dev above; the arm64 builds take it from the cross sysroot
@@ -101,7 +104,7 @@ apt_check=(
 )
 dnf_demo=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
-	libevent-devel libevent-static
+	libevent-devel libevent-static systemd-devel
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz
 	python3 python3-pytest nodejs npm git util-linux procps-ng gnuplot
@@ -311,19 +314,23 @@ fetch_kernel_cross() {
 }
 
 # The libraries agentmmd links statically (libbpf, libelf, zlib, zstd,
-# libevent), of
+# libevent) and libsystemd (shared only: the static programs build
+# unitbus.c without it; the aarch64 RPM links it), of
 # architecture ARCH, unpacked into $cache/sysroot/ARCH for cross builds
 # (make cross-check); the C library comes with the cross compiler.
 fetch_cross_sysroot() {
 	local arch=$1 root=$cache/sysroot/$1 dl deb
-	# complete, and with libevent (a sysroot from before it is fetched again)
+	# complete, and with libevent and libsystemd (a sysroot from before
+	# them is fetched again)
 	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libevent_core.a" >/dev/null &&
+		compgen -G "$root/usr/lib/*/libsystemd.so" >/dev/null &&
 		{ say "$arch libraries present in $root"; return; }
-	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent for cross builds"
+	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent, libsystemd for cross builds"
 	dl=$(mktemp -d)
 	apt_download "$arch" '' "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
 		libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 \
-		libevent-openssl-2.1-7 busybox-static ||
+		libevent-openssl-2.1-7 libsystemd-dev libsystemd0 libcap2 libgcrypt20 libgpg-error0 \
+		liblz4-1 liblzma5 busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done

@@ -47,6 +47,12 @@ $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
 		-DCHECK_JSON='"$(TOP)/tests/unit/check_json.py"' \
 		-o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
+# The cgroups of systemd's units (unitbus.c): unit names from hostile
+# cgroup names, the unitprop record, no routing without systemd.
+$(BUILD)/unit/test_agentmmd_unitbus: $(TOP)/tests/unit/test_agentmmd_unitbus.c \
+		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) $(AMMD_SAN_SDBUS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
 # The HTTP metrics endpoint on a real loopback socket (libevent).
 $(BUILD)/unit/test_httpmetrics: $(TOP)/tests/unit/test_httpmetrics.c \
 		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
@@ -60,4 +66,5 @@ UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
 	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal \
 	$(BUILD)/unit/test_hostknob \
 	$(BUILD)/unit/test_agentmmd_json $(BUILD)/unit/test_httpmetrics \
+	$(BUILD)/unit/test_agentmmd_unitbus \
 	$(TOP)/tests/unit/test_ctl_json.sh
