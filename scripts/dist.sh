@@ -3,9 +3,10 @@
 #
 # `make dist`: the release tarball, OUTDIR/agentmm_VERSION.orig.tar.xz
 # (the name Debian's orig tarball has; rpmbuild and make install take it as
-# it is). It is what git tracks at HEAD, under agentmm-VERSION/, less the
-# third-party files that debian/copyright's Files-Excluded lists (one list
-# for make dist and for uscan). Reproducible: git archive writes the names
+# it is). It is what git tracks at HEAD, under agentmm-VERSION/, less
+# debian/ (Debian's packaging is added to the release, not shipped in it:
+# lintian's no-debian-changes) and less the third-party files that
+# debian/copyright's Files-Excluded lists (one list for make dist and uscan). Reproducible: git archive writes the names
 # in sorted order, owner and group 0, every mtime the commit's; the commit
 # archived carries the last commit's date, so the same tree gives the same
 # bytes (xz single-threaded).
@@ -44,7 +45,7 @@ mapfile -t excluded < <(awk '
 	f && /^[ \t]/ { print; next }
 	{ f = 0 }' debian/copyright | tr -s ' \t' '\n' | grep -v '^$')
 [ ${#excluded[@]} -gt 0 ] || die "no Files-Excluded in debian/copyright"
-pathspec=(.)
+pathspec=(. ':(exclude)debian')
 for p in "${excluded[@]}"; do
 	[ -n "$(git ls-tree -r --name-only "$tree" -- "$p" | head -1)" ] ||
 		die "Files-Excluded pattern '$p' (debian/copyright) matches no file of the tree: did it move? Update debian/copyright."
@@ -60,4 +61,4 @@ tarball=$out/agentmm_$version.orig.tar.xz
 git -c tar.umask=0022 archive --format=tar --prefix="agentmm-$version/" "$commit" -- "${pathspec[@]}" |
 	xz -T1 -6 >"$tarball.tmp"
 mv "$tarball.tmp" "$tarball"
-echo "dist: $tarball ($(tar -tJf "$tarball" | grep -vc '/$') files; left out: ${excluded[*]})"
+echo "dist: $tarball ($(tar -tJf "$tarball" | grep -vc '/$') files; left out: ${excluded[*]}) and no debian/"
