@@ -35,32 +35,12 @@ AGENTMM_SENSOR_U64_ATTR(mem_total_pages, s->mem.total_pages);
 AGENTMM_SENSOR_U64_ATTR(mem_free_pages, s->mem.free_pages);
 AGENTMM_SENSOR_U64_ATTR(mem_wmark_high_pages, s->mem.wmark_high_pages);
 
-static ssize_t mem_cap_kb_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	int at;
+AGENTMM_EMIT_ATTR(mem_cap_kb, agentmm_emit_mem_cap(buf, 0));
 
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_mem_cap(buf, 0);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute mem_cap_kb_attr = __ATTR_RO(mem_cap_kb);
-
-static ssize_t headroom_permille_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_permille(buf, 0, agentmm_gov.initialised ?
-				   agentmm_gov.dec.headroom_permille :
-				   AMM_GOV_UNRATED);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute headroom_permille_attr =
-	__ATTR_RO(headroom_permille);
+AGENTMM_EMIT_ATTR(headroom_permille,
+		  agentmm_emit_permille(buf, 0, agentmm_gov.initialised ?
+					agentmm_gov.dec.headroom_permille :
+					AMM_GOV_UNRATED));
 
 static ssize_t enabled_sizes_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
@@ -86,31 +66,13 @@ static struct kobj_attribute enabled_sizes_attr = __ATTR_RO(enabled_sizes);
  * counters, a mode change): ticks counts decisions since load.
  * sysfs_notify() wakes poll() on this file when the set changes.
  */
-static ssize_t enabled_kb_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_kb_list(buf, 0, g->ticks ? g->dec.enabled : 0);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute enabled_kb_attr = __ATTR_RO(enabled_kb);
+AGENTMM_EMIT_ATTR(enabled_kb,
+		  agentmm_emit_kb_list(buf, 0, agentmm_gov.ticks ?
+				       agentmm_gov.dec.enabled : 0));
 
 /* The governed sizes in force (committed candidates), "-" if none. */
-static ssize_t candidates_kb_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_kb_list(buf, 0, agentmm_gov.cfg.candidates);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute candidates_kb_attr = __ATTR_RO(candidates_kb);
+AGENTMM_EMIT_ATTR(candidates_kb,
+		  agentmm_emit_kb_list(buf, 0, agentmm_gov.cfg.candidates));
 
 /*
  * "1" (or Y) takes every size's stats/ values as written since the last

@@ -89,18 +89,8 @@ AGENTMM_SENSOR_U64_ATTR(free_pages, amm_free_pages(&s->total));
 AGENTMM_SENSOR_U64_ATTR(age_ms, s->seq ? div_u64(ktime_get_boottime_ns() -
 						 s->last_ns, NSEC_PER_MSEC) : 0);
 
-static ssize_t free_blocks_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	int at;
-
-	mutex_lock(&s->lock);
-	at = agentmm_emit_orders(buf, 0, &s->total, ' ');
-	mutex_unlock(&s->lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute free_blocks_attr = __ATTR_RO(free_blocks);
+AGENTMM_EMIT_ATTR(free_blocks,
+		  agentmm_emit_orders(buf, 0, &agentmm_sensor.total, ' '));
 
 static struct attribute *agentmm_sensor_attrs[] = {
 	&samples_attr.attr,

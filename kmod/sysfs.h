@@ -26,6 +26,23 @@ static ssize_t _name##_show(struct kobject *kobj,			\
 }									\
 static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
 
+/*
+ * A read-only file of one value that @_emit, an expression on buf, prints
+ * from offset 0 under agentmm_sensor.lock, returning its length.
+ */
+#define AGENTMM_EMIT_ATTR(_name, _emit)					\
+static ssize_t _name##_show(struct kobject *kobj,			\
+			    struct kobj_attribute *attr, char *buf)	\
+{									\
+	int at;								\
+									\
+	mutex_lock(&agentmm_sensor.lock);				\
+	at = (_emit);							\
+	mutex_unlock(&agentmm_sensor.lock);				\
+	return at + sysfs_emit_at(buf, at, "\n");			\
+}									\
+static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
+
 int agentmm_sysfs_gov_init(struct kobject *parent);
 void agentmm_sysfs_gov_exit(void);
 
