@@ -44,7 +44,7 @@ expect_eq "$(cat $P/candidates)" $CAND "candidates read back"
 T=$AGENTMM_SYS/governor/tunables
 expect_eq "$(cat $T/max_enabled)" 2 "max_enabled in force"
 expect_eq "$(cat $AGENTMM_SYS/governor/candidates_kb)" $CAND "candidates in force"
-expect_eq "$(ls $T | wc -l)" "$(ls $P | grep -cvx 'candidates\|commit_inputs\|mode\|interval_ms')" \
+expect_eq "$(ls $T | wc -l)" "$(ls $P | grep -cvxE 'candidates|commit_inputs|mode|interval_ms')" \
 	"a tunables/ file per governor parameter"
 # in_force: every setting in force, "name value" a line
 in_force() {
@@ -52,12 +52,6 @@ in_force() {
 	echo "candidates $(cat $AGENTMM_SYS/governor/candidates_kb)"
 }
 cfg0=$(in_force)
-expect_eq "$(cat $AGENTMM_SYS/governor/config)" \
-	"$(echo "candidates 0x$(printf %x $(( $(for kb in $(echo $CAND | tr , ' '); do
-		o=0; while [ $((PAGE_KB << o)) -lt $kb ]; do o=$((o + 1)); done; echo "+ (1 << $o)"; done) )))"
-	   for f in $(sed -n 's/^\([a-z_]*\) .*/\1/p' $AGENTMM_SYS/governor/config | grep -v candidates); do
-		echo "$f $(cat $T/$f)"; done)" \
-	"deprecated governor/config: the same settings as tunables/"
 # Runtime syntax errors: refused, nothing staged.
 for bad in "candidates 3" "max_enabled x" "dwell_ms -5"; do
 	set -- $bad
