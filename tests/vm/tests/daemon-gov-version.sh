@@ -10,6 +10,7 @@
 V=$(agentmmctl --version | sed -n '1s/^agentmmctl //p')
 
 stock=$(thp_knobs)
+dmesg -c >/dev/null	# the deprecation warnings below are this test's
 check "load agentmm in enforce" load_agentmm mode=enforce interval_ms=100
 expect_eq "$(cat $AGENTMM_SYS/abi)" 2 "the module's abi attribute: 2"
 expect_eq "$(cat $AGENTMM_SYS/version)" "$V" "the module's version is this release's"
@@ -35,7 +36,9 @@ stop_gov
 
 # ABI 1: a module of the earlier release. agentmmd uses its multi-value
 # governor/decision and governor/counters (this module still has both).
-check "reload, so the deprecation warnings are new" sh -c ". /tests/lib.sh; unload_agentmm && dmesg -c >/dev/null && load_agentmm mode=enforce interval_ms=100"
+check "unload" unload_agentmm
+dmesg -c >/dev/null
+check "load again, so the deprecation warnings are new" load_agentmm mode=enforce interval_ms=100
 echo 1 >/tmp/abi1
 check "the module's abi shows 1" mount --bind /tmp/abi1 $AGENTMM_SYS/abi
 rm -f $ST/status $ST/agentmmd.pid
