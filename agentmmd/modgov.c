@@ -61,9 +61,10 @@ static void close_feed(struct modgov *m)
 	m->commit_fd = -1;
 }
 
-void modgov_init(struct modgov *m)
+void modgov_init(struct modgov *m, const char *dir)
 {
 	memset(m, 0, sizeof(*m));
+	m->dir = dir ? dir : MODGOV_DIR;
 	m->mode_fd = -1;
 	m->commit_fd = -1;
 	memset(m->stat_fd, -1, sizeof(m->stat_fd));
@@ -83,7 +84,16 @@ void modgov_close(struct modgov *m)
 static void absent(struct modgov *m)
 {
 	modgov_close(m);
-	modgov_init(m);
+	modgov_init(m, m->dir);
+}
+
+/* @rel under the module's directory, opened with @flags; -1 if not. */
+static int open_rel(const struct modgov *m, const char *rel, int flags)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", m->dir, rel);
+	return open(path, flags | O_CLOEXEC);
 }
 
 /* ABI 1: "mode=enforce ticks=N enabled_kb=16,32 candidates_kb=16,32,64". */
@@ -92,7 +102,7 @@ static int read_v1(struct modgov *m, char *en, char *cand)
 	char buf[256];
 	unsigned long long ticks;
 
-	if (modver_read_line(MODGOV_DIR, "governor/decision", buf,
+	if (modver_read_line(m->dir, "governor/decision", buf,
 			     sizeof(buf)) ||
 	    sscanf(buf, "mode=%15s ticks=%llu enabled_kb=%95s candidates_kb=%95s",
 		   m->mode, &ticks, en, cand) != 4)
@@ -109,12 +119,12 @@ static int read_v2(struct modgov *m, const char *mode, char *en, char *cand)
 	u64 ticks;
 
 	for (i = 0; i < MODGOV_TRIES; i++) {
-		if (modver_read_line(MODGOV_DIR, "governor/ticks", t0,
+		if (modver_read_line(m->dir, "governor/ticks", t0,
 				     sizeof(t0)) ||
-		    modver_read_line(MODGOV_DIR, "governor/enabled_kb", en, MODGOV_LIST) ||
-		    modver_read_line(MODGOV_DIR, "governor/candidates_kb", cand,
+		    modver_read_line(m->dir, "governor/enabled_kb", en, MODGOV_LIST) ||
+		    modver_read_line(m->dir, "governor/candidates_kb", cand,
 				     MODGOV_LIST) ||
-		    modver_read_line(MODGOV_DIR, "governor/ticks", t1,
+		    modver_read_line(m->dir, "governor/ticks", t1,
 				     sizeof(t1)))
 			return -1;
 		if (!strcmp(t0, t1))
@@ -134,9 +144,9 @@ void modgov_poll(struct modgov *m)
 	bool loaded;
 
 	if (m->mode_fd < 0) {
-		m->mode_fd = open(MODGOV_DIR "/mode", O_RDONLY | O_CLOEXEC);
+		m->mode_fd = open_rel(m, "mode", O_RDONLY);
 		/* (re)loaded: which release, and can we use it */
-		if (m->mode_fd >= 0 && modver_read(MODGOV_DIR, &m->mv) &&
+		if (m->mode_fd >= 0 && modver_read(m->dir, &m->mv) &&
 		    !m->mv.usable) {
 			char why[320];
 
@@ -162,7 +172,8 @@ void modgov_poll(struct modgov *m)
 }
 
 /* ABI 1: every size's counters in one write to governor/counters. */
-static int feed_v1(const struct thp_knobs *ks, struct amm_gov_input *in)
+static int feed_v1(const struct modgov *m, const struct thp_knobs *ks,
+		   struct amm_gov_input *in)
 {
 	char buf[1024];
 	size_t off = 0;
@@ -188,7 +199,7 @@ static int feed_v1(const struct thp_knobs *ks, struct amm_gov_input *in)
 		return 0;
 	if (off >= sizeof(buf))		/* cannot happen below 10^17 faults */
 		return -1;
-	fd = open(MODGOV_DIR "/governor/counters", O_WRONLY | O_CLOEXEC);
+	fd = open_rel(m, "governor/counters", O_WRONLY);
 	ok = fd >= 0 && write(fd, buf, off) == (ssize_t)off;
 	if (fd >= 0)
 		close(fd);
@@ -204,12 +215,11 @@ static int feed_one(struct modgov *m, const struct thp_knob *k,
 	int n;
 
 	if (*fd < 0) {
-		char path[128];
+		char rel[96];
 
-		snprintf(path, sizeof(path),
-			 MODGOV_DIR "/sensor/sizes/%ukB/stats/%s", k->kb,
+		snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/stats/%s", k->kb,
 			 thp_stat_name(st));
-		*fd = open(path, O_WRONLY | O_CLOEXEC);
+		*fd = open_rel(m, rel, O_WRONLY);
 		if (*fd < 0)
 			return -1;
 	}
@@ -239,8 +249,7 @@ static int feed_v2(struct modgov *m, const struct thp_knobs *ks,
 	if (!any)
 		return 0;
 	if (m->commit_fd < 0)
-		m->commit_fd = open(MODGOV_DIR "/governor/commit_stats",
-				    O_WRONLY | O_CLOEXEC);
+		m->commit_fd = open_rel(m, "governor/commit_stats", O_WRONLY);
 	if (m->commit_fd >= 0 && pwrite(m->commit_fd, "1\n", 2, 0) == 2)
 		return 1;
 fail:
@@ -251,5 +260,5 @@ fail:
 int modgov_feed(struct modgov *m, const struct thp_knobs *ks,
 		struct amm_gov_input *in)
 {
-	return m->mv.abi >= 2 ? feed_v2(m, ks, in) : feed_v1(ks, in);
+	return m->mv.abi >= 2 ? feed_v2(m, ks, in) : feed_v1(m, ks, in);
 }

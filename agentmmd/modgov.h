@@ -20,6 +20,7 @@
 #define MODGOV_DIR	"/sys/kernel/agentmm"
 
 struct modgov {
+	const char *dir;	/* MODGOV_DIR (a test's tree in unit tests) */
 	struct modver mv;	/* its release and abi, read when it appears */
 	char mode[THP_WORD];	/* absent, incompatible, off, observe, enforce */
 	uint64_t ticks;		/* decisions it has made (0: none yet) */
@@ -31,8 +32,9 @@ struct modgov {
 	int commit_fd;
 };
 
-/* Nothing open, module "absent". */
-void modgov_init(struct modgov *m);
+/* Nothing open, module "absent"; @dir the module's directory, NULL for
+ * MODGOV_DIR. */
+void modgov_init(struct modgov *m, const char *dir);
 /*
  * Read the module's mode and decision now; mode "absent" when it is not
  * loaded, "incompatible" (warned once per load) when its abi is not ours.

@@ -426,7 +426,7 @@ void gov_start(struct daemon *d)
 		info("governor: dry run: the daemon's governor decides but writes nothing (as governor = observe)");
 		g->mode = UGOV_OBSERVE;
 	}
-	modgov_init(&g->mg);
+	modgov_init(&g->mg, NULL);
 	g->interval_ms = UGOV_BASE_MS;
 	atomic_init(&g->busy, false);
 	atomic_init(&g->compact_ns, 0);
