@@ -79,8 +79,9 @@ expect_cmp $d -le $((8192 / PAGE_KB)) "free_pages within 8 MiB of /proc/buddyinf
 # the zone's reserve, in whole blocks. The reserve must be /proc/zoneinfo's
 # low watermark plus protection[ZONE_MOVABLE] (the 4th entry on x86_64), and
 # every size's servable_pages must follow from one snapshot: the files
-# read between two reads of sensor/samples that agree (sampling slowed
-# down meanwhile, so that a snapshot fits between two samples).
+# read with the sensor stopped (mode off keeps the last sample; event
+# samples would otherwise fall between the reads), sensor/samples the same
+# before and after.
 zoneinfo_reserved() {	# node zone-name
 	awk -v n="$1" -v z="$2" '
 		$1 == "Node" { sub(",", "", $2); cur = ($2 == n && $4 == z) }
@@ -104,9 +105,11 @@ snapshot() {
 	done
 	[ "$(samples)" = "$_s0" ]
 }
-echo 60000 >/sys/module/agentmm/parameters/interval_ms
 ok=0
 for attempt in 1 2 3 4 5; do
+	echo observe >$AGENTMM_SYS/mode
+	wait_sample
+	echo off >$AGENTMM_SYS/mode
 	snap=$(snapshot) || { log "attempt $attempt: a sample fell in the snapshot"; continue; }
 	bad=
 	for zl in $(echo "$snap" | awk '$1 == "zone" { sub("node=", "", $2);
@@ -148,6 +151,6 @@ EOF2
 	[ -z "$bad" ] && { ok=1; break; }
 	log "attempt $attempt:$bad"
 done
+echo observe >$AGENTMM_SYS/mode
 expect_eq $ok 1 "servable_pages follow from the zones' free blocks and zoneinfo reserves"
-echo 10 >/sys/module/agentmm/parameters/interval_ms
 finish
