@@ -99,6 +99,7 @@ snapshot() {
 			"free_blocks=$(tr ' ' , <$_z/free_blocks)"
 	done
 	for _d in $AGENTMM_SYS/sensor/sizes/*; do
+		[ -d "$_d" ] || continue	# none on a kernel without mTHP
 		echo "size kb=${_d##*/} order=$(cat $_d/order)" \
 			"available_pages=$(cat $_d/available_pages)" \
 			"servable_pages=$(cat $_d/servable_pages)"
