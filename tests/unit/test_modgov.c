@@ -105,6 +105,19 @@ static void one_size(struct thp_knobs *ks, struct amm_gov_input *in)
 		*thp_stat_field(&in->order[2], (enum thp_stat)j) = 11 + j;
 }
 
+/* Poll a fresh struct modgov on the tree; it reads as given. */
+static void poll_expect(struct modgov *m, const char *mode, unsigned int abi,
+			uint64_t ticks, u32 enabled, u32 candidates)
+{
+	modgov_init(m, top);
+	modgov_poll(m);
+	EXPECT_TRUE(!strcmp(m->mode, mode));
+	EXPECT_EQ(m->mv.abi, abi);
+	EXPECT_EQ(m->ticks, ticks);
+	EXPECT_EQ(m->enabled, enabled);
+	EXPECT_EQ(m->candidates, candidates);
+}
+
 TEST(abi2_read_one_value_per_file)
 {
 	struct modgov m;
@@ -116,13 +129,7 @@ TEST(abi2_read_one_value_per_file)
 	snprintf(buf, sizeof(buf), "%u,%u,%u\n", pk * 4, pk * 8, pk * 16);
 	put("governor/candidates_kb", buf);
 	put("governor/ticks", "7\n");
-	modgov_init(&m, top);
-	modgov_poll(&m);
-	EXPECT_TRUE(!strcmp(m.mode, "enforce"));
-	EXPECT_EQ(m.mv.abi, 2);
-	EXPECT_EQ(m.ticks, 7);
-	EXPECT_EQ(m.enabled, 0x0c);
-	EXPECT_EQ(m.candidates, 0x1c);
+	poll_expect(&m, "enforce", 2, 7, 0x0c, 0x1c);
 	/* no decision yet: an empty list */
 	put("governor/enabled_kb", "-\n");
 	put("governor/ticks", "0\n");
@@ -197,13 +204,7 @@ TEST(abi1_decision_and_counters)
 		 pk * 4, pk * 8, pk * 16);
 	put("governor/decision", buf);
 	put("governor/counters", "");
-	modgov_init(&m, top);
-	modgov_poll(&m);
-	EXPECT_TRUE(!strcmp(m.mode, "observe"));
-	EXPECT_EQ(m.mv.abi, 1);
-	EXPECT_EQ(m.ticks, 3);
-	EXPECT_EQ(m.enabled, 0);
-	EXPECT_EQ(m.candidates, 0x1c);
+	poll_expect(&m, "observe", 1, 3, 0, 0x1c);
 	one_size(&ks, &in);
 	EXPECT_EQ(modgov_feed(&m, &ks, &in), 1);
 	get("governor/counters", buf, sizeof(buf));
@@ -218,11 +219,7 @@ TEST(other_abi_and_absent)
 	struct modgov m;
 
 	module_tree("9\n", "enforce\n");
-	modgov_init(&m, top);
-	modgov_poll(&m);
-	EXPECT_TRUE(!strcmp(m.mode, "incompatible"));
-	EXPECT_EQ(m.mv.abi, 9);
-	EXPECT_EQ(m.ticks, 0);
+	poll_expect(&m, "incompatible", 9, 0, 0, 0);
 	modgov_close(&m);
 	rm_tree();
 	modgov_init(&m, "/nonexistent/agentmm");
