@@ -611,6 +611,7 @@ static int loop_open(struct loop *l)
 					  on_reload_due };
 	sd_event_source **srcs[] = { &l->tick, &l->peak, &l->gov, &l->rescan,
 				     &l->reload };
+	const size_t waiting[] = { 1, 3, 4 };	/* peak, rescan, reload */
 	int sigs[] = { SIGHUP, SIGTERM, SIGINT };
 	sigset_t mask;
 	int r;
@@ -628,11 +629,12 @@ static int loop_open(struct loop *l)
 	for (size_t i = 0; r >= 0 && i < 5; i++)
 		r = sd_event_add_time(l->ev, srcs[i], CLOCK_MONOTONIC, 0, 1000,
 				      cbs[i], l);
-	if (r >= 0)	/* the reload waits for a change */
-		r = sd_event_source_set_enabled(l->reload, SD_EVENT_OFF);
+	/* the tick and the governor run at once; plan() arms the rest */
+	for (size_t i = 0; r >= 0 && i < 3; i++)
+		r = sd_event_source_set_enabled(*srcs[waiting[i]], SD_EVENT_OFF);
 	if (r >= 0)
 		r = sd_event_add_post(l->ev, NULL, plan, l);
-	/* WATCHDOG=1 at half of $WATCHDOG_USEC while the loop goes round */
+	/* WATCHDOG=1 within half of $WATCHDOG_USEC while the loop goes round */
 	if (r >= 0)
 		r = sd_event_set_watchdog(l->ev, true);
 	return r < 0 ? r : 0;
