@@ -15,7 +15,8 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
 	control.c exempt.c reclaim.c cfgwatch.c modver.c statedir.c \
-	httpmetrics.c knob.c knobkind.c) \
+	httpmetrics.c knob.c knobkind.c podid.c hostkind.c hostknob.c \
+	unitbus.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
@@ -36,9 +37,9 @@ AMMD_LIB_FUZZ := $(BUILD)/obj/fuzz/libagentmmd.a
 # TLS, so no libevent_openssl. Order matters for the static links.
 AMMD_STATIC_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core
 # libsystemd (libsystemd-dev): sd-event (the main loop), sd-daemon
-# (sd_notify), sd-journal (the log). A shared library only (no distribution
-# ships libsystemd.a), so the guest and cross builds link it, and the C
-# library, dynamically and the rest statically (AMMD_GUEST_LIBS); the guest
+# (sd_notify), sd-journal (the log), sd-bus (systemd's units: unitbus.c).
+# A shared library only (no distribution ships libsystemd.a), so the guest
+# and cross builds link it, and the C library, dynamically and the rest statically (AMMD_GUEST_LIBS); the guest
 # image carries it (tests/vm/run).
 PKG_CONFIG ?= pkg-config
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
@@ -57,6 +58,7 @@ $(BUILD)/obj/prod/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 $(BUILD)/obj/san/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(AMM_USER_CFLAGS) $(SAN_FLAGS) -Wno-restrict -c -o $@ $<
+
 
 $(BUILD)/obj/fuzz/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)

@@ -10,7 +10,11 @@
  *   journal.c  the restore journal (append-only) and the guardian
  *   knob.c     the one writer of borrowed settings: borrow, set, restore,
  *              each journaled first (knobkind.c: the table of kinds -
- *              cgroup files, v1 limit, mTHP switch, pool backstop)
+ *              cgroup files, v1 limit, mTHP switch, pool backstop,
+ *              a systemd unit's property through unitbus.c: sd-bus)
+ *   hostkind.c host-level knob kinds (sysctl, zswap, zram): knobkind.c
+ *              rows; hostknob.c "agentmmctl knob", through knob.c into a
+ *              journal of their own
  *   loader.c   BPF skeleton load/attach and the maps
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
@@ -22,7 +26,8 @@
  *   reclaim.c  proactive reclaim, paced per sandbox (reclaim.h)
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
  *   status.c   the status file agentmmctl reads, systemd's STATUS=
- *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile)
+ *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile;
+ *              podid.c: pod UID and container ID from a cgroup path)
  *   httpmetrics.c  the same over HTTP (metrics_listen): libevent's evhttp
  *              in a thread of its own, sharing only the rendered text
  *   history.c  the event history on disk (STATE_DIR/events)
@@ -285,6 +290,11 @@ struct daemon {
 	unsigned int reclaim_next;	/* where the next tick's steps begin */
 	/* over every sandbox ever watched, forgotten ones too */
 	uint64_t reclaimed_total, refault_total;
+	/* counters of the sandboxes already forgotten (sb_remove()), so that
+	 * the metrics' totals over all sandboxes never go down */
+	struct {
+		uint64_t tool_calls, tools_killed, oom_victims;
+	} gone;
 	/* bytes of chunks a step left alone: found back after reclaim */
 	uint64_t reclaim_hot_skipped;
 	/* forecast: usage and time at the last tick, time left then */

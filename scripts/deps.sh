@@ -55,7 +55,8 @@ apt_demo=(
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
 	libevent-dev
-	# agentmmd's main loop (sd-event), sd_notify and journal (libsystemd)
+	# agentmmd's main loop (sd-event), sd_notify, journal and its calls to
+	# systemd for its units' cgroups (sd-bus): libsystemd
 	libsystemd-dev pkg-config
 	python3 python3-pytest python3-venv nodejs git util-linux procps
 	gnuplot-nox
@@ -71,7 +72,7 @@ apt_check=(
 	debugedit elfutils rpmlint dracut-core
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
 	# for the scratch Debian root it installs into
-	debhelper dh-dkms lintian mmdebstrap
+	debhelper dh-dkms lintian mmdebstrap autopkgtest
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
@@ -80,6 +81,7 @@ apt_check=(
 	# (dpkg --add-architecture arm64, below); arch-test for mmdebstrap's
 	# emulated arm64 root (make pkg-check-arm64)
 	crossbuild-essential-arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+	libsystemd-dev:arm64
 	# not libevent-dev:arm64: Debian 12's libevent-dev is not Multi-Arch:
 	# same (its event-config.h is per architecture), so it conflicts with
 	# libevent-dev above; the arm64 builds take it from the cross sysroot
