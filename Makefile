@@ -4,7 +4,8 @@
 #
 # Kbuild reads ./Kbuild for the module; this file drives everything else.
 # Areas plug in through <dir>/build.mk fragments, which add rules and append
-# to GUEST_BINS (static programs packed into the test guest), UNIT_TESTS
+# to GUEST_BINS (programs packed into the test guest: static, but for
+# agentmmd and agentmmctl, which load libsystemd; tests/vm/run), UNIT_TESTS
 # (host test programs run by `make unit`) and TOOLS (user-space programs
 # built by `make`).
 
@@ -36,7 +37,7 @@ GUEST_BINS :=
 UNIT_TESTS :=
 TOOLS :=
 
-.PHONY: all module tools deps deps-demo check unit vm-check vm-shell demo clean help \
+.PHONY: all module tools deps deps-demo check unit vm-check vm-stress vm-shell demo clean help \
 	guest-bins
 
 all: module tools
@@ -49,6 +50,7 @@ help:
 	@echo '  make check      host unit tests + the in-guest test suite (runs make deps first)'
 	@echo '  make unit       host unit tests only (ASan/UBSan)'
 	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
+	@echo '  make vm-stress  sensor-lifecycle (200 cycles) and daemon-scale (10,000) at full size'
 	@echo '  make vm-check-floor  the module on its floor kernel (Debian 12 6.1, no mTHP) in the guest'
 	@echo '  make vm-host-usr-check  the guest with this host'"'"'s /usr read-only (python3, Flask, node there: bench-coldstart)'
 	@echo '  make cross-check  arm64: agentmm.ko (4K, 16K pages), agentmmd, agentmmctl, unit tests cross-built and run under qemu-user'
@@ -69,6 +71,7 @@ help:
 	@echo '  make pkg-check-arm64  the arm64 .deb and aarch64 RPMs installed into an arm64 Debian root under qemu-user, scripts run (minutes)'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
 	@echo '  make container-check  agentmmd with agents in real podman containers (runc, gVisor) on this host (root)'
+	@echo '  make sysd-container-check  the same under systemd + cgroup v2: runc, crun, runsc in a booted Debian 12 (QEMU, minutes)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
 	@echo '  make density    largest sustainable overcommit per arm (density-smoke: quick)'
 	@echo '  make clean      remove build products'
@@ -105,6 +108,12 @@ unit: $(UNIT_TESTS)
 
 vm-check: test-module guest-bins
 	$(TOP)/tests/vm/run $(T)
+
+# The two guest tests at full size (make vm-check runs them smaller):
+# 200 module load/unload cycles under churn, 10,000 sandboxes adopted.
+vm-stress: test-module guest-bins
+	$(TOP)/tests/vm/run --env LIFECYCLE_CYCLES=200 \
+		--env SCALE_SANDBOXES=10000 sensor-lifecycle daemon-scale
 
 vm-shell: test-module guest-bins
 	$(TOP)/tests/vm/run --shell

@@ -99,6 +99,7 @@ static int parse_centi(const char *v, unsigned int *out)
 /* Where key @k's value lives in @c. */
 #define FIELD(c, k, type)	((type *)(void *)((char *)(c) + (k)->off))
 
+/* A whole number into an unsigned field of either width (k->size says). */
 static int set_uint(struct amm_config *c, const struct amm_key *k, char *val,
 		    char *why, size_t whylen)
 {
@@ -107,21 +108,14 @@ static int set_uint(struct amm_config *c, const struct amm_key *k, char *val,
 	(void)why, (void)whylen;
 	if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
 		return 1;
-	*FIELD(c, k, unsigned int) = (unsigned int)x;
+	if (k->size == sizeof(uint64_t))
+		*FIELD(c, k, uint64_t) = x;
+	else
+		*FIELD(c, k, unsigned int) = (unsigned int)x;
 	return 0;
 }
 
-static int set_u64(struct amm_config *c, const struct amm_key *k, char *val,
-		   char *why, size_t whylen)
-{
-	uint64_t x;
-
-	(void)why, (void)whylen;
-	if (parse_u64(val, k->max, &x) || x < (uint64_t)k->min)
-		return 1;
-	*FIELD(c, k, uint64_t) = x;
-	return 0;
-}
+#define set_u64		set_uint
 
 static int set_int(struct amm_config *c, const struct amm_key *k, char *val,
 		   char *why, size_t whylen)
@@ -361,14 +355,13 @@ static int set_gov(struct amm_config *c, const struct amm_key *k, char *val,
 static void print_uint(const struct amm_config *c, const struct amm_key *k,
 		       FILE *f)
 {
-	fprintf(f, "%u", *FIELD(c, k, const unsigned int));
+	if (k->size == sizeof(uint64_t))
+		fprintf(f, "%" PRIu64, *FIELD(c, k, const uint64_t));
+	else
+		fprintf(f, "%u", *FIELD(c, k, const unsigned int));
 }
 
-static void print_u64(const struct amm_config *c, const struct amm_key *k,
-		      FILE *f)
-{
-	fprintf(f, "%" PRIu64, *FIELD(c, k, const uint64_t));
-}
+#define print_u64	print_uint
 
 static void print_int(const struct amm_config *c, const struct amm_key *k,
 		      FILE *f)
@@ -492,7 +485,7 @@ static void key_range(const struct amm_key *k, char *buf, size_t len)
 	else if (k->set == set_int)
 		snprintf(buf, len, "%" PRId64 " to %" PRIu64, k->min,
 			 k->max);
-	else if (k->set == set_uint || k->set == set_u64 ||
+	else if (k->set == set_uint ||
 		 k->set == set_gov)
 		snprintf(buf, len, "a whole number %" PRId64 " to %" PRIu64,
 			 k->min, k->max);

@@ -86,6 +86,7 @@ struct amm_config {
 	char metrics_textfile[AMM_PATH_MAX];	/* "" = none */
 	char metrics_listen[64];	/* ADDR:PORT, [IPv6]:PORT; "" = off */
 	unsigned int metrics_interval_s;
+	unsigned int metrics_sandboxes;
 	unsigned int events_max_kb;	/* STATE_DIR/events + events.1 */
 };
 

@@ -137,6 +137,8 @@ AMM_CONFIG_KEY(metrics_listen, metrics_listen, listen, "", 0, 0,
 	       USER, "serve the metrics over HTTP at ADDR:PORT or [IPv6]:PORT (numeric); empty: off")
 AMM_CONFIG_KEY(metrics_interval_s, metrics_interval_s, uint, "15", 1, 3600,
 	       TUNING, "how often the metrics are written")
+AMM_CONFIG_KEY(metrics_sandboxes, metrics_sandboxes, uint, "100", 0, 1000000,
+	       TUNING, "per-sandbox series for at most this many sandboxes (those acted on first, then the largest); the agentmm_sandboxes_* totals count all")
 AMM_CONFIG_KEY(events_max_kb, events_max_kb, uint, "1024", 16, 1U << 20,
 	       TUNING, "the event history's size limit")
 AMM_CONFIG_KEY(retry_repeats, retry_repeats, uint, "3", 0, 100,

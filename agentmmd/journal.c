@@ -19,12 +19,14 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "hostkind.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
 #include "knobkind.h"
 #include "statedir.h"
 #include "thpfile.h"
+#include "unitbus.h"
 
 /*
  * The journal records what we changed, one line each:
@@ -36,6 +38,11 @@
  *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
+ *   unitprop CGID PROP ORIG PATH  PATH is a systemd unit's cgroup (its
+ *                             last component names the unit) and we set the
+ *                             unit's PROP (MemoryHigh, FreezerState) through
+ *                             systemd; ORIG goes back the same way while
+ *                             systemd still says PATH is that unit's
  *   thp KB ORIG NEW PREV      the mTHP switches (thpknob.c; restored by
  *                             thpfile.c: thp_knob_restore_line)
  *   done TAG ID               the change of the last TAG line with that ID
@@ -208,15 +215,25 @@ static int restore_entry(int fd, const struct journal_entry *e)
 	if (kind < 0)
 		return 0;	/* journal_parse() knows only these */
 	k.kind = (uint8_t)kind;
+	k.path = e->path;
+	if (kind == KNOB_UNIT_PROP) {
+		r = unitbus_prop_by_name(e->prop);
+		if (r < 0)
+			return 0;	/* journal_parse() knows only these */
+		k.prop = (uint8_t)r;
+	}
 	snprintf(k.orig, sizeof(k.orig), "%s", kind == KNOB_FREEZE ? "0" :
 		 e->val);
 	snprintf(k.set, sizeof(k.set), "%s", e->set);
 	r = knob_kinds[kind].put_back(&k);
+	if (r && kind == KNOB_UNIT_PROP && (errno == ENOENT || errno == ESTALE))
+		return 0;	/* the unit is gone, or is another cgroup's */
 	if (r && kind == KNOB_FREEZE)
 		err("cannot thaw %s: %s", e->path, strerror(errno));
 	else if (r)
 		err("cannot reset %s/%s to %s: %s", e->path,
-		    knob_kinds[kind].file, e->val, strerror(errno));
+		    kind == KNOB_UNIT_PROP ? e->prop : knob_kinds[kind].file,
+		    e->val, strerror(errno));
 	return r;
 }
 
@@ -321,6 +338,13 @@ static void jrec_key(struct jrec *r)
 		r->keyed = true;
 		return;
 	}
+	/* a host knob's "TAG ID ORIG PATH" (hostknob.c) */
+	if (sscanf(r->line, "%15s %llu %n", r->tag, &r->id, &n) == 2 && n &&
+	    hostknob_kind(r->tag) >= 0) {
+		r->keyed = true;
+		return;
+	}
+	r->tag[0] = 0;
 	copy = strdup(r->line);		/* journal_parse() cuts it up */
 	n = copy ? journal_parse(copy, &e) : -1;
 	if (n == 1) {
@@ -490,6 +514,36 @@ int restore_journal(int dirfd, const char *shown)
 		err("cannot remove %s: %s", shown, strerror(errno));
 	}
 	free(keep);
+	return n;
+}
+
+int journal_each_live(int dirfd, const char *shown,
+		      int (*fn)(void *arg, const char *line), void *arg)
+{
+	struct jrec *recs = NULL;
+	size_t cnt = 0, i;
+	FILE *f;
+	int r, n = 0;
+
+	if (faccessat(dirfd, "applied", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    errno == ENOENT)
+		return 0;
+	f = journal_open(dirfd, shown);
+	if (!f)
+		return -1;
+	r = journal_read(f, shown, &recs, &cnt);
+	fclose(f);
+	if (r) {
+		err("cannot read %s: out of memory", shown);
+		return -1;
+	}
+	journal_replay(recs, cnt);
+	for (i = 0; i < cnt; i++) {
+		if (!recs[i].dead && n >= 0)
+			n = fn(arg, recs[i].line) ? -1 : n + 1;
+		free(recs[i].line);
+	}
+	free(recs);
 	return n;
 }
 

@@ -32,6 +32,7 @@
 #include "statedir.h"
 #include "escape.h"
 #include "parse.h"
+#include "podid.h"
 
 struct out {
 	char *buf;
@@ -302,12 +303,77 @@ static uint64_t self_rss(void)
 	return n == 2 ? (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-/* Seconds with millisecond resolution. */
-static void put_ms(struct out *o, const char *name, const char *label,
+/* Seconds with millisecond resolution; @labels inside the braces. */
+static void put_ms(struct out *o, const char *name, const char *labels,
 		   uint64_t ms)
 {
-	put(o, "%s{sandbox=\"%s\"} %" PRIu64 ".%03u\n", name, label, ms / 1000,
+	put(o, "%s{%s} %" PRIu64 ".%03u\n", name, labels, ms / 1000,
 	    (unsigned int)(ms % 1000));
+}
+
+static bool acted_on(const struct sandbox *s)
+{
+	return s->frozen || s->high_dir[0];
+}
+
+/* Which sandboxes get series of their own (metrics_sandboxes of them):
+ * those agentmmd acts on first, then the largest by memory, then by
+ * cgroup id, so that the set holds still between scrapes. */
+static int listed_cmp(const void *a, const void *b)
+{
+	const struct sandbox *x = *(struct sandbox *const *)a;
+	const struct sandbox *y = *(struct sandbox *const *)b;
+
+	if (acted_on(x) != acted_on(y))
+		return acted_on(x) ? -1 : 1;
+	if (x->current != y->current)
+		return x->current > y->current ? -1 : 1;
+	return x->cgid < y->cgid ? -1 : x->cgid > y->cgid;
+}
+
+/* The labels of sandbox @s's series: its cgroup path, and the pod UID and
+ * container ID where the path names them (podid.c). */
+static void sandbox_labels(const struct sandbox *s, char *buf, size_t len)
+{
+	char path[AMM_PATH_MAX * 2], pod[PODID_POD_LEN], ctr[PODID_CTR_LEN];
+	int n;
+
+	amm_escape(path, sizeof(path), s->rel, AMM_ESC_LABEL);
+	podid_from_path(s->rel, pod, ctr);
+	n = snprintf(buf, len, "sandbox=\"%s\"", path);
+	if (pod[0] && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",pod_uid=\"%s\"", pod);
+	if (ctr[0] && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",container_id=\"%s\"", ctr);
+}
+
+/* Totals over every sandbox, listed or not, forgotten ones included, so
+ * that alerts and dashboards never depend on metrics_sandboxes. */
+static void sandbox_totals(struct daemon *d, struct out *o, unsigned int listed)
+{
+	uint64_t calls = d->gone.tool_calls, kills = d->gone.tools_killed;
+	uint64_t ooms = d->gone.oom_victims, throttled = 0, frozen = 0;
+	const struct sandbox *s;
+
+	for_each_sandbox(d, s) {
+		calls += s->tool_calls;
+		kills += s->tools_killed;
+		ooms += s->oom_victims;
+		throttled += s->high_dir[0] != 0;
+		frozen += s->frozen;
+	}
+	head(o, "agentmm_sandboxes_tool_calls_total", "counter", "Tool calls seen in all sandboxes.");
+	put(o, "agentmm_sandboxes_tool_calls_total %" PRIu64 "\n", calls);
+	head(o, "agentmm_sandboxes_tool_kills_total", "counter", "Tools agentmmd killed as the last resort, in all sandboxes.");
+	put(o, "agentmm_sandboxes_tool_kills_total %" PRIu64 "\n", kills);
+	head(o, "agentmm_sandboxes_oom_kills_total", "counter", "Processes the kernel OOM killer chose, in all sandboxes.");
+	put(o, "agentmm_sandboxes_oom_kills_total %" PRIu64 "\n", ooms);
+	head(o, "agentmm_sandboxes_throttled", "gauge", "Sandboxes with a tool cgroup agentmmd throttles.");
+	put(o, "agentmm_sandboxes_throttled %" PRIu64 "\n", throttled);
+	head(o, "agentmm_sandboxes_frozen", "gauge", "Sandboxes agentmmd holds frozen.");
+	put(o, "agentmm_sandboxes_frozen %" PRIu64 "\n", frozen);
+	head(o, "agentmm_sandboxes_unlisted", "gauge", "Sandboxes without agentmm_sandbox_* series of their own (beyond metrics_sandboxes).");
+	put(o, "agentmm_sandboxes_unlisted %u\n", d->n_sbs - listed);
 }
 
 static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
@@ -333,18 +399,30 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 		{ "agentmm_sandbox_reclaim_gaps_capped_total", "counter", "Pauses between tool calls whose reclaim mostly came back by the end of the next call (each caps the next pause)." },
 		{ "agentmm_sandbox_reclaim_gap_cap_ratio", "gauge", "What paced reclaim may take from the sandbox in one pause between tool calls, as a fraction of its memory (1: no cap, 0 while pauses are skipped; reclaim_gap_refault_max_pct)." },
 	};
-	char label[AMM_PATH_MAX * 2];
-	unsigned int k;
-	int i;
+	char label[AMM_PATH_MAX * 2 + 160];
+	struct sandbox **v = NULL;
+	unsigned int k, i, n = d->n_sbs;
+
+	if (n > d->cfg.metrics_sandboxes)
+		n = d->cfg.metrics_sandboxes;
+	if (n) {
+		v = malloc(d->n_sbs * sizeof(*v));
+		if (!v)
+			n = 0;	/* the totals still tell */
+	}
+	if (v) {
+		memcpy(v, d->sbs, d->n_sbs * sizeof(*v));
+		qsort(v, d->n_sbs, sizeof(*v), listed_cmp);
+	}
 
 	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		head(o, m[k].name, m[k].type, m[k].help);
-		for (i = 0; i < (int)d->n_sbs; i++) {
-			struct sandbox *s = d->sbs[i];
+		for (i = 0; i < n; i++) {
+			struct sandbox *s = v[i];
 			uint64_t t;
 
-			amm_escape(label, sizeof(label), s->rel, AMM_ESC_LABEL);
-#define S(v) put(o, "%s{sandbox=\"%s\"} %" PRIu64 "\n", m[k].name, label, (uint64_t)(v))
+			sandbox_labels(s, label, sizeof(label));
+#define S(x) put(o, "%s{%s} %" PRIu64 "\n", m[k].name, label, (uint64_t)(x))
 			switch (k) {
 			case 0: S(s->current); break;
 			case 1: S(s->peak); break;
@@ -372,7 +450,7 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 			case 12: S(s->exempt); break;
 			case 13: S(s->refault_bytes); break;
 			case 14:
-				put(o, "%s{sandbox=\"%s\"} %u.%03u\n", m[k].name,
+				put(o, "%s{%s} %u.%03u\n", m[k].name,
 				    label, s->pace.step_permille / 1000,
 				    s->pace.step_permille % 1000);
 				break;
@@ -381,7 +459,7 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 				t = s->pace.gap_backoff ? 0 :
 				    s->pace.gap_cap_permille ?
 				    s->pace.gap_cap_permille : 1000;
-				put(o, "%s{sandbox=\"%s\"} %u.%03u\n", m[k].name,
+				put(o, "%s{%s} %u.%03u\n", m[k].name,
 				    label, (unsigned int)(t / 1000),
 				    (unsigned int)(t % 1000));
 				break;
@@ -389,6 +467,8 @@ static void sandbox_metrics(struct daemon *d, struct out *o, uint64_t now)
 #undef S
 		}
 	}
+	free(v);
+	sandbox_totals(d, o, n);
 }
 
 /* As metrics_render(); *cut is set when the text did not fit in @len. */

@@ -105,6 +105,9 @@ void sb_remove(struct daemon *d, struct sandbox *s)
 {
 	struct sandbox *last = d->sbs[--d->n_sbs];
 
+	d->gone.tool_calls += s->tool_calls;
+	d->gone.tools_killed += s->tools_killed;
+	d->gone.oom_victims += s->oom_victims;
 	if (s->indexed)
 		tdelete(s, &d->sb_tree, cgid_cmp);
 	d->sbs[s->slot] = last;

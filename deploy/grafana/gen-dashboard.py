@@ -34,13 +34,13 @@ PANELS = [
         ("agentmm_pressure_level" + I + " / 4", "level/4 {{instance}}")]),
     ("Sandboxes watched, throttled and frozen", "short", [
         ("agentmm_daemon_sandboxes" + I, "watched {{instance}}"),
-        ("sum by (instance) (agentmm_sandbox_throttled" + I + ")", "throttled {{instance}}"),
-        ("sum by (instance) (agentmm_sandbox_frozen" + I + ")", "frozen {{instance}}")]),
+        ("agentmm_sandboxes_throttled" + I, "throttled {{instance}}"),
+        ("agentmm_sandboxes_frozen" + I, "frozen {{instance}}")]),
     ("Largest sandboxes by memory", "bytes", [
         ("topk(10, agentmm_sandbox_memory_bytes" + I + ")", "{{sandbox}}")]),
     ("Tools killed and kernel OOM kills", "short", [
-        ("sum by (instance) (increase(agentmm_sandbox_tool_kills_total" + I + "[$__rate_interval]))", "tools killed {{instance}}"),
-        ("sum by (instance) (increase(agentmm_sandbox_oom_kills_total" + I + "[$__rate_interval]))", "OOM kills {{instance}}")]),
+        ("increase(agentmm_sandboxes_tool_kills_total" + I + "[$__rate_interval])", "tools killed {{instance}}"),
+        ("increase(agentmm_sandboxes_oom_kills_total" + I + "[$__rate_interval])", "OOM kills {{instance}}")]),
     ("Paced reclaim: reclaimed and refaulted", "Bps", [
         ("rate(agentmm_reclaimed_bytes_total" + I + "[$__rate_interval])", "reclaimed {{instance}}"),
         ("rate(agentmm_refault_bytes_total" + I + "[$__rate_interval])", "came back {{instance}}")]),

@@ -131,6 +131,8 @@ info "agentmm series in Prometheus: $(curl -sfG "$PROM/api/v1/label/__name__/val
 expect_eq "$(qval 'agentmm_daemon_sandboxes{job="node"}')" 2 "agentmm_daemon_sandboxes is 2"
 check "each sandbox has its own memory series, labelled by cgroup" \
 	sh -c "[ \"\$(curl -sfG '$PROM/api/v1/query' --data-urlencode 'query=count(agentmm_sandbox_memory_bytes{job=\"node\",sandbox=~\"$NAME/(alpha|beta)\"})' | grep -o '\"2\"\]')\" ]"
+expect_eq "$(qval 'agentmm_sandboxes_unlisted{job="node"}')" 0 "both sandboxes listed (metrics_sandboxes 100)"
+expect_eq "$(qval 'agentmm_sandboxes_throttled{job="node"}')" 0 "the totals arrive: none throttled"
 t0=$(qval 'agentmm_daemon_ticks_total{job="node"}')
 sleep 4
 t1=$(qval 'agentmm_daemon_ticks_total{job="node"}')

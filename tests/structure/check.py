@@ -10,7 +10,8 @@ Usage: tests/structure/check.py TOP CHECKPATCH
 - no cycle in the include graph of agentmmd/, policy/, kmod/;
 - no file includes a .c file;
 - every agentmmd/*.c but the two mains has a header of its own name;
-- no source file outside tests/ over 800 lines, no C function over 120;
+- no source file outside tests/ (and the generated bpf/vmlinux/) over 800
+  lines, no C function over 120;
 - benchmarks/RESULTS.md is a page of current figures, under 300 lines, and
   every relative link in it, in benchmarks/replay/RESULTS.md and in
   benchmarks/notes/*.md names a file that exists;
@@ -147,7 +148,7 @@ kmod_objs = [o for o in glob.glob(os.path.join(top, 'kmod/*.o'))
              if os.path.exists(o[:-2] + '.c')]
 check_calls('kmod', kmod_objs, 4)
 
-src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks',
+src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks', 'benchmarks/lib',
                    'benchmarks/replay', 'tests/unit', 'tests/fuzz',
                    'tests/progs')
        for f in glob.glob(os.path.join(top, d, '*.[ch]'))]
@@ -193,7 +194,9 @@ for rel in files:
             r'\.(c|h|sh|py)$|^[^.]+$', os.path.basename(rel)):
         continue
     path = os.path.join(top, rel)
-    if not os.path.isfile(path) or '/traces/' in rel:
+    # data, and bpf/vmlinux/: generated kernel types (make vmlinux-h)
+    if not os.path.isfile(path) or '/traces/' in rel or \
+            rel.startswith('bpf/vmlinux/'):
         continue
     try:
         lines = open(path).read().split('\n')
@@ -251,6 +254,24 @@ def check_results_page():
                     broken.append('%s:%d: %s' % (os.path.relpath(md, top), i, t))
     result(not broken, 'every relative link in benchmarks/RESULTS.md, '
            'replay/RESULTS.md and notes/*.md exists', '\n'.join(broken))
+    # Every results/ path the page names (link or text) exists, and every
+    # claim folder of results/ is one the page names: listing results/
+    # shows the claims and nothing else.
+    text = open(page).read()
+    named = set(re.findall(r'(?<![\w/.-])results/[\w./-]*[\w/]', text))
+    missing = sorted(n for n in named
+                     if not os.path.exists(os.path.join(bench, n)))
+    result(not missing, 'every results/ path benchmarks/RESULTS.md names '
+           'exists', '\n'.join(missing))
+    res = os.path.join(bench, 'results')
+    tops = {n.split('/')[1] for n in named if n.count('/') >= 1}
+    orphans = sorted(d for d in os.listdir(res)
+                     if os.path.isdir(os.path.join(res, d)) and d not in tops) \
+        if os.path.isdir(res) else []
+    result(not orphans, 'every folder of benchmarks/results/ backs a claim '
+           'of benchmarks/RESULTS.md',
+           '\n'.join('benchmarks/results/%s: not named in RESULTS.md' % d
+                      for d in orphans))
 
 
 check_results_page()

@@ -22,6 +22,7 @@
 #include "history.h"
 #include "log.h"
 #include "metrics.h"
+#include "podid.h"
 #include "statedir.h"
 #include "escape.h"
 #include "unit.h"
@@ -192,27 +193,20 @@ TEST(json_str)
 	free(p);
 }
 
-/* A sandbox name cannot forge a journal field or a second line. */
+/* A sandbox name cannot forge a journal field or a second line: the
+ * record sd_journal_sendv() gets, one field a line. */
 TEST(journal_native_record)
 {
-	char path[128], rec[8192];
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int s, lines = 0, ids = 0;
-	ssize_t n;
+	char rec[8192];
+	int lines = 0, ids = 0;
+	size_t n;
 	char *l, *save = NULL;
 
-	snprintf(path, sizeof(path), "%s/journal", tmpdir);
-	strcpy(a.sun_path, path);
-	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	EXPECT_TRUE(s >= 0);
-	EXPECT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	setenv("AGENTMM_JOURNAL_SOCKET", path, 1);
-	log_init();
-	log_action(4, AMM_ACT_FREEZE, "agent.slice/x\nMESSAGE_ID=forged", "t\x1b",
-		   42, "froze %s", "agent.slice/x\nPRIORITY=0");
-	n = recv(s, rec, sizeof(rec) - 1, MSG_DONTWAIT);
-	EXPECT_TRUE(n > 0);
-	rec[n > 0 ? n : 0] = 0;
+	n = log_journal_record(rec, sizeof(rec) - 1, 4, AMM_ACT_FREEZE,
+			       "agent.slice/x\nMESSAGE_ID=forged", "t\x1b", 42,
+			       "froze agent.slice/x\nPRIORITY=0");
+	EXPECT_TRUE(n > 0 && n < sizeof(rec));
+	rec[n] = 0;
 	EXPECT_TRUE(strstr(rec, "PRIORITY=4\n") != NULL);
 	EXPECT_TRUE(strstr(rec, "MESSAGE_ID=dd9309f74c07447f90d7694b1c63a799\n") != NULL);
 	EXPECT_TRUE(strstr(rec, "AGENTMM_ACTION=freeze\n") != NULL);
@@ -227,7 +221,6 @@ TEST(journal_native_record)
 	}
 	EXPECT_EQ(ids, 1);
 	EXPECT_EQ(lines, 8);
-	close(s);
 }
 
 /* A dry run marks the changes it did not make, and only those. */
@@ -424,6 +417,7 @@ TEST(metrics_parse)
 	SYS("kernel/agentmm/sensor/sizes/64kB/servable_pages", "4096\n");
 #undef SYS
 	memset(&dm, 0, sizeof(dm));
+	dm.cfg.metrics_sandboxes = 100;
 	dm.sysfs = sys;
 	dm.host_limit = 8ULL << 30;
 	dm.host_used = 5ULL << 30;
@@ -453,7 +447,10 @@ TEST(metrics_parse)
 	EXPECT_TRUE(strstr(buf, "agentmm_module_loaded 1\n") != NULL);
 	/* 2.5 s of earlier freezes + 2 s of the current one */
 	EXPECT_TRUE(strstr(buf, "agentmm_sandbox_frozen_seconds_total{sandbox=\"kubepods.slice/") != NULL);
-	EXPECT_TRUE(strstr(buf, ".scope\"} 4.500\n") != NULL);
+	EXPECT_TRUE(strstr(buf, ".scope\",pod_uid=\"0123456789abcdef0123456789abcdef\",container_id=\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"} 4.500\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_tool_kills_total 6\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_frozen 1\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_unlisted 0\n") != NULL);
 	EXPECT_TRUE(strstr(buf, "{sandbox=\"agent.slice/new\\nline\"}") != NULL);
 	snprintf(file, sizeof(file), "%s/metrics.prom", tmpdir);
 	f = fopen(file, "w");
@@ -502,7 +499,60 @@ TEST(metrics_parse)
 	/* a cut exposition ends at a whole line */
 	n = metrics_render(&dm, 3000, buf, 1000);
 	EXPECT_TRUE(n > 0 && n < 1000 && buf[n - 1] == '\n' && buf[n] == 0);
+	/* two listed: the frozen one first, then the largest; the totals
+	 * still count all four, and a forgotten sandbox's kills stay in them */
+	dm.cfg.metrics_sandboxes = 2;
+	dm.sbs[3]->current = 300 << 20;
+	n = metrics_render(&dm, 3000, buf, sizeof(buf));
+	EXPECT_TRUE(strstr(buf, "agentmm_sandbox_memory_bytes{sandbox=\"kubepods.slice/") != NULL);
+	EXPECT_TRUE(strstr(buf, "agentmm_sandbox_memory_bytes{sandbox=\"agent.slice/new\\nline\"} 314572800\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "{sandbox=\"agent.slice/sb1\"}") == NULL);
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_unlisted 2\n") != NULL);
+	sb_remove(&dm, dm.sbs[3]);
+	n = metrics_render(&dm, 3000, buf, sizeof(buf));
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_tool_kills_total 6\n") != NULL);
+	dm.cfg.metrics_sandboxes = 0;
+	n = metrics_render(&dm, 3000, buf, sizeof(buf));
+	EXPECT_TRUE(strstr(buf, "{sandbox=") == NULL);
+	EXPECT_TRUE(strstr(buf, "\nagentmm_sandboxes_unlisted 3\n") != NULL);
 	sb_table_free(&dm);
+}
+
+/* Pod UID and container ID from cgroup paths: exact shapes only. */
+#define H64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+TEST(podid_paths)
+{
+	static const struct {
+		const char *path, *pod, *ctr;
+	} t[] = {
+		{ "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_5f60_7182_93a4_b5c6d7e8f901.slice/cri-containerd-" H64 ".scope",
+		  "1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901", H64 },
+		{ "kubepods/besteffort/pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901/" H64,
+		  "1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901", H64 },
+		{ "kubepods.slice/kubepods-pod0123456789abcdef0123456789abcdef.slice/crio-" H64 ".scope",
+		  "0123456789abcdef0123456789abcdef", H64 },
+		{ "machine.slice/libpod-" H64 ".scope", "", H64 },
+		{ "system.slice/docker-" H64 ".scope", "", H64 },
+		{ "agent.slice/sb1", "", "" },
+		/* wrong length, case, characters, dash places, prefix */
+		{ "kubepods.slice/kubepods-podABCDEF0123456789abcdef0123456789ab.slice", "", "" },
+		{ "kubepods.slice/kubepods-pod1b2c3d4e_5f60_7182_93a4_b5c6d7e8f90.slice", "", "" },
+		{ "kubepods.slice/kubepods-pod1b2c3d4e5_f60_7182_93a4_b5c6d7e8f901.slice", "", "" },
+		{ "agent.slice/pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901\"}x", "", "" },
+		{ "machine.slice/libpod-" H64 "0.scope", "", "" },
+		{ "machine.slice/evil-" H64 ".scope", "", "" },
+		{ "machine.slice/libpod-" H64 ".scope/" H64 "/../x", "", H64 },
+		{ "", "", "" },
+		{ "///", "", "" },
+	};
+	char pod[PODID_POD_LEN], ctr[PODID_CTR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		podid_from_path(t[i].path, pod, ctr);
+		EXPECT_TRUE(!strcmp(pod, t[i].pod));
+		EXPECT_TRUE(!strcmp(ctr, t[i].ctr));
+	}
 }
 
 static int file_is(const char *path, const char *want)

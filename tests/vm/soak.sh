@@ -431,7 +431,11 @@ victim_check "at the end"
 note "the victim: $(wc -l </tmp/soak.vic.acked) calls acknowledged, $(wc -l </tmp/soak.vic.seen) in the history at the end"
 tenant_acts=$(grep -c '^[0-9]* [a-z-]*$' /tmp/soak.tenant.log)
 note "the hostile tenant: $tenant_acts actions ($(awk 'NF == 2 { n[$2]++ } END { for (a in n) printf "%s %d; ", a, n[a] }' /tmp/soak.tenant.log))"
-expect_cmp $tenant_acts -ge 5 "the hostile tenant acted"
+# one action in 40 s at least: an action can take 30 s and more on a
+# loaded TCG host (a record flood is 40 agentmmctl execs and three OOM
+# kills); the 30-minute soak averaged one in 8 s
+want_acts=$((SOAK_SECONDS / 40)); [ $want_acts -ge 1 ] || want_acts=1
+expect_cmp $tenant_acts -ge $want_acts "the hostile tenant acted"
 daemon_alive || fail_inv "the daemon never dies on its own" "agentmmd pid $DPID is gone at the end"
 for d in $AS/sb*/tool-*; do
 	[ -d $d ] && echo 1 >$d/cgroup.kill 2>/dev/null
