@@ -48,6 +48,12 @@
  *   done TAG ID               the change of the last TAG line with that ID
  *                             (CGID, or KB for thp) was put back or
  *                             dropped: nothing is left to undo for it
+ * and first, a header: "agentmm-journal FORMAT" (JOURNAL_FORMAT, 2). A
+ * file without it is format 1, the previous release's, and reads the
+ * same; one of a later format (a newer agentmmd's) is refused whole,
+ * nothing undone and the file left for that agentmmd or the admin, since
+ * a line it does not know could be a change this one would leave in force
+ * while calling the journal restored.
  * The pool's memory.high backstop (tick.c) is a high line with the pool's
  * own cgroup id. Every line comes from one writer, knob.c (knob_record()).
  *
@@ -73,6 +79,10 @@
  * restore. The file is root's alone (0600) and reached only through the
  * state directory's fd (d->state_fd), never by path again.
  */
+
+/* The format this agentmmd writes and the newest it reads. */
+#define JOURNAL_FORMAT	2
+#define JOURNAL_HEADER	"agentmm-journal "
 
 /* Live changes up to which every release rewrites the journal whole. */
 #define JOURNAL_SMALL	64
@@ -142,6 +152,7 @@ int journal_compact(struct daemon *d)
 		    d->applied_path, strerror(errno));
 		return -1;
 	}
+	fprintf(o, JOURNAL_HEADER "%d\n", JOURNAL_FORMAT);
 	live = journal_live_records(d, o);
 	/* the governor's knobs: a few lines, one per mTHP size */
 	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
@@ -404,9 +415,33 @@ static void journal_replay(struct jrec *r, size_t n)
 }
 
 /*
+ * Is the first line @line a header of a format this agentmmd reads? 1:
+ * a header it reads, 0: no header (format 1), -1: a later format or a
+ * malformed header (said).
+ */
+static int journal_header(const char *line, const char *shown)
+{
+	const char *v = line + strlen(JOURNAL_HEADER);
+	char *end;
+	long f;
+
+	if (strncmp(line, JOURNAL_HEADER, strlen(JOURNAL_HEADER)))
+		return 0;
+	errno = 0;
+	f = strtol(v, &end, 10);
+	if (isdigit((unsigned char)*v) && !*end && !errno && f >= 1 &&
+	    f <= JOURNAL_FORMAT)
+		return 1;
+	err("%s is of journal format '%.20s', which this agentmmd (format %d) cannot read: nothing restored from it. Restore it with the agentmmd that wrote it ('agentmmd --restore'), or undo its changes by hand and remove it",
+	    shown, v, JOURNAL_FORMAT);
+	return -1;
+}
+
+/*
  * The journal's lines into *@recs (*@n of them). A last line without its
  * newline was torn by a crash while it was appended, before the change it
- * records was made: skipped, and said. -1: out of memory.
+ * records was made: skipped, and said. -1: out of memory; -2: of a format
+ * this agentmmd cannot read (said).
  */
 static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 			size_t *n)
@@ -415,6 +450,7 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 	size_t cap = 0, cnt = 0, have = 0;
 	struct jrec *r = NULL, *nr;
 	ssize_t len;
+	int hdr;
 
 	while ((len = getline(&line, &cap, f)) > 0) {
 		if (line[len - 1] != '\n') {
@@ -423,6 +459,12 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 			break;
 		}
 		line[len - 1] = 0;
+		hdr = cnt ? 0 : journal_header(line, shown);
+		if (hdr < 0) {
+			free(line);
+			free(r);
+			return -2;
+		}
 		if (cnt == have) {
 			have = have ? have * 2 : 64;
 			nr = realloc(r, have * sizeof(*r));
@@ -435,7 +477,10 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 		r[cnt].line = strdup(line);
 		if (!r[cnt].line)
 			goto oom;
-		jrec_key(&r[cnt++]);
+		if (hdr)
+			r[cnt++].dead = true;	/* no change of its own */
+		else
+			jrec_key(&r[cnt++]);
 	}
 	/* a whole last line that is no record may be a torn one too */
 	if (cnt && r[cnt - 1].junk) {
@@ -474,6 +519,8 @@ int restore_journal(int dirfd, const char *shown)
 		return 0;
 	r = journal_read(f, shown, &recs, &cnt);
 	fclose(f);
+	if (r == -2)
+		return 0;	/* a newer format's: left as it was (said) */
 	if (r) {
 		err("cannot read %s: out of memory; left as it was", shown);
 		return 0;
@@ -534,7 +581,8 @@ int journal_each_live(int dirfd, const char *shown,
 	r = journal_read(f, shown, &recs, &cnt);
 	fclose(f);
 	if (r) {
-		err("cannot read %s: out of memory", shown);
+		if (r != -2)
+			err("cannot read %s: out of memory", shown);
 		return -1;
 	}
 	journal_replay(recs, cnt);

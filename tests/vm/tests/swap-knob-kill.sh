@@ -106,7 +106,7 @@ for d in 0 0.01 0.03 0.05 0.08 0.1 0.15 0.2 0.3 0.4 0.6 0.8 1.2; do
 	sleep $d
 	kill -9 -$pid 2>/dev/null
 	wait $pid 2>/dev/null
-	n=$(grep -c . $J/applied 2>/dev/null || echo 0)
+	n=$(grep -vc '^agentmm-journal ' $J/applied 2>/dev/null || echo 0)
 	[ -e /tmp/borrows.done ] || [ "$n" = 0 ] || partial=$((partial + 1))
 	agentmmctl knob --dir $J restore --all >/tmp/restore.out 2>&1
 	rc=$?
