@@ -432,8 +432,7 @@ static int on_tick(sd_event_source *src, uint64_t usec, void *u)
 	struct loop *l = u;
 	struct daemon *d = l->d;
 	uint64_t now = now_ms();
-	bool slow = d->slow_due ||
-		    now - d->last_slow_ms >= d->cfg.idle_interval_ms;
+	bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
 
 	(void)src, (void)usec;
 	if (slow) {
@@ -586,8 +585,8 @@ static int plan(sd_event_source *s, void *u)
 	}
 	if (d->wake_policy) {
 		d->busy_until_ms = now + 2 * (uint64_t)d->cfg.interval_ms;
-		if (l->last_tick + d->cfg.busy_interval_ms < l->next)
-			l->next = l->last_tick + d->cfg.busy_interval_ms;
+		if (l->last_tick + busy_ms(d) < l->next)
+			l->next = l->last_tick + busy_ms(d);
 	}
 	/* a new task asks for a rescan: at most one a second */
 	if (d->rescan_asked && now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
@@ -722,7 +721,7 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	httpmetrics_start(d->cfg.metrics_listen);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
-	     d->cfg.busy_interval_ms, d->cfg.idle_interval_ms);
+	     busy_ms(d), idle_ms(d));
 	sd_notify(0, "READY=1");
 	return 0;
 }

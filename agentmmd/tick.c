@@ -673,6 +673,18 @@ void policy(struct daemon *d, uint64_t now, bool slow)
 	}
 }
 
+unsigned int busy_ms(struct daemon *d)
+{
+	return d->cfg.busy_interval_ms < d->cfg.interval_ms ?
+		d->cfg.busy_interval_ms : d->cfg.interval_ms;
+}
+
+unsigned int idle_ms(struct daemon *d)
+{
+	return d->cfg.idle_interval_ms > d->cfg.interval_ms ?
+		d->cfg.idle_interval_ms : d->cfg.interval_ms;
+}
+
 /*
  * Busy pace while acting or just after a pressure event; the normal
  * interval while free memory is within twice the throttle line; else idle.
@@ -696,12 +708,12 @@ unsigned int next_interval(struct daemon *d, uint64_t now)
 	for_each_sandbox(d, s)
 		applied |= s->frozen || s->high_dir[0];
 	if (d->level >= AMM_LEVEL_THROTTLE || applied || now < d->busy_until_ms)
-		return d->cfg.busy_interval_ms;
+		return busy_ms(d);
 	if (d->level == AMM_LEVEL_OK ||
 	    !amm_pace_idle(d->host_limit, d->host_used, &th))
 		return d->cfg.interval_ms;
 	d->idle_pace = true;
-	return d->cfg.idle_interval_ms;
+	return idle_ms(d);
 }
 
 /* At the idle pace: would the running tools' growth since the last tick,

@@ -12,6 +12,8 @@
 struct daemon;
 
 void policy(struct daemon *d, uint64_t now, bool slow);
+unsigned int busy_ms(struct daemon *d);
+unsigned int idle_ms(struct daemon *d);
 unsigned int next_interval(struct daemon *d, uint64_t now);
 bool tool_growth_ends_idle(struct daemon *d);
 int psi_start(struct daemon *d);
