@@ -4,8 +4,7 @@
 #
 # Kbuild reads ./Kbuild for the module; this file drives everything else.
 # Areas plug in through <dir>/build.mk fragments, which add rules and append
-# to GUEST_BINS (programs packed into the test guest: static, but for
-# agentmmd and agentmmctl, which load libsystemd; tests/vm/run), UNIT_TESTS
+# to GUEST_BINS (static programs packed into the test guest), UNIT_TESTS
 # (host test programs run by `make unit`) and TOOLS (user-space programs
 # built by `make`).
 
