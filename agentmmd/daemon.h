@@ -37,7 +37,8 @@
  *   config.c   the configuration file: its keys (configkeys.h) and the
  *              rules between them; cgroup.c cgroupfs/procfs helpers
  *   usergov.c  the mTHP governor in user space (govparse.c: its parsers;
- *              modver.c: agentmm.ko's version, and whether to use it)
+ *              modver.c: agentmm.ko's version, and whether to use it;
+ *              modgov.c: agentmm.ko's decision read, its counters fed)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H

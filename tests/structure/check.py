@@ -19,6 +19,9 @@ Usage: tests/structure/check.py TOP CHECKPATCH
   agentmmd.conf's and agentmmd.conf(5)'s governor_<name> keys, the
   table in docs/governor.md) list
   exactly the tunables of policy/govtunables.h, with its defaults;
+- every file agentmm.ko makes under /sys/kernel/agentmm (the attributes
+  kmod/sysfs*.c declare) is named in Documentation/ABI/testing/ or, if
+  deprecated, obsolete/sysfs-kernel-agentmm;
 - agentmmd.conf and agentmmd.conf(5) document every configuration key of
   agentmmd/configkeys.h (and the governor tunables) with the table's
   default, and none that is not there; the man page's RULES BETWEEN KEYS
@@ -306,6 +309,27 @@ abi = 'Documentation/ABI/testing/sysfs-kernel-agentmm'
 params = re.findall(r'^What:\s+/sys/module/agentmm/parameters/(\w+)$',
                     open(os.path.join(top, abi)).read(), re.M)
 same_tunables(abi, [p for p in params if p not in others])
+
+# the module's sysfs files: each named in its ABI file (the obsolete one
+# for the deprecated files of sysfs-old.c)
+attr_re = re.compile(r'(?:__ATTR(?:_RO|_WO|_RW_MODE)?|AGENTMM_\w+_ATTR)'
+                     r'\((\w+)')
+docs = {k: open(os.path.join(top, 'Documentation/ABI', k,
+                             'sysfs-kernel-agentmm')).read()
+        for k in ('testing', 'obsolete')}
+undoc = []
+nattrs = 0
+for f in sorted(glob.glob(os.path.join(top, 'kmod', 'sysfs*.c'))):
+    doc = docs['obsolete' if f.endswith('sysfs-old.c') else 'testing']
+    for name in sorted(set(attr_re.findall(open(f).read()))):
+        if name.startswith('_'):
+            continue        # a macro's parameter
+        nattrs += 1
+        if not re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(name), doc):
+            undoc.append('%s: %s' % (os.path.basename(f), name))
+result(nattrs > 30 and not undoc,
+       'Documentation/ABI names each of the %d sysfs files of kmod/sysfs*.c'
+       % nattrs, '\n'.join(undoc))
 
 conf = 'agentmmd/agentmmd.conf'
 keys = re.findall(r'^#?governor_(\w+) = (\S+)$',
