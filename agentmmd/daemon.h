@@ -140,7 +140,8 @@ struct sandbox {
 	int runtime_pidfd;	/* -1 if no runtime */
 	bool runtime_trusted;	/* found in the host's runtime_cgroup */
 	bool kube;		/* a Kubernetes pod: not frozen by default */
-	bool zswapwb_said;	/* a unit's memory.zswap.writeback: said left */
+	bool zswapwb_unit;	/* a unit's memory.zswap.writeback: systemd's,
+				 * said once, never asked again */
 	bool ext_frozen;	/* frozen by someone else: hands off */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;

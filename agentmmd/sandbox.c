@@ -156,14 +156,15 @@ void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 		     s->rel);
 		return;
 	}
-	if (k->live || d->cg_v1 ||
+	/* a unit's is systemd's: asked once, not again on every reload */
+	if (k->live || d->cg_v1 || s->zswapwb_unit ||
 	    cg_read_str_at(s->dir_fd, "memory.zswap.writeback", buf,
 			   sizeof(buf)) || strcmp(buf, "1"))
 		return;
 	r = knob_borrow(d, k, KNOB_ZSWAPWB, s->dir_fd, s->cgid, s->path, "1",
 			"0");
-	if (r == KNOB_EUNIT && !s->zswapwb_said) {
-		s->zswapwb_said = true;
+	if (r == KNOB_EUNIT) {
+		s->zswapwb_unit = true;
 		info("sandbox %s is a systemd unit: its memory.zswap.writeback = 1 is left to systemd (MemoryZSwapWriteback=no in the unit, systemd 256+, keeps its compressed pages off disk)",
 		     s->rel);
 	} else if (r == KNOB_EWRITE)
