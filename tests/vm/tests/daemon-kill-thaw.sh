@@ -34,11 +34,12 @@ agentmmctl -c /tmp/amm.conf exec --name slow agent.slice/b -- \
 SLOW=$!
 sleep 2
 # a: a faster burst, frozen for its growth; its tool is then the largest.
-# In 1 MB steps (100 ms apart), so that it grows in every 200 ms interval:
-# 2 MB steps left some intervals with none on a loaded TCG host, and one
-# of those at the freeze made b (1 MB that interval) the faster grower.
+# In 1 MB steps (50 ms apart), so that it grows by several in every 200 ms
+# interval: 2 MB steps left some intervals with none on a loaded TCG host,
+# and at 10 MB/s a starved interval of 1 MB tied with b's 1 MB step at the
+# freeze, which made b the one frozen.
 agentmmctl -c /tmp/amm.conf exec --name burst agent.slice/a -- \
-	memhog --step-mb 1 --rate-mb-s 10 --hold 60 2>/tmp/tool.err &
+	memhog --step-mb 1 --rate-mb-s 20 --hold 60 2>/tmp/tool.err &
 BURST=$!
 check "sandbox a frozen for its growth" \
 	wait_for 30 sh -c "grep -q 'froze agent.slice/a ' $LOG"
