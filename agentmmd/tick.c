@@ -331,13 +331,17 @@ static void pool_backstop(struct daemon *d)
 	id = cg_id(d->pool_dir);
 	if (!id)
 		return;	/* gone meanwhile */
+	if (d->pool_knob.live && d->pool_knob.id != id)
+		knob_drop(d, &d->pool_knob);
+	/* still ours, only the limit moved: the original stays what it was */
+	if (d->pool_knob.live && !strcmp(cur, d->pool_knob.set))
+		r = knob_set(d, &d->pool_knob, want);
 	/* first time, or the pool was re-created or changed by someone else:
 	 * what is there now is what to restore (the new borrow's record
 	 * supersedes the last one if the id is the same) */
-	if (d->pool_knob.live && d->pool_knob.id != id)
-		knob_drop(d, &d->pool_knob);
-	r = knob_borrow(d, &d->pool_knob, KNOB_POOL_HIGH, -1, id, d->pool_dir,
-			cur, want);
+	else
+		r = knob_borrow(d, &d->pool_knob, KNOB_POOL_HIGH, -1, id,
+				d->pool_dir, cur, want);
 	if (r == KNOB_EWRITE)
 		warn("cannot set the backstop %s/memory.high: %s",
 		     d->pool_dir, strerror(errno));
