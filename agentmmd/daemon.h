@@ -253,6 +253,7 @@ struct daemon {
 	/* the sandbox table (sbtable.h): live ones in sbs[0 .. n_sbs - 1] */
 	struct sandbox **sbs;
 	unsigned int n_sbs, sbs_cap;
+	unsigned int sbs_peak;	/* the most since the last sb_trim() */
 	void *sb_tree;		/* tsearch(3) root, by cgroup id */
 	/* the policy tick's view of each sandbox (tick.c), grown with the
 	 * table so that a tick never allocates */

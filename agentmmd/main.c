@@ -578,8 +578,10 @@ static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
 			rb_lost + tasks_lost != d->drops_seen;
 		d->drops_seen = rb_lost + tasks_lost;
 		d->recheck_due = false;
-		if (!d->gov_only)
+		if (!d->gov_only) {
 			rescan(d);
+			sb_trim(d);
+		}
 		d->last_slow_ms = now;
 		d->slow_due = false;
 	}

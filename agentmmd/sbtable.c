@@ -4,6 +4,9 @@
  * pointers to iterate, and a tree by cgroup id (tsearch(3)) to look up.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <search.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -80,6 +83,8 @@ struct sandbox *sb_new(struct daemon *d)
 	sb_init(s);
 	s->slot = d->n_sbs;
 	d->sbs[d->n_sbs++] = s;
+	if (d->n_sbs > d->sbs_peak)
+		d->sbs_peak = d->n_sbs;
 	return s;
 }
 
@@ -116,6 +121,16 @@ void sb_remove(struct daemon *d, struct sandbox *s)
 	free(s->tcg);
 	free(s->hot.c);
 	free(s);
+}
+
+void sb_trim(struct daemon *d)
+{
+	if (d->sbs_peak - d->n_sbs < SB_TRIM_AFTER)
+		return;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	d->sbs_peak = d->n_sbs;
 }
 
 void sb_table_free(struct daemon *d)
