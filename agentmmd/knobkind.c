@@ -148,14 +148,20 @@ enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
 
 	*prop = 0;
 	if (!v2 || !path || (kind != KNOB_HIGH && kind != KNOB_FREEZE &&
-			     kind != KNOB_OOMGROUP && kind != KNOB_ZSWAPWB))
+			     kind != KNOB_OOMGROUP && kind != KNOB_ZSWAPWB &&
+			     kind != KNOB_POOL_HIGH))
 		return kind;
 	r = unitbus_unit_of(path, unit, sizeof(unit));
 	if (r <= 0)	/* not a unit, or systemd not reachable (said) */
 		return kind;
+	/* a slice agentmmd changes is the pool; a sandbox or tool slice's
+	 * files are still written on cgroupfs (docs/containers.md) */
+	if (kind != KNOB_POOL_HIGH && strlen(unit) > 6 &&
+	    !strcmp(unit + strlen(unit) - 6, ".slice"))
+		return kind;
 	if (kind == KNOB_OOMGROUP || kind == KNOB_ZSWAPWB)
 		return KNOB_NOT_OURS;
-	*prop = kind == KNOB_HIGH ? UNIT_MEMORY_HIGH : UNIT_FREEZER;
+	*prop = kind == KNOB_FREEZE ? UNIT_FREEZER : UNIT_MEMORY_HIGH;
 	return KNOB_UNIT_PROP;
 }
 

@@ -28,7 +28,8 @@ enum knob_kind {
 	/*
 	 * A property of a systemd unit (unitbus.h: MemoryHigh=, the freezer)
 	 * set over sd-bus: what a KNOB_HIGH or KNOB_FREEZE becomes when its
-	 * cgroup is a .scope or .service systemd manages (knob_kind_route()).
+	 * cgroup is a .scope or .service systemd manages, and KNOB_POOL_HIGH
+	 * when the pool is a .slice (knob_kind_route()).
 	 * Its record names the property and the value read from systemd:
 	 * "unitprop CGID PROP ORIG PATH"; the unit is PATH's last component.
 	 */

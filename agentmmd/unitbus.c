@@ -86,10 +86,11 @@ static bool cg_needs_prefix(const char *name)
 
 /*
  * systemd's unit_name_is_valid(UNIT_NAME_PLAIN | UNIT_NAME_INSTANCE) for
- * the two types a cgroup of processes can be: a .scope or a .service,
- * "prefix.type" or "prefix@instance.type" (never a template: it has no
- * cgroup). ASCII letters, digits and ":-_.\" (and one '@') only, so no
- * '/', no control character, nothing that is not UTF-8.
+ * the types a cgroup agentmmd changes can be: a .scope or a .service of
+ * processes, "prefix.type" or "prefix@instance.type" (never a template: it
+ * has no cgroup), or a .slice (no instance). ASCII letters, digits and
+ * ":-_.\" (and one '@') only, so no '/', no control character, nothing
+ * that is not UTF-8.
  */
 static bool unit_name_valid(const char *n)
 {
@@ -98,7 +99,8 @@ static bool unit_name_valid(const char *n)
 	const char *e = strrchr(n, '.'), *at = NULL, *i;
 
 	if (!n[0] || strlen(n) >= UNIT_NAME_MAX || !e || e == n ||
-	    (strcmp(e, ".scope") && strcmp(e, ".service")))
+	    (strcmp(e, ".scope") && strcmp(e, ".service") &&
+	     strcmp(e, ".slice")))
 		return false;
 	for (i = n; i < e; i++) {
 		if (*i == '@' && !at)
@@ -106,6 +108,8 @@ static bool unit_name_valid(const char *n)
 		else if (!*i || (*i != '@' && !strchr(ok, *i)))
 			return false;
 	}
+	if (at && !strcmp(e, ".slice"))
+		return false;	/* slices have no instances */
 	return at != n && (!at || e > at + 1);
 }
 
@@ -215,11 +219,13 @@ static int call_errno(const sd_bus_error *e, int r)
 
 static const char *unit_iface(const char *unit)
 {
-	size_t l = strlen(unit);
+	const char *e = strrchr(unit, '.');
 
-	return l > 6 && !strcmp(unit + l - 6, ".scope") ?
-		"org.freedesktop.systemd1.Scope" :
-		"org.freedesktop.systemd1.Service";
+	if (e && !strcmp(e, ".scope"))
+		return "org.freedesktop.systemd1.Scope";
+	if (e && !strcmp(e, ".slice"))
+		return "org.freedesktop.systemd1.Slice";
+	return "org.freedesktop.systemd1.Service";
 }
 
 /* @unit's object path (GetUnit: loaded units only, none is loaded for

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * unitbus.c: systemd's units over sd-bus (libsystemd). A cgroup that is a
- * .scope or .service systemd manages is systemd's to write (the single
+ * .scope, .service or .slice systemd manages is systemd's to write (the single
  * writer rule of its cgroup API): its MemoryHigh= goes through
  * SetUnitProperties(), its freezer through FreezeUnit()/ThawUnit(). This
  * file says whether a cgroup is such a unit and reads and sets those two
@@ -32,7 +32,7 @@ int unitbus_prop_by_name(const char *name);
  * The unit systemd would have named the last component of the absolute
  * cgroup path @path after (its cgroup directory is the unit's name, with
  * one '_' in front where systemd escapes it), into @unit (@len bytes): 0
- * when that is a valid .scope or .service name that systemd escapes to
+ * when that is a valid .scope, .service or .slice name that systemd escapes to
  * exactly that component, else -1 (EINVAL; ENAMETOOLONG if it does not
  * fit). Text only: nothing is asked of systemd. A name a sandbox wrote
  * (any bytes) is never turned into another unit's name.

@@ -62,12 +62,16 @@ TEST(plain_units)
 	/* systemd-escape's "\x2d" is a valid unit name: kept as it is */
 	NAMES("/sys/fs/cgroup/x/run-u\\x2d1.scope", "run-u\\x2d1.scope");
 	NAMES("/sys/fs/cgroup/x/tool-1.scope.scope", "tool-1.scope.scope");
+	/* a slice: the pool's backstop is its MemoryHigh= */
+	NAMES("/sys/fs/cgroup/agent.slice", "agent.slice");
+	NAMES("/sys/fs/cgroup/machine.slice", "machine.slice");
+	NAMES("/sys/fs/cgroup/agent.slice/agent-a.slice", "agent-a.slice");
 }
 
-TEST(not_scopes_or_services)
+TEST(not_unit_cgroups)
 {
-	NAMES("/sys/fs/cgroup/agent.slice", "");
 	NAMES("/sys/fs/cgroup/agent.slice/tool-1", "");
+	NAMES("/sys/fs/cgroup/x/a@b.slice", "");	/* no slice instance */
 	NAMES("/sys/fs/cgroup/x/foo.socket", "");
 	NAMES("/sys/fs/cgroup/x/foo.scope.d", "");
 	NAMES("/sys/fs/cgroup/x/.scope", "");		/* no prefix */
