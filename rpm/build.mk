@@ -86,7 +86,7 @@ RPM_DAEMON ?= yes
 # unless RPM_KMOD_ARGS say otherwise (--with kabi: the one kABI kmod).
 RPM_KMOD_BUILD = rpmbuild -ba $(RPM_DEFINES_BASE) \
 	--define 'kernels $(RPM_KERNELS)' --define 'kdirs $(RPM_KDIRS)' \
-	$(if $(findstring kabi,$(RPM_KMOD_ARGS)),,--with akmod) \
+	$(if $(findstring --with kabi,$(RPM_KMOD_ARGS)),,--with akmod) \
 	$(RPM_ARGS) $(RPM_KMOD_ARGS) $(RPM_TOPDIR)/SPECS/agentmm-kmod.spec
 
 # Every file git knows or would add (tracked + untracked, minus ignored), so
