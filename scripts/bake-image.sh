@@ -110,6 +110,8 @@ if [ $INSTALL = 1 ]; then
 				[ -d "$d" ] || continue
 				mapfile -t -O ${#mods[@]} mods < <(find "$RPMS" -name "kmod-agentmm-$(basename "$d")-[0-9]*.rpm")
 			done
+			# (/lib may be a link to /usr/lib: each kernel once)
+			[ ${#mods[@]} -eq 0 ] || mapfile -t mods < <(printf '%s\n' "${mods[@]}" | sort -u)
 			[ ${#mods[@]} -gt 0 ] || mapfile -t mods < <(find "$RPMS" -name 'kmod-agentmm-[0-9]*.rpm' -size +8k)
 		fi
 		mapfile -t files < <(find "$RPMS" \( -name 'agentmm-[0-9]*.rpm' -o -name 'agentmm-tuned-[0-9]*.rpm' \
