@@ -4,7 +4,8 @@
 #
 # Kbuild reads ./Kbuild for the module; this file drives everything else.
 # Areas plug in through <dir>/build.mk fragments, which add rules and append
-# to GUEST_BINS (static programs packed into the test guest), UNIT_TESTS
+# to GUEST_BINS (programs packed into the test guest: static, but for
+# agentmmd and agentmmctl, which load libsystemd; tests/vm/run), UNIT_TESTS
 # (host test programs run by `make unit`) and TOOLS (user-space programs
 # built by `make`).
 
@@ -74,6 +75,7 @@ help:
 	@echo '  make pkg-check-arm64  the arm64 .deb and aarch64 RPMs installed into an arm64 Debian root under qemu-user, scripts run (minutes)'
 	@echo '  make boot-check real-boot package test (Debian 12 + systemd under QEMU, minutes)'
 	@echo '  make container-check  agentmmd with agents in real podman containers (runc, gVisor) on this host (root)'
+	@echo '  make sysd-container-check  the same under systemd + cgroup v2: runc, crun, runsc in a booted Debian 12 (QEMU, minutes)'
 	@echo '  make replay     trace-replay benchmark of agentmmd, stock vs agentmmd'
 	@echo '  make density    largest sustainable overcommit per arm (density-smoke: quick)'
 	@echo '  make clean      remove build products'

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "escape.h"
 #include "history.h"
+#include "hostknob.h"
 #include "modver.h"
 #include "statedir.h"
 #include "statusfile.h"
@@ -74,6 +75,8 @@ static void usage(FILE *f)
 "                                root-owned cgroup; agentmmd.conf's\n"
 "                                priorities = GLOB=N sets it too); a running\n"
 "                                agentmmd is told at once\n"
+"  knob borrow|restore|list ...  host knobs (sysctl, zswap, zram), each\n"
+"                                journaled first (root; see agentmmctl(8))\n"
 "\n"
 "Options (before or after COMMAND):\n"
 "  -c, --config=FILE  agentmmd's configuration (default %s)\n"
@@ -724,6 +727,9 @@ int main(int argc, char **argv)
 		}
 		return cmd_merge(argv + optind + 1);
 	}
+	if (!strcmp(cmd, "knob"))	/* its own options (hostknob.c) */
+		return cmd_knob(argc - optind, argv + optind, o.cfg_path,
+				o.given);
 	if (!strcmp(cmd, "exec")) {
 		/* exec [--name NAME] SANDBOX -- COMMAND [ARG...]: options end at -- */
 		r = parse_opts(argc, argv, &o);

@@ -14,8 +14,9 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c cgtools.c events.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
-	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c modver.c statedir.c \
-	httpmetrics.c knob.c knobkind.c podid.c) \
+	control.c exempt.c reclaim.c cfgwatch.c modver.c statedir.c \
+	httpmetrics.c knob.c knobkind.c podid.c hostkind.c hostknob.c \
+	unitbus.c modgov.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \
@@ -34,7 +35,17 @@ AMMD_LIB_SAN := $(BUILD)/obj/san/libagentmmd.a
 AMMD_LIB_FUZZ := $(BUILD)/obj/fuzz/libagentmmd.a
 # libevent (libevent-dev): the HTTP metrics endpoint (httpmetrics.c); no
 # TLS, so no libevent_openssl. Order matters for the static links.
-AMMD_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core -pthread
+AMMD_STATIC_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core
+# libsystemd (libsystemd-dev): sd-event (the main loop), sd-daemon
+# (sd_notify), sd-journal (the log), sd-bus (systemd's units: unitbus.c).
+# A shared library only (no distribution ships libsystemd.a), so the guest
+# and cross builds link it, and the C library, dynamically and the rest statically (AMMD_GUEST_LIBS); the guest
+# image carries it (tests/vm/run).
+PKG_CONFIG ?= pkg-config
+SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
+AMMD_LIBS := $(AMMD_STATIC_LIBS) $(SYSTEMD_LIBS) -pthread
+AMMD_GUEST_LIBS := -Wl,-Bstatic $(AMMD_STATIC_LIBS) -lzstd -Wl,-Bdynamic \
+	$(SYSTEMD_LIBS) -pthread
 
 # Every object waits for the BPF skeleton (loader.c and metrics.c include
 # it); the headers are coarse dependencies of all.
@@ -47,6 +58,7 @@ $(BUILD)/obj/prod/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 $(BUILD)/obj/san/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(AMM_USER_CFLAGS) $(SAN_FLAGS) -Wno-restrict -c -o $@ $<
+
 
 $(BUILD)/obj/fuzz/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
@@ -65,15 +77,15 @@ $(BUILD)/tools/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) | $(BUILD
 
 $(BUILD)/guest/bin/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) \
 		| $(BUILD)/guest/bin
-	$(CC) $(STATIC_LDFLAGS) -o $@ $^ $(AMMD_LIBS) -lzstd
+	$(CC) -o $@ $^ $(AMMD_GUEST_LIBS)
 
 $(BUILD)/tools/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
 		| $(BUILD)/tools
-	$(CC) -o $@ $^
+	$(CC) -o $@ $^ $(SYSTEMD_LIBS)
 
 $(BUILD)/guest/bin/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
 		| $(BUILD)/guest/bin
-	$(CC) $(STATIC_LDFLAGS) -o $@ $^
+	$(CC) -o $@ $^ $(SYSTEMD_LIBS)
 
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl

@@ -10,7 +10,11 @@
  *   journal.c  the restore journal (append-only) and the guardian
  *   knob.c     the one writer of borrowed settings: borrow, set, restore,
  *              each journaled first (knobkind.c: the table of kinds -
- *              cgroup files, v1 limit, mTHP switch, pool backstop)
+ *              cgroup files, v1 limit, mTHP switch, pool backstop,
+ *              a systemd unit's property through unitbus.c: sd-bus)
+ *   hostkind.c host-level knob kinds (sysctl, zswap, zram): knobkind.c
+ *              rows; hostknob.c "agentmmctl knob", through knob.c into a
+ *              journal of their own
  *   loader.c   BPF skeleton load/attach and the maps
  *   sbtable.c  the sandbox table: on the heap, by cgroup id (sbtable.h)
  *   sandbox.c  discovery, identity, adopt/forget
@@ -21,7 +25,7 @@
  *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
  *   reclaim.c  proactive reclaim, paced per sandbox (reclaim.h)
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
- *   status.c   the status file agentmmctl reads
+ *   status.c   the status file agentmmctl reads, systemd's STATUS=
  *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile;
  *              podid.c: pod UID and container ID from a cgroup path)
  *   httpmetrics.c  the same over HTTP (metrics_listen): libevent's evhttp
@@ -29,11 +33,11 @@
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   cfgwatch.c the configuration file watched (reload on change)
- *   sdnotify.c systemd's notify protocol and watchdog
  *   config.c   the configuration file: its keys (configkeys.h) and the
  *              rules between them; cgroup.c cgroupfs/procfs helpers
  *   usergov.c  the mTHP governor in user space (govparse.c: its parsers;
- *              modver.c: agentmm.ko's version, and whether to use it)
+ *              modver.c: agentmm.ko's version, and whether to use it;
+ *              modgov.c: agentmm.ko's decision read, its counters fed)
  */
 #ifndef _AGENTMMD_DAEMON_H
 #define _AGENTMMD_DAEMON_H
@@ -43,7 +47,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -333,12 +336,7 @@ struct daemon {
 	const char *sysfs;	/* where sysfs is read for metrics; NULL: /sys */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */
-	/* systemd notify socket and watchdog (main.c); -1 / 0 if none */
-	int notify_fd;
-	struct sockaddr_un notify_addr;
-	socklen_t notify_len;
-	uint64_t watchdog_ms;
-	char notify_status[160];	/* the STATUS= last sent */
+	char notify_status[160];	/* the STATUS= systemd last got (status.c) */
 
 	/* the status file as last written, without its uptime (status.c);
 	 * NULL before the first */

@@ -19,12 +19,14 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "hostkind.h"
 #include "journal.h"
 #include "log.h"
 #include "journalfmt.h"
 #include "knobkind.h"
 #include "statedir.h"
 #include "thpfile.h"
+#include "unitbus.h"
 
 /*
  * The journal records what we changed, one line each:
@@ -36,11 +38,22 @@
  *   limit CGID ORIG SET PATH  reclaim (v1) lowered PATH/memory.limit_in_bytes
  *                             to SET for one step; ORIG goes back only while
  *                             SET is still there (not over another writer's)
+ *   unitprop CGID PROP ORIG PATH  PATH is a systemd unit's cgroup (its
+ *                             last component names the unit) and we set the
+ *                             unit's PROP (MemoryHigh, FreezerState) through
+ *                             systemd; ORIG goes back the same way while
+ *                             systemd still says PATH is that unit's
  *   thp KB ORIG NEW PREV      the mTHP switches (thpknob.c; restored by
  *                             thpfile.c: thp_knob_restore_line)
  *   done TAG ID               the change of the last TAG line with that ID
  *                             (CGID, or KB for thp) was put back or
  *                             dropped: nothing is left to undo for it
+ * and first, a header: "agentmm-journal FORMAT" (JOURNAL_FORMAT, 2). A
+ * file without it is format 1, the previous release's, and reads the
+ * same; one of a later format (a newer agentmmd's) is refused whole,
+ * nothing undone and the file left for that agentmmd or the admin, since
+ * a line it does not know could be a change this one would leave in force
+ * while calling the journal restored.
  * The pool's memory.high backstop (tick.c) is a high line with the pool's
  * own cgroup id. Every line comes from one writer, knob.c (knob_record()).
  *
@@ -66,6 +79,10 @@
  * restore. The file is root's alone (0600) and reached only through the
  * state directory's fd (d->state_fd), never by path again.
  */
+
+/* The format this agentmmd writes and the newest it reads. */
+#define JOURNAL_FORMAT	2
+#define JOURNAL_HEADER	"agentmm-journal "
 
 /* Live changes up to which every release rewrites the journal whole. */
 #define JOURNAL_SMALL	64
@@ -135,6 +152,7 @@ int journal_compact(struct daemon *d)
 		    d->applied_path, strerror(errno));
 		return -1;
 	}
+	fprintf(o, JOURNAL_HEADER "%d\n", JOURNAL_FORMAT);
 	live = journal_live_records(d, o);
 	/* the governor's knobs: a few lines, one per mTHP size */
 	n = d->journal_gov ? d->journal_gov(d, gov, sizeof(gov)) : 0;
@@ -208,15 +226,25 @@ static int restore_entry(int fd, const struct journal_entry *e)
 	if (kind < 0)
 		return 0;	/* journal_parse() knows only these */
 	k.kind = (uint8_t)kind;
+	k.path = e->path;
+	if (kind == KNOB_UNIT_PROP) {
+		r = unitbus_prop_by_name(e->prop);
+		if (r < 0)
+			return 0;	/* journal_parse() knows only these */
+		k.prop = (uint8_t)r;
+	}
 	snprintf(k.orig, sizeof(k.orig), "%s", kind == KNOB_FREEZE ? "0" :
 		 e->val);
 	snprintf(k.set, sizeof(k.set), "%s", e->set);
 	r = knob_kinds[kind].put_back(&k);
+	if (r && kind == KNOB_UNIT_PROP && (errno == ENOENT || errno == ESTALE))
+		return 0;	/* the unit is gone, or is another cgroup's */
 	if (r && kind == KNOB_FREEZE)
 		err("cannot thaw %s: %s", e->path, strerror(errno));
 	else if (r)
 		err("cannot reset %s/%s to %s: %s", e->path,
-		    knob_kinds[kind].file, e->val, strerror(errno));
+		    kind == KNOB_UNIT_PROP ? e->prop : knob_kinds[kind].file,
+		    e->val, strerror(errno));
 	return r;
 }
 
@@ -321,6 +349,13 @@ static void jrec_key(struct jrec *r)
 		r->keyed = true;
 		return;
 	}
+	/* a host knob's "TAG ID ORIG PATH" (hostknob.c) */
+	if (sscanf(r->line, "%15s %llu %n", r->tag, &r->id, &n) == 2 && n &&
+	    hostknob_kind(r->tag) >= 0) {
+		r->keyed = true;
+		return;
+	}
+	r->tag[0] = 0;
 	copy = strdup(r->line);		/* journal_parse() cuts it up */
 	n = copy ? journal_parse(copy, &e) : -1;
 	if (n == 1) {
@@ -380,9 +415,33 @@ static void journal_replay(struct jrec *r, size_t n)
 }
 
 /*
+ * Is the first line @line a header of a format this agentmmd reads? 1:
+ * a header it reads, 0: no header (format 1), -1: a later format or a
+ * malformed header (said).
+ */
+static int journal_header(const char *line, const char *shown)
+{
+	const char *v = line + strlen(JOURNAL_HEADER);
+	char *end;
+	long f;
+
+	if (strncmp(line, JOURNAL_HEADER, strlen(JOURNAL_HEADER)))
+		return 0;
+	errno = 0;
+	f = strtol(v, &end, 10);
+	if (isdigit((unsigned char)*v) && !*end && !errno && f >= 1 &&
+	    f <= JOURNAL_FORMAT)
+		return 1;
+	err("%s is of journal format '%.20s', which this agentmmd (format %d) cannot read: nothing restored from it. Restore it with the agentmmd that wrote it ('agentmmd --restore'), or undo its changes by hand and remove it",
+	    shown, v, JOURNAL_FORMAT);
+	return -1;
+}
+
+/*
  * The journal's lines into *@recs (*@n of them). A last line without its
  * newline was torn by a crash while it was appended, before the change it
- * records was made: skipped, and said. -1: out of memory.
+ * records was made: skipped, and said. -1: out of memory; -2: of a format
+ * this agentmmd cannot read (said).
  */
 static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 			size_t *n)
@@ -391,6 +450,7 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 	size_t cap = 0, cnt = 0, have = 0;
 	struct jrec *r = NULL, *nr;
 	ssize_t len;
+	int hdr;
 
 	while ((len = getline(&line, &cap, f)) > 0) {
 		if (line[len - 1] != '\n') {
@@ -399,6 +459,12 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 			break;
 		}
 		line[len - 1] = 0;
+		hdr = cnt ? 0 : journal_header(line, shown);
+		if (hdr < 0) {
+			free(line);
+			free(r);
+			return -2;
+		}
 		if (cnt == have) {
 			have = have ? have * 2 : 64;
 			nr = realloc(r, have * sizeof(*r));
@@ -411,7 +477,10 @@ static int journal_read(FILE *f, const char *shown, struct jrec **recs,
 		r[cnt].line = strdup(line);
 		if (!r[cnt].line)
 			goto oom;
-		jrec_key(&r[cnt++]);
+		if (hdr)
+			r[cnt++].dead = true;	/* no change of its own */
+		else
+			jrec_key(&r[cnt++]);
 	}
 	/* a whole last line that is no record may be a torn one too */
 	if (cnt && r[cnt - 1].junk) {
@@ -450,6 +519,8 @@ int restore_journal(int dirfd, const char *shown)
 		return 0;
 	r = journal_read(f, shown, &recs, &cnt);
 	fclose(f);
+	if (r == -2)
+		return 0;	/* a newer format's: left as it was (said) */
 	if (r) {
 		err("cannot read %s: out of memory; left as it was", shown);
 		return 0;
@@ -490,6 +561,37 @@ int restore_journal(int dirfd, const char *shown)
 		err("cannot remove %s: %s", shown, strerror(errno));
 	}
 	free(keep);
+	return n;
+}
+
+int journal_each_live(int dirfd, const char *shown,
+		      int (*fn)(void *arg, const char *line), void *arg)
+{
+	struct jrec *recs = NULL;
+	size_t cnt = 0, i;
+	FILE *f;
+	int r, n = 0;
+
+	if (faccessat(dirfd, "applied", F_OK, AT_SYMLINK_NOFOLLOW) &&
+	    errno == ENOENT)
+		return 0;
+	f = journal_open(dirfd, shown);
+	if (!f)
+		return -1;
+	r = journal_read(f, shown, &recs, &cnt);
+	fclose(f);
+	if (r) {
+		if (r != -2)
+			err("cannot read %s: out of memory", shown);
+		return -1;
+	}
+	journal_replay(recs, cnt);
+	for (i = 0; i < cnt; i++) {
+		if (!recs[i].dead && n >= 0)
+			n = fn(arg, recs[i].line) ? -1 : n + 1;
+		free(recs[i].line);
+	}
+	free(recs);
 	return n;
 }
 

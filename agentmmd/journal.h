@@ -37,6 +37,14 @@ void journal_close(struct daemon *d);
  * names it in messages) holds in effect; the number of entries undone.
  */
 int restore_journal(int dirfd, const char *shown);
+/*
+ * Call @fn(@arg, LINE) for each record of the journal in @dirfd that is
+ * still in effect (superseded and released ones left out), in the order
+ * they were written. The number of records, 0 without a journal, -1 when
+ * it cannot be read (said) or @fn returned non-zero.
+ */
+int journal_each_live(int dirfd, const char *shown,
+		      int (*fn)(void *arg, const char *line), void *arg);
 void start_guardian(struct daemon *d, int lock_fd);
 
 #endif

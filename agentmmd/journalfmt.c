@@ -36,7 +36,7 @@ static bool unesc_path(char *s)
 }
 
 /*
- * Parse one freeze/high/oomgroup/limit/zswapwb line in place. 1: @e holds
+ * Parse one freeze/high/oomgroup/limit/zswapwb/unitprop line in place. 1: @e holds
  * it; 0: not such a line (unknown kind, malformed escape, relative path);
  * -1: such a line without a cgroup id (or id 0), refused. No file system
  * access: tests/fuzz/fuzz_journal.c feeds it any bytes.
@@ -50,12 +50,13 @@ int journal_parse(char *line, struct journal_entry *e)
 	e->id = 0;
 	e->val[0] = 0;
 	e->set[0] = 0;
+	e->prop[0] = 0;
 	e->path = NULL;
 	if (sscanf(line, "%15s %n", e->kind, &n) != 1 || !n)
 		return 0;
 	if (strcmp(e->kind, "freeze") && strcmp(e->kind, "high") &&
 	    strcmp(e->kind, "oomgroup") && strcmp(e->kind, "limit") &&
-	    strcmp(e->kind, "zswapwb"))
+	    strcmp(e->kind, "zswapwb") && strcmp(e->kind, "unitprop"))
 		return 0;
 	p = line + n;
 	/*
@@ -70,6 +71,12 @@ int journal_parse(char *line, struct journal_entry *e)
 	if (!e->id)
 		return -1;
 	p += strspn(p, " ");
+	if (!strcmp(e->kind, "unitprop")) {	/* "... PROP ORIG PATH" */
+		n = 0;
+		if (sscanf(p, "%15s %n", e->prop, &n) != 1 || !n)
+			return 0;
+		p += n;
+	}
 	if (strcmp(e->kind, "freeze")) {
 		n = 0;
 		if (sscanf(p, "%31s %n", e->val, &n) != 1 || !n)

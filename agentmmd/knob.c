@@ -5,8 +5,9 @@
  * knob_set() and knob_restore(): journal first (journal.c appends one
  * record), then write; a write that fails is released in the journal
  * again, so the journal never claims less than what is in effect. What
- * differs between a cgroup file, a v1 limit, an mTHP switch and the
- * pool's backstop is one row of knob_kinds[].
+ * differs between a cgroup file, a v1 limit, an mTHP switch, the pool's
+ * backstop and a systemd unit's property is one row of knob_kinds[]; which
+ * row a cgroup's knob is, knob_kind_route() decides as it is borrowed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 #include "journal.h"
 #include "knob.h"
 #include "log.h"
+#include "unitbus.h"
 
 /* Journal @k's record (@c: what changed); -1 (said by journal.c) if not. */
 static int knob_journal(struct daemon *d, const struct knob *k,
@@ -45,16 +47,31 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 		const char *val)
 {
 	bool again = k->live;
+	char now[sizeof(k->orig)];
+	uint8_t prop;
 	int e;
 
-	if (kind >= KNOB_NR_KINDS || !knob_kinds[kind].write) {
-		errno = ENOSYS;		/* KNOB_UNIT_PROP: not yet */
+	if (kind >= KNOB_NR_KINDS || kind == KNOB_UNIT_PROP) {
+		errno = EINVAL;		/* a unit's: knob_kind_route() says */
 		return KNOB_EWRITE;
+	}
+	/* who writes it: the cgroup file, or systemd for its unit */
+	kind = knob_kind_route(kind, path, !d->cg_v1, &prop);
+	if (knob_kinds[kind].read) {
+		struct knob q = { .kind = (uint8_t)kind, .prop = prop,
+				  .fd = fd, .id = id, .path = path };
+
+		if (knob_kinds[kind].read(&q, now, sizeof(now)))
+			return KNOB_EWRITE;	/* nothing borrowed */
+		orig = now;
+		info("%s is systemd's unit: its %s is set through systemd (was %s)",
+		     path, unitbus_prop_name(prop), orig);
 	}
 	if (!again)	/* borrowed again (the pool): its record supersedes */
 		d->journal_live++;
 	memset(k, 0, sizeof(*k));
 	k->kind = (uint8_t)kind;
+	k->prop = prop;
 	k->fd = fd;
 	k->id = id;
 	k->path = path;

@@ -16,8 +16,10 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "hostkind.h"
 #include "knobkind.h"
 #include "thpfile.h"
+#include "unitbus.h"
 
 static int cg_file_write(const struct knob *k, const char *val)
 {
@@ -94,23 +96,91 @@ static int thp_put_back(const struct knob *k)
 	return thp_write_word(k->fd, k->orig);
 }
 
+/*
+ * A unit's property: the unit is the cgroup's (@k->path's last component,
+ * systemd's name for it, unitbus_name_of()); borrowing it checked with
+ * systemd that the cgroup is that unit's.
+ */
+static int unit_read(const struct knob *k, char *buf, size_t len)
+{
+	char unit[UNIT_NAME_MAX];
+
+	if (unitbus_name_of(k->path, unit, sizeof(unit)))
+		return -1;
+	return unitbus_get(unit, k->prop, buf, len);
+}
+
+static int unit_write(const struct knob *k, const char *val)
+{
+	char unit[UNIT_NAME_MAX];
+
+	if (unitbus_name_of(k->path, unit, sizeof(unit)))
+		return -1;
+	return unitbus_set(unit, k->prop, val);
+}
+
+/*
+ * Put the property back only while systemd still says the cgroup is that
+ * unit's (ENOENT: the unit is gone; ESTALE: its name is another cgroup's
+ * now); the journal's restore checked the cgroup id first. A freezer is
+ * thawed only if it was running when borrowed.
+ */
+static int unit_put_back(const struct knob *k)
+{
+	char unit[UNIT_NAME_MAX];
+	int r = unitbus_unit_of(k->path, unit, sizeof(unit));
+
+	if (r <= 0) {
+		if (r == 0 && errno != ESTALE)
+			errno = ENOENT;
+		return -1;
+	}
+	if (k->prop == UNIT_FREEZER && strcmp(k->orig, "running"))
+		return 0;
+	return unitbus_set(unit, k->prop, k->orig);
+}
+
+enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
+			       bool v2, uint8_t *prop)
+{
+	char unit[UNIT_NAME_MAX];
+	int r;
+
+	*prop = 0;
+	if (!v2 || (kind != KNOB_HIGH && kind != KNOB_FREEZE) || !path)
+		return kind;
+	r = unitbus_unit_of(path, unit, sizeof(unit));
+	if (r <= 0)	/* not a unit, or systemd not reachable (said) */
+		return kind;
+	*prop = kind == KNOB_HIGH ? UNIT_MEMORY_HIGH : UNIT_FREEZER;
+	return KNOB_UNIT_PROP;
+}
+
 const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS] = {
-	[KNOB_FREEZE] = { "freeze", "cgroup.freeze", false,
+	[KNOB_FREEZE] = { "freeze", "cgroup.freeze", false, NULL,
 			  cg_file_write, cg_file_put_back },
-	[KNOB_HIGH] = { "high", "memory.high", false,
+	[KNOB_HIGH] = { "high", "memory.high", false, NULL,
 			cg_file_write, cg_file_put_back },
-	[KNOB_OOMGROUP] = { "oomgroup", "memory.oom.group", false,
+	[KNOB_OOMGROUP] = { "oomgroup", "memory.oom.group", false, NULL,
 			    cg_file_write, cg_file_put_back },
-	[KNOB_ZSWAPWB] = { "zswapwb", "memory.zswap.writeback", false,
+	[KNOB_ZSWAPWB] = { "zswapwb", "memory.zswap.writeback", false, NULL,
 			   cg_file_write, cg_file_put_back },
-	[KNOB_LIMIT] = { "limit", "memory.limit_in_bytes", true,
+	[KNOB_LIMIT] = { "limit", "memory.limit_in_bytes", true, NULL,
 			 cg_file_write, limit_put_back },
 	/* records as "high": a restore finds it by its own cgroup id */
-	[KNOB_POOL_HIGH] = { "high", "memory.high", false,
+	[KNOB_POOL_HIGH] = { "high", "memory.high", false, NULL,
 			     pool_write, pool_put_back },
-	[KNOB_THP] = { "thp", "enabled", true, thp_write, thp_put_back },
-	/* the reserved sd-bus kind (knob.h): no ops until it is written */
-	[KNOB_UNIT_PROP] = { "unitprop", NULL, false, NULL, NULL },
+	[KNOB_THP] = { "thp", "enabled", true, NULL, thp_write, thp_put_back },
+	/* a systemd unit's property, through systemd (unitbus.c) */
+	[KNOB_UNIT_PROP] = { "unitprop", NULL, false, unit_read,
+			     unit_write, unit_put_back },
+	/* host knobs (hostkind.c): by path, no cgroup file */
+	[KNOB_SYSCTL] = { KNOB_TAG_SYSCTL, NULL, false, NULL,
+			  hostknob_write, hostknob_put_back },
+	[KNOB_ZSWAP] = { KNOB_TAG_ZSWAP, NULL, false, NULL,
+			 hostknob_write, hostknob_put_back },
+	[KNOB_ZRAM] = { KNOB_TAG_ZRAM, NULL, false, NULL,
+			hostknob_write, hostknob_put_back },
 };
 
 int knob_kind_by_tag(const char *tag)
@@ -119,7 +189,7 @@ int knob_kind_by_tag(const char *tag)
 
 	/* the first row of a tag: a pool's "high" is restored as any high */
 	for (i = 0; i < KNOB_NR_KINDS; i++)
-		if (knob_kinds[i].file && !strcmp(knob_kinds[i].tag, tag))
+		if (!strcmp(knob_kinds[i].tag, tag))
 			return i;
 	return -1;
 }
@@ -142,6 +212,10 @@ size_t knob_record(const struct knob *k, char *buf, size_t len)
 		else if (k->kind == KNOB_LIMIT)
 			n = snprintf(buf, len, "limit %" PRIu64 " %s %s %s\n",
 				     k->id, k->orig, k->set, esc);
+		else if (k->kind == KNOB_UNIT_PROP)
+			n = snprintf(buf, len, "unitprop %" PRIu64 " %s %s %s\n",
+				     k->id, unitbus_prop_name(k->prop),
+				     k->orig, esc);
 		else
 			n = snprintf(buf, len, "%s %" PRIu64 " %s %s\n", o->tag,
 				     k->id, k->orig, esc);

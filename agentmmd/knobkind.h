@@ -26,13 +26,22 @@ enum knob_kind {
 			 * put back only on the cgroup (id) it was set on */
 	KNOB_THP,	/* hugepages-<KB>kB/enabled: back only over ours */
 	/*
-	 * Reserved: a systemd unit's property (MemoryHigh=, ...) set over
-	 * sd-bus, for sandboxes systemd manages. Not implemented: its row
-	 * has no ops, and knob_borrow() refuses it (ENOSYS). It needs a
-	 * record naming the unit and property ("unitprop ID UNIT PROP ORIG"),
-	 * a write op through sd-bus and a put-back op the guardian can run.
+	 * A property of a systemd unit (unitbus.h: MemoryHigh=, the freezer)
+	 * set over sd-bus: what a KNOB_HIGH or KNOB_FREEZE becomes when its
+	 * cgroup is a .scope or .service systemd manages (knob_kind_route()).
+	 * Its record names the property and the value read from systemd:
+	 * "unitprop CGID PROP ORIG PATH"; the unit is PATH's last component.
 	 */
 	KNOB_UNIT_PROP,
+	/*
+	 * Host-level knobs, borrowed by "agentmmctl knob" (hostknob.c) into
+	 * a journal of their own, by a name from the kind's table: ID is
+	 * the name's place there (the zram device's number), the record
+	 * "TAG ID ORIG PATH"; ORIG goes back where it differs.
+	 */
+	KNOB_SYSCTL,	/* /proc/sys/vm/...: a sysctl of the swap tier */
+	KNOB_ZSWAP,	/* /sys/module/zswap/parameters/NAME */
+	KNOB_ZRAM,	/* /sys/block/zramN/comp_algorithm */
 	KNOB_NR_KINDS
 };
 
@@ -43,6 +52,7 @@ enum knob_kind {
  */
 struct knob {
 	uint8_t kind;		/* enum knob_kind */
+	uint8_t prop;		/* KNOB_UNIT_PROP: enum unit_prop */
 	bool live;		/* borrowed: a record of it is in the journal */
 	int fd;			/* the cgroup directory (or switch) written
 				 * through; -1: by @path (the pool) */
@@ -59,6 +69,9 @@ struct knob_kind_ops {
 	/* the record carries what we set (SET, or NEW and PREV): knob_set()
 	 * journals each new value first */
 	bool record_set;
+	/* what is there now into @buf, where the caller's reading is not
+	 * the one that counts (a unit's property): 0, or -1 with errno */
+	int (*read)(const struct knob *k, char *buf, size_t len);
 	/* write @val to @k's setting: 0, or -1 with errno */
 	int (*write)(const struct knob *k, const char *val);
 	/* put @k->orig back where it is still ours: 0 (done, or not ours
@@ -71,6 +84,16 @@ extern const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS];
 
 /* The kind whose records start with @tag (cgroup kinds), or -1. */
 int knob_kind_by_tag(const char *tag);
+
+/*
+ * The kind a knob of @kind on the cgroup @path is borrowed as: the one
+ * place that decides who writes it. A cgroup file's memory.high or
+ * cgroup.freeze on a cgroup2 (@v2) .scope or .service systemd manages is
+ * that unit's MemoryHigh= or freezer (KNOB_UNIT_PROP, *@prop says which);
+ * everything else is @kind, written as a file.
+ */
+enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
+			       bool v2, uint8_t *prop);
 
 /* @k's journal record, a line with its newline, into @buf (@len bytes);
  * its length (>= @len: did not fit) */

@@ -3,11 +3,11 @@
  * Logging with priorities, and actions with stable MESSAGE_IDs.
  *
  * Under systemd (stderr is the journal stream named by $JOURNAL_STREAM)
- * every line goes to journald's native socket as one datagram with
+ * every line goes to the journal through sd_journal_sendv(3) with
  * PRIORITY=, MESSAGE_ID= (actions) and AGENTMM_* fields, so that
  * `journalctl -p warning -u agentmmd` lists every throttle, freeze and
  * kill and `journalctl MESSAGE_ID=...` one kind of action. If the
- * datagram cannot be sent the line goes to stderr with a "<N>" priority
+ * record cannot be sent the line goes to stderr with a "<N>" priority
  * prefix, which journald parses (SyslogLevelPrefix=, on by default).
  * Elsewhere (a terminal, a file) lines are plain text with the action's
  * fields appended in brackets, or with --log-format json (containers,
@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <systemd/sd-journal.h>
 
 #include "daemon.h"
 #include "history.h"
@@ -35,8 +35,7 @@
 /* Set from the configuration (debug = 1 or -d) at start and on reload. */
 static bool debug_on;
 static bool json_on;	/* --log-format json */
-static int journal_fd = -1;
-static struct sockaddr_un journal_addr;
+static bool journal_on;	/* stderr is the journal: sd_journal_sendv() */
 
 void log_set_debug(bool on)
 {
@@ -119,22 +118,7 @@ static bool stderr_is_journal(void)
 
 void log_init(void)
 {
-	const char *path = getenv("AGENTMM_JOURNAL_SOCKET");	/* tests */
-
-	if (journal_fd >= 0)
-		return;
-	if (!path) {
-		if (!stderr_is_journal())
-			return;
-		path = "/run/systemd/journal/socket";
-	}
-	if (strlen(path) >= sizeof(journal_addr.sun_path))
-		return;
-	journal_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (journal_fd < 0)
-		return;
-	journal_addr.sun_family = AF_UNIX;
-	strcpy(journal_addr.sun_path, path);
+	journal_on = stderr_is_journal();
 }
 
 /* Append "KEY=value\n" (value already free of newlines) to @buf. */
@@ -151,12 +135,13 @@ static size_t jfield(char *buf, size_t off, size_t len, const char *key,
 
 size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 			  const char *sandbox, const char *tool, pid_t pid,
-			  const char *msg)
+			  const char *raw)
 {
-	char v[1100];
+	char v[1100], m[4096];
 	size_t off = 0;
 
-	off = jfield(buf, off, len, "MESSAGE", msg);
+	amm_escape(m, sizeof(m), raw, AMM_ESC_TEXT);
+	off = jfield(buf, off, len, "MESSAGE", m);
 	snprintf(v, sizeof(v), "%d", prio);
 	off = jfield(buf, off, len, "PRIORITY", v);
 	off = jfield(buf, off, len, "SYSLOG_IDENTIFIER", "agentmmd");
@@ -180,6 +165,22 @@ size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 		off = jfield(buf, off, len, "AGENTMM_PID", v);
 	}
 	return off < len ? off : len;
+}
+
+/* The record's fields (one a line) to the journal: 0, or -errno. */
+static int journal_send(const char *rec, size_t n)
+{
+	struct iovec iov[16];
+	size_t k = 0, i = 0, start = 0;
+
+	for (; i < n && k < 16; i++) {
+		if (rec[i] != '\n')
+			continue;
+		iov[k].iov_base = (void *)(rec + start);
+		iov[k++].iov_len = i - start;
+		start = i + 1;
+	}
+	return sd_journal_sendv(iov, (int)k);
 }
 
 static void emit(int prio, enum amm_action act, const char *sandbox,
@@ -208,12 +209,10 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 		errno = saved;
 		return;
 	}
-	if (journal_fd >= 0) {
+	if (journal_on) {
 		n = log_journal_record(rec, sizeof(rec), prio, act, sandbox,
-				       tool, pid, msg);
-		if (sendto(journal_fd, rec, n, MSG_NOSIGNAL,
-			   (struct sockaddr *)&journal_addr,
-			   sizeof(journal_addr)) == (ssize_t)n) {
+				       tool, pid, raw);
+		if (journal_send(rec, n) == 0) {
 			errno = saved;
 			return;
 		}

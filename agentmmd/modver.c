@@ -15,8 +15,8 @@
 #include "modver.h"
 #include "thpfile.h"
 
-/* @name under @dir into @buf, its first line; -1 if unreadable. */
-static int read_line(const char *dir, const char *name, char *buf, size_t len)
+int modver_read_line(const char *dir, const char *name, char *buf,
+		     size_t len)
 {
 	char path[128];
 	int fd, r;
@@ -43,14 +43,14 @@ bool modver_read(const char *sysfs_dir, struct modver *m)
 	strcpy(m->version, "-");
 	m->abi = 0;
 	m->usable = false;
-	if (read_line(sysfs_dir, "version", buf, sizeof(buf)))
+	if (modver_read_line(sysfs_dir, "version", buf, sizeof(buf)))
 		return false;
 	/* a version is short and printable: anything else is shown as '?' */
 	for (i = 0; buf[i] && i < sizeof(m->version) - 1; i++)
 		m->version[i] = isalnum((unsigned char)buf[i]) ||
 				strchr(".-+~", buf[i]) ? buf[i] : '?';
 	m->version[i] = 0;
-	if (read_line(sysfs_dir, "abi", buf, sizeof(buf))) {
+	if (modver_read_line(sysfs_dir, "abi", buf, sizeof(buf))) {
 		m->abi = 1;	/* modules before the abi file */
 	} else {
 		abi = strtoul(buf, &end, 10);

@@ -4,10 +4,16 @@
 #define AGENTMM_MODVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* The range of /sys/kernel/agentmm/abi this agentmmd speaks. */
+/*
+ * The range of /sys/kernel/agentmm/abi this agentmmd speaks: 1, the
+ * multi-value governor/decision and governor/counters (a module of an
+ * earlier release, still loaded after an upgrade until the next reboot),
+ * and 2, one value per file (modgov.h).
+ */
 #define AMM_MODULE_ABI_MIN	1
-#define AMM_MODULE_ABI_MAX	1
+#define AMM_MODULE_ABI_MAX	2
 
 struct modver {
 	char version[32];	/* the release, X.Y.Z; "-" when not loaded */
@@ -26,6 +32,12 @@ bool modver_read(const char *sysfs_dir, struct modver *m);
  * (ABI 1)", "agentmm.ko not loaded", or why it is not used. Returns 0.
  */
 int modver_print_version(const char *prog);
+/*
+ * @name under @dir (a path such as "governor/ticks") into @buf, its first
+ * line without the newline; -1 if unreadable.
+ */
+int modver_read_line(const char *dir, const char *name, char *buf,
+		     size_t len);
 /* A line saying why @m cannot be used, for a warning; @m->usable false. */
 void modver_refusal(const struct modver *m, char *buf, unsigned int len);
 

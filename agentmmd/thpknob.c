@@ -30,6 +30,21 @@ static const char *const stat_names[THP_NR_STATS] = {
 	"split_deferred",
 };
 
+const char *thp_stat_name(enum thp_stat st)
+{
+	return stat_names[st];
+}
+
+u64 *thp_stat_field(struct amm_gov_order_input *o, enum thp_stat st)
+{
+	u64 *v[THP_NR_STATS] = {
+		&o->fault_alloc, &o->fault_fallback, &o->fault_fallback_charge,
+		&o->nr_anon, &o->nr_anon_partially_mapped, &o->split_deferred,
+	};
+
+	return v[st];
+}
+
 static void knob_close(struct thp_knob *k)
 {
 	unsigned int j;
@@ -117,22 +132,18 @@ void thp_knobs_counters(struct thp_knobs *ks, uint32_t cand,
 	for (i = 0; i < ks->n; i++) {
 		struct thp_knob *k = &ks->k[i];
 		struct amm_gov_order_input *o = &in->order[k->order];
-		u64 *v[THP_NR_STATS] = {
-			&o->fault_alloc, &o->fault_fallback,
-			&o->fault_fallback_charge, &o->nr_anon,
-			&o->nr_anon_partially_mapped, &o->split_deferred,
-		};
 
 		o->present = true;
 		if (!(cand & (1U << k->order)))
 			continue;
 		for (j = 0; j < THP_NR_STATS; j++) {
+			u64 *v = thp_stat_field(o, (enum thp_stat)j);
 			char buf[32];
 
 			if (k->st_fd[j] < 0 || thp_read_small(k->st_fd[j], buf,
 							  sizeof(buf)) ||
-			    ugov_parse_counter(buf, v[j]))
-				*v[j] = 0;
+			    ugov_parse_counter(buf, v))
+				*v = 0;
 		}
 	}
 }

@@ -43,6 +43,11 @@ struct thp_knobs {
 	uint64_t writes, write_errors, admin_changes;
 };
 
+/* A stat's file name in hugepages-<N>kB/stats/ ("anon_fault_alloc"). */
+const char *thp_stat_name(enum thp_stat st);
+/* The field of @o a stat goes to (fault_alloc for THP_ST_ALLOC, ...). */
+u64 *thp_stat_field(struct amm_gov_order_input *o, enum thp_stat st);
+
 /* Why a size is (not) enabled, for the log: a decision's reason name. */
 typedef const char *(*thp_reason_fn)(const void *ctx, unsigned int order);
 

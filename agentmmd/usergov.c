@@ -5,8 +5,7 @@
  * The decision comes from policy/governor.c either way: from agentmm.ko
  * when it is loaded in enforce (driver "kernel": its event-driven sensor
  * decides, and this file feeds it the hugepages-<N>kB/stats/ counters it
- * cannot read, through /sys/kernel/agentmm/governor/counters, and applies
- * governor/decision), or from the daemon's own sensor otherwise (driver
+ * cannot read and applies its decision, both through modgov.c), or from the daemon's own sensor otherwise (driver
  * "daemon": /proc/zoneinfo for free pages, watermarks, managed and
  * protection:, /proc/buddyinfo for free blocks per order, the same stats),
  * for hosts that cannot load the module (lockdown, managed node images, a
@@ -44,14 +43,11 @@
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
-#include "modver.h"
+#include "modgov.h"
 #include "parse.h"
 #include "thpknob.h"
 #include "usergov.h"
 
-#define MODULE_DIR	"/sys/kernel/agentmm"
-#define MODULE_DECISION	MODULE_DIR "/governor/decision"
-#define MODULE_COUNTERS	"/sys/kernel/agentmm/governor/counters"
 #define UGOV_BASE_MS	500	/* agentmm.ko's default interval_ms */
 #define UGOV_MAX_MS	4000	/* back-off while nothing changes */
 /* Compaction may use at most 1/UGOV_COMPACT_DUTY of wall time. */
@@ -62,12 +58,8 @@ enum ugov_driver { DRV_NONE, DRV_KERNEL, DRV_DAEMON };
 struct ugov {
 	enum ugov_mode mode;
 	enum ugov_driver driver;
-	char module[THP_WORD];		/* absent, incompatible, off, observe, enforce */
-	struct modver mv;		/* its version, read when it appears */
-	uint64_t module_ticks;		/* decisions agentmm.ko has made */
-	u32 module_enabled;		/* its decision: orders enabled... */
-	u32 module_candidates;		/* ...among these */
-	int mode_fd, zi_fd, bi_fd;
+	struct modgov mg;		/* agentmm.ko: its mode and decision */
+	int zi_fd, bi_fd;
 	char *buf;
 	size_t cap;
 	struct ugov_zones zs;
@@ -130,73 +122,6 @@ static ssize_t read_all(struct ugov *g, int fd)
 	}
 	g->buf[len] = '\0';
 	return (ssize_t)len;
-}
-
-/* The base page in kB, as the kernel names mTHP sizes by it. */
-static unsigned int page_kb(void)
-{
-	long kb = sysconf(_SC_PAGESIZE) / 1024;
-
-	return kb > 0 ? (unsigned int)kb : 4;
-}
-
-/* "16,32,64" (or "-") into a mask of orders; 0 if none or malformed. */
-static u32 kb_list_mask(const char *list)
-{
-	u32 mask;
-
-	/* anonymous mTHP sizes are order 2 and up */
-	if (amm_parse_sizes(list, strlen(list), page_kb(), 2,
-			    AMM_MAX_ORDERS - 1, &mask))
-		return 0;
-	return mask;
-}
-
-/*
- * agentmm.ko's mode and decision now, from governor/decision ("mode=enforce
- * ticks=N enabled_kb=16,32 candidates_kb=16,32,64"): module "absent" if it
- * is not loaded.
- */
-static void module_poll(struct ugov *g)
-{
-	char buf[256], mode[THP_WORD], en[96], cand[96];
-	unsigned long long ticks;
-	bool loaded;
-
-	if (g->mode_fd < 0) {
-		g->mode_fd = open(MODULE_DECISION, O_RDONLY | O_CLOEXEC);
-		/* (re)loaded: which release, and can we use it */
-		if (g->mode_fd >= 0 && modver_read(MODULE_DIR, &g->mv) &&
-		    !g->mv.usable) {
-			char why[320];
-
-			modver_refusal(&g->mv, why, sizeof(why));
-			warn("%s", why);
-		}
-	}
-	loaded = g->mode_fd >= 0 && !thp_read_small(g->mode_fd, buf, sizeof(buf));
-	if (loaded && !g->mv.usable) {
-		/* another interface: its decision is not ours to read */
-		strcpy(g->module, "incompatible");
-		g->module_ticks = 0;
-		return;
-	}
-	if (!loaded ||
-	    sscanf(buf, "mode=%15s ticks=%llu enabled_kb=%95s candidates_kb=%95s",
-		   mode, &ticks, en, cand) != 4) {
-		if (g->mode_fd >= 0)
-			close(g->mode_fd);	/* unloaded: reopen later */
-		g->mode_fd = -1;
-		strcpy(g->module, "absent");
-		strcpy(g->mv.version, "-");
-		g->mv.abi = 0;
-		g->module_ticks = 0;
-		return;
-	}
-	snprintf(g->module, sizeof(g->module), "%s", mode);
-	g->module_ticks = ticks;
-	g->module_enabled = kb_list_mask(en);
-	g->module_candidates = kb_list_mask(cand);
 }
 
 static void compact_paths(struct ugov *g)
@@ -304,14 +229,14 @@ static int sample(struct ugov *g, uint64_t now)
 /* The sizes the decision in force chooses among: the module's or ours. */
 static u32 cand_mask(const struct ugov *g)
 {
-	return g->driver == DRV_KERNEL ? g->module_candidates :
+	return g->driver == DRV_KERNEL ? g->mg.candidates :
 	       g->cfg.candidates;
 }
 
 /* Whether the decision in force enables @order. */
 static bool wants(const struct ugov *g, unsigned int order)
 {
-	u32 en = g->driver == DRV_KERNEL ? g->module_enabled :
+	u32 en = g->driver == DRV_KERNEL ? g->mg.enabled :
 		 g->initialised ? g->dec.enabled : 0;
 
 	return en & (1U << order);
@@ -333,7 +258,7 @@ static const char *reason_cb(const void *ctx, unsigned int order)
 static void apply(struct daemon *d)
 {
 	struct ugov *g = d->gov;
-	u32 en = g->driver == DRV_KERNEL ? g->module_enabled :
+	u32 en = g->driver == DRV_KERNEL ? g->mg.enabled :
 		 g->initialised ? g->dec.enabled : 0;
 
 	thp_knobs_apply(d, &g->ks, cand_mask(g), en, reason_cb, g);
@@ -341,7 +266,7 @@ static void apply(struct daemon *d)
 
 static enum ugov_driver wanted_driver(struct ugov *g)
 {
-	bool enf = !strcmp(g->module, "enforce");
+	bool enf = !strcmp(g->mg.mode, "enforce");
 
 	if (g->unable)
 		return DRV_NONE;
@@ -377,51 +302,25 @@ static void switch_driver(struct daemon *d, enum ugov_driver want)
 	     want == DRV_KERNEL ? "agentmmd applies agentmm.ko's decisions to the mTHP knobs" :
 	     want == DRV_DAEMON ? "agentmmd decides and applies with its own sensor" :
 	     "agentmmd leaves the mTHP knobs alone (the admin's values)",
-	     ugov_mode_name(g->mode), g->module);
+	     ugov_mode_name(g->mode), g->mg.mode);
 	d->status_force = true;
 }
 
 /*
  * Pass the stats agentmm.ko cannot read (per-CPU mthp_stats, not exported
- * to modules) to its governor, one line per size.
+ * to modules) to its governor.
  */
 static void feed_module(struct ugov *g)
 {
-	char buf[1024];
-	size_t off = 0;
-	unsigned int i;
-	int fd;
+	int r;
 
 	memset(&g->in, 0, sizeof(g->in));
 	thp_knobs_counters(&g->ks, ~0u, &g->in);
-	for (i = 0; i < g->ks.n && off < sizeof(buf); i++) {
-		const struct thp_knob *k = &g->ks.k[i];
-		const struct amm_gov_order_input *o = &g->in.order[k->order];
-
-		if (k->st_fd[THP_ST_ALLOC] < 0)
-			continue;
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-			"%ukB %llu %llu %llu %llu %llu %llu\n", k->kb,
-			(unsigned long long)o->fault_alloc,
-			(unsigned long long)o->fault_fallback,
-			(unsigned long long)o->fault_fallback_charge,
-			(unsigned long long)o->nr_anon,
-			(unsigned long long)o->nr_anon_partially_mapped,
-			(unsigned long long)o->split_deferred);
-	}
-	if (!off)
-		return;
-	if (off >= sizeof(buf)) {	/* cannot happen below 10^17 faults */
+	r = modgov_feed(&g->mg, &g->ks, &g->in);
+	if (r < 0)
 		g->write_errors++;
-		return;
-	}
-	fd = open(MODULE_COUNTERS, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, buf, off) != (ssize_t)off)
-		g->write_errors++;
-	else
+	else if (r > 0)
 		g->fed++;
-	if (fd >= 0)
-		close(fd);
 }
 
 uint64_t gov_tick(struct daemon *d, uint64_t now)
@@ -436,13 +335,13 @@ uint64_t gov_tick(struct daemon *d, uint64_t now)
 		return UINT64_MAX;
 	if (now < g->next_ms)
 		return g->next_ms;
-	module_poll(g);
+	modgov_poll(&g->mg);
 	want = wanted_driver(g);
 	if (want != g->driver)
 		switch_driver(d, want);
 	if (g->driver == DRV_KERNEL) {
 		feed_module(g);
-		if (g->module_ticks)	/* else no decision yet: keep the knobs */
+		if (g->mg.ticks)	/* else no decision yet: keep the knobs */
 			apply(d);
 		g->ticks++;
 		g->next_ms = now + UGOV_BASE_MS;
@@ -527,7 +426,7 @@ void gov_start(struct daemon *d)
 		info("governor: dry run: the daemon's governor decides but writes nothing (as governor = observe)");
 		g->mode = UGOV_OBSERVE;
 	}
-	g->mode_fd = -1;
+	modgov_init(&g->mg, NULL);
 	g->interval_ms = UGOV_BASE_MS;
 	atomic_init(&g->busy, false);
 	atomic_init(&g->compact_ns, 0);
@@ -541,7 +440,7 @@ void gov_start(struct daemon *d)
 			    (g->cfg.candidates & (1U << g->ks.k[i].order));
 	d->gov = g;
 	d->journal_gov = gov_journal;
-	module_poll(g);
+	modgov_poll(&g->mg);
 	if (g->zi_fd < 0 || g->bi_fd < 0 ||
 	    (!writable && g->mode != UGOV_OBSERVE)) {
 		if (g->mode != UGOV_KERNEL)
@@ -555,7 +454,7 @@ void gov_start(struct daemon *d)
 	if (!sample(g, now_ms()))
 		compact_paths(g);
 	info("governor = %s: agentmm.ko %s; sizes %u, interval %u ms",
-	     ugov_mode_name((enum ugov_mode)d->cfg.governor), g->module, g->ks.n,
+	     ugov_mode_name((enum ugov_mode)d->cfg.governor), g->mg.mode, g->ks.n,
 	     UGOV_BASE_MS);
 }
 
@@ -573,8 +472,7 @@ void gov_stop(struct daemon *d)
 		close(g->zi_fd);
 	if (g->bi_fd >= 0)
 		close(g->bi_fd);
-	if (g->mode_fd >= 0)
-		close(g->mode_fd);
+	modgov_close(&g->mg);
 	free(g->buf);
 	free(g);
 	d->gov = NULL;
@@ -608,23 +506,6 @@ size_t gov_journal(struct daemon *d, char *buf, size_t len)
 	return d->gov ? thp_knobs_journal(&d->gov->ks, buf, len) : 0;
 }
 
-/* A small sysfs file of agentmm.ko into @out (first line), "" if none. */
-static void module_read(const char *rel, char *out, size_t len)
-{
-	char path[160];
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/kernel/agentmm/%s", rel);
-	out[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (thp_read_small(fd, out, len))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	close(fd);
-}
-
 size_t gov_status(struct daemon *d, char *buf, size_t len)
 {
 	struct ugov *g = d->gov;
@@ -653,11 +534,11 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 		    !k->external)
 			shown |= 1U << k->order;
 	}
-	if (amm_format_sizes(shown, page_kb(), sizes, sizeof(sizes)) < 0)
+	if (amm_format_sizes(shown, modgov_page_kb(), sizes, sizeof(sizes)) < 0)
 		sizes[0] = '\0';
 	GOUT("governor mode=%s driver=%s module=%s enabled_kb=%s module_version=%s module_abi=%u",
-	     ugov_mode_name(g->mode), driver_name(g->driver), g->module,
-	     sizes[0] ? sizes : "-", g->mv.version, g->mv.abi);
+	     ugov_mode_name(g->mode), driver_name(g->driver), g->mg.mode,
+	     sizes[0] ? sizes : "-", g->mg.mv.version, g->mg.mv.abi);
 	if (g->unable)
 		GOUT(" note=cannot-drive-here");
 	if (g->driver != DRV_KERNEL && decided && g->initialised)
@@ -686,8 +567,8 @@ size_t gov_status(struct daemon *d, char *buf, size_t len)
 			char rel[64];
 
 			snprintf(rel, sizeof(rel), "sensor/sizes/%ukB/reason", k->kb);
-			module_read(rel, why, sizeof(why));
-			if (!why[0])
+			if (modver_read_line(MODGOV_DIR, rel, why, sizeof(why)) ||
+			    !why[0])
 				strcpy(why, "-");
 		}
 		GOUT("gov_size kb=%u enabled=%d reason=%s managed=%s knob=%s admin=%s note=%s\n",

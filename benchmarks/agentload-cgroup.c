@@ -307,13 +307,15 @@ void cg_teardown_at_exit(void)
 void cg_collect_sandbox(int i)
 {
 	char path[PATH_MAX];
+	long long v;
 
 	if (!o.use_cgroup || o.cg_v1)
 		return;
 	xsnprintf(path, sizeof(path), "%s/memory.peak", sb_path[i]);
 	read_u64(path, &sbres[i].memcg_peak);
 	xsnprintf(path, sizeof(path), "%s/memory.events", sb_path[i]);
-	sbres[i].oom_kill = keyed_value(path, "oom_kill");
+	v = ma_keyed(path, "oom_kill");
+	sbres[i].oom_kill = v > 0 ? (unsigned long long)v : 0;
 }
 
 /* v1 OOM kills counted in @cg and every cgroup below it (v1 counts a kill

@@ -71,41 +71,6 @@ static const struct option long_opts[] = {
 	{ 0 }
 };
 
-static double parse_double(const char *name, const char *s, double lo, double hi)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		bad_opt("%s: '%s' is not a number in [%g, %g]", name, s, lo, hi);
-	return v;
-}
-
-static unsigned long long parse_size(const char *name, const char *s)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	if (!strcmp(s, "max"))
-		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		bad_opt("%s: '%s' is not a size (e.g. 2G, 512M, max)", name, s);
-	switch (*end) {
-	case 'k': case 'K': mul = 1ULL << 10; end++; break;
-	case 'm': case 'M': mul = 1ULL << 20; end++; break;
-	case 'g': case 'G': mul = 1ULL << 30; end++; break;
-	case 0: break;
-	default: bad_opt("%s: '%s': unknown suffix (use K, M or G)", name, s);
-	}
-	if (*end || v == 0 || v > (1ULL << 50) / mul)
-		bad_opt("%s: '%s' is not a usable size", name, s);
-	return v * mul;
-}
-
 /* --call-kind KIND[,KIND...]: the kinds calls are drawn from. */
 static void parse_call_kinds(const char *list)
 {

@@ -248,21 +248,25 @@ void report_print(const struct report *r)
 
 /* "key": value on a line of its own (jget in report.sh reads those), or
  * null when !ok. */
+static void jfield(FILE *f, const char *pre, const char *key, double v, int ok,
+		   int prec, const char *post)
+{
+	fprintf(f, "%s\"%s\": ", pre, key);
+	if (ok)
+		fprintf(f, "%.*f%s", prec, v, post);
+	else
+		fprintf(f, "null%s", post);
+}
+
 static void jnum(FILE *f, const char *key, double v, int ok, int prec)
 {
-	if (ok)
-		fprintf(f, "  \"%s\": %.*f,\n", key, prec, v);
-	else
-		fprintf(f, "  \"%s\": null,\n", key);
+	jfield(f, "  ", key, v, ok, prec, ",\n");
 }
 
 /* A value for an object member: number or null. */
 static void jval(FILE *f, const char *key, double v, int ok, int prec)
 {
-	if (ok)
-		fprintf(f, ", \"%s\": %.*f", key, prec, v);
-	else
-		fprintf(f, ", \"%s\": null", key);
+	jfield(f, ", ", key, v, ok, prec, "");
 }
 
 /* The run's parameters and the METRICS figures. */

@@ -124,8 +124,11 @@ static void cpu_stat(unsigned long long *busy, unsigned long long *total)
 
 static void vmstat_read(unsigned long long vals[NVMSTAT])
 {
+	long long v[NVMSTAT];
+
+	ma_keyed_many("/proc/vmstat", vmstat_keys, NVMSTAT, v);
 	for (size_t k = 0; k < NVMSTAT; k++)
-		vals[k] = keyed_value("/proc/vmstat", vmstat_keys[k]);
+		vals[k] = v[k] > 0 ? (unsigned long long)v[k] : 0;
 }
 
 /*

@@ -55,63 +55,6 @@ char sb_path[MAX_SANDBOXES][PATH_MAX / 4];
 
 static volatile sig_atomic_t stop_sig;
 
-/* ---- small helpers shared by agentload's parts ---- */
-
-void xsnprintf(char *dst, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(dst, len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len)
-		die("path too long: %.60s...", dst);
-}
-
-int read_u64(const char *path, unsigned long long *v)
-{
-	char buf[64];
-
-	if (read_file(path, buf, sizeof(buf)))
-		return -1;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
-unsigned long long keyed_value(const char *path, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	unsigned long long v = 0;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, kl) && (line[kl] == ' ' || line[kl] == ':')) {
-			v = strtoull(line + kl + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
-void sleep_s(double s)
-{
-	struct timespec ts;
-
-	if (s <= 0)
-		return;
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((s - ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* ---- setup ---- */
-
 static void on_signal(int sig)
 {
 	stop_sig = sig;
@@ -152,14 +95,8 @@ static void map_results(void)
 
 static void setup_run(void)
 {
-	struct sigaction sa;
-
 	map_results();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_stop_signals(on_signal);
 	cg_teardown_at_exit();
 	if (o.real)
 		real_prepare();

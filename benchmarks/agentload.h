@@ -63,18 +63,4 @@ static inline struct call_result *call_result_of(int sb, int call)
 	return &results[(size_t)sb * o.calls + call];
 }
 
-/* snprintf for paths: a truncated path is an error, never a silent one. */
-__attribute__((format(printf, 3, 4)))
-void xsnprintf(char *dst, size_t len, const char *fmt, ...);
-
-/* A decimal number from a one-value file. 0, or -1 (unreadable). */
-int read_u64(const char *path, unsigned long long *v);
-
-/* Value of "key value" line in a flat keyed file (memory.events, vmstat);
- * 0 when absent. */
-unsigned long long keyed_value(const char *path, const char *key);
-
-/* Sleep @s seconds, across signals. */
-void sleep_s(double s);
-
 #endif /* AGENTMM_BENCH_AGENTLOAD_H */

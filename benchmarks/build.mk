@@ -4,19 +4,22 @@
 
 BENCH_DIR := $(TOP)/benchmarks
 BENCH_POLICY := $(TOP)/policy
-# Helpers shared by the benchmark programs (also benchmarks/replay).
-BENCH_UTIL := $(BENCH_DIR)/util.c
-BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_DIR)/util.h
-# agentload's own parts (agentload.h lists them), its memory accounting
-# (memacct) and cgroup v1 helpers (cgv1).
+# The workload toolkit shared by the benchmark programs (agentload, fragment,
+# benchmarks/replay): benchmarks/lib/ (util: messages, options, files,
+# clocks; memacct: the one memory accounting; cgv1: cgroup v1 helpers).
+BENCH_LIB := $(BENCH_DIR)/lib
+BENCH_UTIL := $(BENCH_LIB)/util.c $(BENCH_LIB)/memacct.c
+BENCH_UTIL_DEPS := $(BENCH_UTIL) $(BENCH_LIB)/util.h $(BENCH_LIB)/memacct.h
+BENCH_CFLAGS := -I$(BENCH_POLICY) -I$(BENCH_LIB)
+# agentload's own parts (agentload.h lists them) and the cgroup v1 helpers.
 BENCH_LOAD_PARTS := agentload agentload-opts agentload-usage agentload-plan \
 		    agentload-sandbox agentload-real agentload-cgroup \
 		    agentload-sample agentload-out
-BENCH_LOAD_SRC := $(BENCH_LOAD_PARTS:%=$(BENCH_DIR)/%.c) $(BENCH_DIR)/memacct.c \
-		  $(BENCH_DIR)/cgv1.c $(BENCH_POLICY)/parse.c $(BENCH_POLICY)/contig.c \
+BENCH_LOAD_SRC := $(BENCH_LOAD_PARTS:%=$(BENCH_DIR)/%.c) \
+		  $(BENCH_LIB)/cgv1.c $(BENCH_POLICY)/parse.c $(BENCH_POLICY)/contig.c \
 		  $(BENCH_UTIL)
 BENCH_LOAD_DEPS := $(BENCH_LOAD_SRC) $(BENCH_LOAD_PARTS:%=$(BENCH_DIR)/%.h) \
-		   $(BENCH_DIR)/memacct.h $(BENCH_DIR)/cgv1.h \
+		   $(BENCH_LIB)/cgv1.h \
 		   $(BENCH_POLICY)/parse.h $(BENCH_POLICY)/contig.h \
 		   $(BENCH_UTIL_DEPS)
 # fragment's memory-state readers (fragment-state) and command line (fragment-opts).
@@ -30,10 +33,10 @@ BENCH_FRAG_DEPS := $(BENCH_FRAG_SRC) $(BENCH_DIR)/fragment-state.h $(BENCH_DIR)/
 
 # Static for the guest.
 $(BUILD)/guest/bin/agentload: $(BENCH_LOAD_DEPS) | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
+	$(CC) $(USER_CFLAGS) $(BENCH_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/guest/bin/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) $(STATIC_LDFLAGS) -o $@ $(BENCH_FRAG_SRC)
+	$(CC) $(USER_CFLAGS) $(BENCH_CFLAGS) $(STATIC_LDFLAGS) -o $@ $(BENCH_FRAG_SRC)
 
 # The guest driver is a busybox-ash script; installed into the guest's PATH
 # with the knob snapshot/restore it shares with bench-host.sh and its arms.
@@ -49,10 +52,10 @@ $(BUILD)/guest/bin/bench-arms.sh: $(BENCH_DIR)/bench-arms.sh | $(BUILD)/guest/bi
 # Dynamic host builds, for runs on a real host (with an explicit decision
 # to do so: they create cgroups and fragment memory).
 $(BUILD)/tools/agentload: $(BENCH_LOAD_DEPS) | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_LOAD_SRC) -lm
+	$(CC) $(USER_CFLAGS) $(BENCH_CFLAGS) -o $@ $(BENCH_LOAD_SRC) -lm
 
 $(BUILD)/tools/fragment: $(BENCH_FRAG_DEPS) | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -I$(BENCH_POLICY) -o $@ $(BENCH_FRAG_SRC)
+	$(CC) $(USER_CFLAGS) $(BENCH_CFLAGS) -o $@ $(BENCH_FRAG_SRC)
 
 GUEST_BINS += $(BUILD)/guest/bin/agentload $(BUILD)/guest/bin/fragment \
 	      $(BUILD)/guest/bin/bench-guest $(BUILD)/guest/bin/bench-knobs.sh \

@@ -3,7 +3,7 @@
 """cpu-breakdown.py: where an arm's time went, against a baseline, per rep.
 
 Reads a bench-host figures.tsv (OUTDIR/summaries/REGIME/figures.tsv, or a
-committed copy under benchmarks/results/bench-host/) and prints, for the
+committed copy under benchmarks/results/) and prints, for the
 reps both arms ran in STATE, the median and range of the paired ratios ARM
 / BASE of user CPU time, kernel CPU time, all CPU time, minor faults, the
 call latency p50 and the completion time; the kernel's share of BASE's CPU

@@ -32,22 +32,10 @@ USAGE
 }
 
 arm=agentmm base=stock
-while [ $# -gt 0 ]; do
-	case $1 in
-	-h|--help) usage; exit 0 ;;
-	--arm) [ $# -ge 2 ] || { usage >&2; exit 2; }; arm=$2; shift ;;
-	--base) [ $# -ge 2 ] || { usage >&2; exit 2; }; base=$2; shift ;;
-	-*) echo "demo-table: unknown option $1" >&2; usage >&2; exit 2 ;;
-	*) break ;;
-	esac
-	shift
-done
-[ $# = 1 ] || { usage >&2; exit 2; }
-dir=$1
-[ -d "$dir/summaries" ] && dir=$dir/summaries
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentmm-demo-table.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# table_args, regime_ratios (shared with reference-table.sh)
+# shellcheck source-path=SCRIPTDIR source=summaries-lib.sh
+. "$(dirname "$0")/summaries-lib.sh" || exit 1
+table_args "arm base" "$@"
 
 # the regimes in the demo's order, then any other
 regimes=""
@@ -63,8 +51,7 @@ sb=$(sed -n 's/.*"sandboxes": {\(.*\)}.*/\1/p' "$dir/bench-host.json" 2>/dev/nul
 
 printf '%-8s %-24s %-15s %-15s %s\n' regime "healthy memory" "$base" "$arm" "$arm / $base [95% interval] n"
 for r in $regimes; do
-	"$here/report.sh" --from-summaries "$dir/$r" --ratios-out "$tmp/$r.tsv" >/dev/null 2>"$tmp/$r.err" ||
-		{ echo "demo-table: report.sh failed on $dir/$r:" >&2; cat "$tmp/$r.err" >&2; exit 1; }
+	regime_ratios "$r"
 	n=$(echo "$sb" | tr ',' '\n' | sed -n "s/^$r:\([0-9][0-9]*\)\$/\1/p")
 	awk -F '\t' -v reg="$r" -v arm="$arm" -v base="$base" -v n="${n:-0}" -v vf="$tmp/verdicts" '
 function median(a, k,   i, j, t) {

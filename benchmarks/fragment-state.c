@@ -8,6 +8,7 @@
 
 #include "contig.h"
 #include "parse.h"
+#include "memacct.h"
 #include "util.h"
 #include "fragment-state.h"
 
@@ -25,19 +26,14 @@ unsigned long page_bytes(void)
 
 void read_meminfo(struct meminfo *m)
 {
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
+	struct ma_host h;
 
-	if (!f)
+	if (ma_host_read(&h))
 		die("cannot read /proc/meminfo: %s", strerror(errno));
-	memset(m, 0, sizeof(*m));
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "MemTotal: %llu", &m->total_kb);
-		sscanf(line, "MemFree: %llu", &m->free_kb);
-		sscanf(line, "MemAvailable: %llu", &m->avail_kb);
-		sscanf(line, "CmaFree: %llu", &m->cma_free_kb);
-	}
-	fclose(f);
+	m->total_kb = h.mem_total;
+	m->free_kb = h.mem_free;
+	m->avail_kb = h.mem_avail;
+	m->cma_free_kb = h.cma_free;
 }
 
 unsigned long long free_kb_unmovable(const struct meminfo *m)

@@ -237,18 +237,28 @@ static char cua_saved[16];		/* "" = not changed */
 static char knob_path[256], knob_saved[32];
 static int knob_changed;
 
-static void restore_settings(void)
+/* Write @saved back to @path; a failure is named, not fatal. */
+static void restore_one(const char *path, const char *saved)
+{
+	if (write_file(path, saved))
+		fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
+			path, saved, strerror(errno));
+}
+
+/* The temporary knob the grab changed, if it is still changed. */
+static void restore_knob(void)
 {
 	if (knob_changed) {
-		if (write_file(knob_path, knob_saved))
-			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
-				knob_path, knob_saved, strerror(errno));
+		restore_one(knob_path, knob_saved);
 		knob_changed = 0;
 	}
+}
+
+static void restore_settings(void)
+{
+	restore_knob();
 	if (cua_saved[0]) {
-		if (write_file(CUA_PATH, cua_saved))
-			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
-				CUA_PATH, cua_saved, strerror(errno));
+		restore_one(CUA_PATH, cua_saved);
 		cua_saved[0] = 0;
 	}
 }
@@ -355,12 +365,7 @@ static void grab_large_blocks(void)
 		chunks[nchunks++].punched = 2;
 		grab_mb += len / 1048576.0;
 	}
-	if (knob_changed) {
-		if (write_file(knob_path, knob_saved))
-			fprintf(stderr, "%s: cannot restore %s to '%s': %s\n", prog,
-				knob_path, knob_saved, strerror(errno));
-		knob_changed = 0;
-	}
+	restore_knob();
 	printf("grab: %.1f MB mapped with %zu kB faults; order>=%u free in usable zones now %.1f MB\n",
 	       grab_mb, blk >> 10, opt.order, usable_mb(opt.order));
 }
@@ -415,11 +420,8 @@ static void catch_signals(void)
 {
 	struct sigaction sa;
 
+	catch_stop_signals(on_signal);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_report;
 	sigaction(SIGUSR1, &sa, NULL);
 }

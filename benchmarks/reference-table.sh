@@ -10,7 +10,7 @@ usage() {
 Usage: benchmarks/reference-table.sh [--arm ARM] DIR
 
 DIR is a bench-host summaries folder (OUTDIR/summaries, or a committed copy
-under benchmarks/results/bench-host/) or a bench-host OUTDIR. For each
+under benchmarks/results/) or a bench-host OUTDIR. For each
 figure the reference reports, ARM (default agentmm) against each baseline
 that ran (distro-ubuntu, distro-rhel, stock, stock-zswap): the median of
 the per-rep paired ratios with its bootstrap 95% interval and the number
@@ -33,26 +33,14 @@ USAGE
 }
 
 arm=agentmm
-while [ $# -gt 0 ]; do
-	case $1 in
-	-h|--help) usage; exit 0 ;;
-	--arm) [ $# -ge 2 ] || { usage >&2; exit 2; }; arm=$2; shift ;;
-	-*) echo "reference-table: unknown option $1" >&2; usage >&2; exit 2 ;;
-	*) break ;;
-	esac
-	shift
-done
-[ $# = 1 ] || { usage >&2; exit 2; }
-dir=$1
-[ -d "$dir/summaries" ] && dir=$dir/summaries
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentmm-reference.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# table_args, regime_ratios (shared with demo-table.sh)
+# shellcheck source-path=SCRIPTDIR source=summaries-lib.sh
+. "$(dirname "$0")/summaries-lib.sh" || exit 1
+table_args "" "$@"
 found=""
 for r in coldstart batch busy; do
 	[ -f "$dir/$r/figures.tsv" ] || continue
-	"$here/report.sh" --from-summaries "$dir/$r" --ratios-out "$tmp/$r.tsv" >/dev/null 2>"$tmp/$r.err" ||
-		{ echo "reference-table: report.sh failed on $dir/$r:" >&2; cat "$tmp/$r.err" >&2; exit 1; }
+	regime_ratios "$r"
 	found="$found $r"
 done
 [ -n "$found" ] || { echo "reference-table: no coldstart, batch or busy regime summaries in $dir" >&2; exit 1; }

@@ -20,11 +20,14 @@
 #endif
 
 /*
- * The interface agentmmd reads and writes: governor/decision's fields and
- * governor/counters' format. Raised when either changes incompatibly, so a
- * daemon of another release can tell and refuse (sysfs "abi").
+ * The interface agentmmd reads and writes (sysfs "abi"), raised when it
+ * changes incompatibly, so a daemon of another release can tell and refuse
+ * or fall back. 1: governor/decision and governor/counters. 2: one value
+ * per file: governor/enabled_kb and candidates_kb, the sizes' stats/ files
+ * and governor/commit_stats (the ABI 1 files stay, deprecated, for one
+ * release).
  */
-#define AGENTMM_ABI	1
+#define AGENTMM_ABI	2
 
 #if NR_PAGE_ORDERS > AMM_MAX_ORDERS
 #error "agentmm: this kernel has more page orders than AMM_MAX_ORDERS"
@@ -120,9 +123,12 @@ struct agentmm_sensor {
  * Everything here is protected by agentmm_sensor.lock: the module writes
  * no file and waits on nothing while it holds it.
  * @counters: each order's mTHP fault and footprint counters as agentmmd
- *	last fed them (governor/counters); zero until it does
- * @counters_fed: writes to governor/counters taken (the first one
- *	restarts the decision logic from the counters as its baseline)
+ *	last fed them (committed from @staged); zero until it does
+ * @staged: the counters written to the sizes' stats/ files, taken into
+ *	@counters at once by governor/commit_stats
+ * @counters_fed: counter sets taken (commit_stats, or a governor/counters
+ *	write; the first one restarts the decision logic from the counters
+ *	as its baseline)
  * @cfg: tunables in force (the module parameters as last committed)
  * @cfg_ready: @cfg holds the defaults or what parameters set
  * @st: decision-logic state
@@ -133,9 +139,10 @@ struct agentmm_sensor {
  * @enforcing: mode enforce: compaction runs and the decision is marked
  *	for agentmmd to apply
  * @ticks: decisions made
- * @decision_kn: governor/decision in sysfs, notified when the enabled
+ * @enabled_kn: governor/enabled_kb in sysfs, notified when the enabled
  *	sizes change (set by agentmm_sysfs_init() before the sensor starts,
  *	dropped by agentmm_sysfs_exit() after it stops)
+ * @decision_kn: the same for the deprecated governor/decision
  * @compact_runs: order-targeted compaction requests carried out
  * @compact_blocks: blocks those requests allocated and freed as headroom
  * @compact_misses: requests that ended on a failed allocation
@@ -143,6 +150,7 @@ struct agentmm_sensor {
  */
 struct agentmm_governor {
 	struct amm_gov_order_input counters[AMM_MAX_ORDERS];
+	struct amm_gov_order_input staged[AMM_MAX_ORDERS];
 	u64 counters_fed;
 	struct amm_gov_config cfg;
 	bool cfg_ready;
@@ -153,6 +161,7 @@ struct agentmm_governor {
 	bool running;
 	bool enforcing;
 	u64 ticks;
+	struct kernfs_node *enabled_kn;
 	struct kernfs_node *decision_kn;
 	u64 compact_runs;
 	u64 compact_blocks;
@@ -175,6 +184,8 @@ void agentmm_gov_sync(void);
 void agentmm_gov_enforce(bool on);
 int agentmm_gov_load_params(void);
 int agentmm_gov_show_config(char *buf);
+u64 *agentmm_gov_stat(struct amm_gov_order_input *o, unsigned int i);
+void agentmm_gov_take_counters(const struct amm_gov_order_input *all);
 int agentmm_gov_feed(const char *buf, size_t len);
 int agentmm_gov_show_counters(char *buf);
 void agentmm_gov_tick(void);

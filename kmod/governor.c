@@ -11,8 +11,8 @@
  * module is in enforce, borrowing every switch (the admin's value
  * journaled before the first write and written back on exit). The
  * counters live in the same sysfs directories (per-CPU mthp_stats, not
- * exported to modules), so agentmmd reads them and writes them to
- * governor/counters each tick; without agentmmd the decision rests on
+ * exported to modules), so agentmmd reads them, writes them to the
+ * sizes' stats/ files and commits them (governor/commit_stats) each tick; without agentmmd the decision rests on
  * contiguity and free memory alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -259,8 +259,16 @@ MODULE_PARM_DESC(candidates,
 
 /* --- counters: fed by agentmmd --- */
 
-static u64 *agentmm_counter_field(struct amm_gov_order_input *o,
-				  unsigned int i)
+/**
+ * agentmm_gov_stat() - one of a size's fed counters
+ * @o: the size's counters
+ * @i: which, 0..AMM_NR_COUNTERS-1, in the order of hugepages-<N>kB/stats
+ *	anon_fault_alloc, anon_fault_fallback, anon_fault_fallback_charge,
+ *	nr_anon, nr_anon_partially_mapped, split_deferred
+ *
+ * Return: the counter's field in @o.
+ */
+u64 *agentmm_gov_stat(struct amm_gov_order_input *o, unsigned int i)
 {
 	u64 *f[AMM_NR_COUNTERS] = {
 		&o->fault_alloc, &o->fault_fallback,
@@ -269,6 +277,27 @@ static u64 *agentmm_counter_field(struct amm_gov_order_input *o,
 	};
 
 	return f[i];
+}
+
+/**
+ * agentmm_gov_take_counters() - make fed counters the ones in use
+ * @all: per order; the orders marked present are taken
+ *
+ * The first counters taken since load are the kernel's totals since boot,
+ * not one interval's faults: the decision logic starts over from them as
+ * its baseline.
+ * Context: process context; agentmm_sensor.lock held.
+ */
+void agentmm_gov_take_counters(const struct amm_gov_order_input *all)
+{
+	unsigned int order;
+
+	lockdep_assert_held(&agentmm_sensor.lock);
+	for (order = 0; order < AMM_MAX_ORDERS; order++)
+		if (all[order].present)
+			agentmm_gov.counters[order] = all[order];
+	if (!agentmm_gov.counters_fed++)
+		agentmm_gov.initialised = false;
 }
 
 /*
@@ -289,12 +318,14 @@ static int agentmm_feed_line(const char *line, size_t len,
 		return -EINVAL;
 	all[order].present = true;
 	for (i = 0; i < AMM_NR_COUNTERS; i++)
-		*agentmm_counter_field(&all[order], i) = vals[i];
+		*agentmm_gov_stat(&all[order], i) = vals[i];
 	return 0;
 }
 
 /**
- * agentmm_gov_feed() - take the mTHP counters agentmmd read
+ * agentmm_gov_feed() - take the mTHP counters agentmmd read (deprecated
+ *	governor/counters; the per-size stats/ files and commit_stats
+ *	replace it)
  * @buf: one line per size: "<kb>kB alloc fallback fallback_charge nr_anon
  *	nr_anon_partially_mapped split_deferred", the values of
  *	hugepages-<kb>kB/stats/{anon_fault_alloc, anon_fault_fallback,
@@ -303,7 +334,8 @@ static int agentmm_feed_line(const char *line, size_t len,
  * @len: bytes in @buf
  *
  * The whole write is parsed before anything is taken; sizes not named
- * keep their last values.
+ * keep their last values. The sizes named are staged too, so the stats/
+ * files read what is in use.
  * Context: process context (a sysfs write).
  * Return: 0, or -EINVAL if any line is malformed (nothing changed).
  */
@@ -334,14 +366,8 @@ int agentmm_gov_feed(const char *buf, size_t len)
 		mutex_lock(&agentmm_sensor.lock);
 		for (order = 0; order < AMM_MAX_ORDERS; order++)
 			if (all[order].present)
-				agentmm_gov.counters[order] = all[order];
-		/*
-		 * The first counters are the kernel's totals since boot, not
-		 * this interval's faults: the decision logic starts over from
-		 * them as its baseline.
-		 */
-		if (!agentmm_gov.counters_fed++)
-			agentmm_gov.initialised = false;
+				agentmm_gov.staged[order] = all[order];
+		agentmm_gov_take_counters(all);
 		mutex_unlock(&agentmm_sensor.lock);
 	}
 	kfree(all);
@@ -368,7 +394,7 @@ int agentmm_gov_show_counters(char *buf)
 		at += sysfs_emit_at(buf, at, "%ukB", s->sizes[i].kb);
 		for (j = 0; j < AMM_NR_COUNTERS; j++)
 			at += sysfs_emit_at(buf, at, " %llu",
-					    *agentmm_counter_field(o, j));
+					    *agentmm_gov_stat(o, j));
 		at += sysfs_emit_at(buf, at, "\n");
 	}
 	return at;
@@ -382,7 +408,7 @@ int agentmm_gov_show_counters(char *buf)
  * Builds the input from the sensor's numbers and the fed counters, steps
  * the decision logic and, in enforce mode, queues compaction for the
  * largest size below its headroom.
- * When the enabled sizes change, readers of governor/decision (agentmmd) are
+ * When the enabled sizes change, readers of governor/enabled_kb (agentmmd) are
  * woken by sysfs_notify.
  * Context: process context (the sampling work); agentmm_sensor.lock held.
  */
@@ -428,6 +454,8 @@ void agentmm_gov_tick(void)
 		WRITE_ONCE(agentmm_compact_order, __fls(g->dec.compact_mask));
 		queue_work(system_unbound_wq, &agentmm_compact_work);
 	}
+	if (g->dec.changed && g->enabled_kn)
+		sysfs_notify_dirent(g->enabled_kn);
 	if (g->dec.changed && g->decision_kn)
 		sysfs_notify_dirent(g->decision_kn);
 }

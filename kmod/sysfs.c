@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/agentmm: one value per file, plus a machine-readable summary.
+ * /sys/kernel/agentmm: one value per file (a list of like values, such as
+ * sizes or per-order counts, is one value). The governor's directory is in
+ * sysfs-gov.c, the deprecated multi-value files of ABI 1 in sysfs-old.c.
  * The layout is documented in Documentation/ABI/testing/sysfs-kernel-agentmm.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kobject.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
-#include "agentmm.h"
+#include "sysfs.h"
 
 static struct kobject *agentmm_kobj;
 static struct kobject *agentmm_sensor_kobj;
@@ -32,49 +35,6 @@ static unsigned int agentmm_item_idx(struct kobject *kobj)
 static void agentmm_item_release(struct kobject *kobj)
 {
 	kfree(container_of(kobj, struct agentmm_item_kobj, kobj));
-}
-
-/* Emits "n0 n1 ... nN\n" for a free area's per-order block counts. */
-static int agentmm_emit_orders(char *buf, int at, const struct amm_free_area *fa,
-			       char sep)
-{
-	unsigned int order;
-
-	for (order = 0; order < fa->nr_orders; order++)
-		at += sysfs_emit_at(buf, at, "%s%llu", order ? (sep == ',' ?
-				    "," : " ") : "", fa->nr_free[order]);
-	return at;
-}
-
-static const char *agentmm_decision_of(unsigned int idx);
-static const char *agentmm_reason_of(unsigned int idx);
-
-/* Largest enabled size in kB, 0 if none; caller holds agentmm_sensor.lock. */
-static unsigned long agentmm_ceiling_kb(void)
-{
-	if (!agentmm_gov.initialised || agentmm_gov.dec.ceiling < 0)
-		return 0;
-	return (PAGE_SIZE / 1024) << agentmm_gov.dec.ceiling;
-}
-
-/* Largest size free memory allows: "-" no limit, 0 none; lock held. */
-static int agentmm_emit_mem_cap(char *buf, int at)
-{
-	int cap = agentmm_gov.dec.mem_cap;
-
-	if (!agentmm_gov.initialised || cap == AMM_GOV_NO_CAP)
-		return sysfs_emit_at(buf, at, "-");
-	if (cap < 0)
-		return sysfs_emit_at(buf, at, "0");
-	return sysfs_emit_at(buf, at, "%lu", (PAGE_SIZE / 1024) << cap);
-}
-
-/* A per mille value, "-" if unrated. */
-static int agentmm_emit_permille(char *buf, int at, unsigned int v)
-{
-	if (v == AMM_GOV_UNRATED)
-		return sysfs_emit_at(buf, at, "-");
-	return sysfs_emit_at(buf, at, "%u", v);
 }
 
 /* --- top level --- */
@@ -108,70 +68,11 @@ static ssize_t abi_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute abi_attr = __ATTR_RO(abi);
 
-static ssize_t summary_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	u64 now = ktime_get_boottime_ns();
-	unsigned int i;
-	int at;
-
-	mutex_lock(&s->lock);
-	at = sysfs_emit(buf,
-			"agentmm version=%s mode=%s interval_ms=%u probes=%u\n",
-			AGENTMM_VERSION, agentmm_mode_name(agentmm_get_mode()),
-			READ_ONCE(agentmm_interval_ms), s->nr_probes);
-	at += sysfs_emit_at(buf, at,
-			    "sensor seq=%llu event_samples=%llu age_ms=%llu free_pages=%llu\n",
-			    s->seq, s->event_samples,
-			    s->seq ? div_u64(now - s->last_ns, NSEC_PER_MSEC) : 0,
-			    amm_free_pages(&s->total));
-	at += sysfs_emit_at(buf, at,
-			    "governor ceiling_kb=%lu ticks=%llu transitions_up=%llu transitions_down=%llu compact_runs=%llu compact_futile=%llu compact_us=%llu counters_fed=%llu\n",
-			    agentmm_ceiling_kb(), agentmm_gov.ticks,
-			    agentmm_gov.st.transitions_up,
-			    agentmm_gov.st.transitions_down,
-			    agentmm_gov.compact_runs,
-			    agentmm_gov.st.compact_futile,
-			    div_u64(agentmm_gov.compact_ns, NSEC_PER_USEC),
-			    agentmm_gov.counters_fed);
-	at += sysfs_emit_at(buf, at,
-			    "memory total_pages=%llu free_pages=%llu wmark_high_pages=%llu headroom_permille=",
-			    s->mem.total_pages, s->mem.free_pages,
-			    s->mem.wmark_high_pages);
-	at += agentmm_emit_permille(buf, at, agentmm_gov.initialised ?
-				    agentmm_gov.dec.headroom_permille :
-				    AMM_GOV_UNRATED);
-	at += sysfs_emit_at(buf, at, " mem_cap_kb=");
-	at += agentmm_emit_mem_cap(buf, at);
-	at += sysfs_emit_at(buf, at, " memory_downs=%llu\n",
-			    agentmm_gov.st.memory_downs);
-	for (i = 0; i < s->nr_sizes; i++)
-		at += sysfs_emit_at(buf, at,
-				    "size kb=%u order=%u available_pages=%llu servable_pages=%llu unusable_index=%u decision=%s reason=%s\n",
-				    s->sizes[i].kb, s->sizes[i].order,
-				    s->sizes[i].avail_pages,
-				    s->sizes[i].servable_pages,
-				    s->sizes[i].unusable, agentmm_decision_of(i),
-				    agentmm_reason_of(i));
-	for (i = 0; i < s->nr_zones; i++) {
-		at += sysfs_emit_at(buf, at,
-				    "zone node=%d name=%s reserved=%llu free_blocks=",
-				    s->zones[i].nid, s->zones[i].name,
-				    s->zones[i].reserved);
-		at = agentmm_emit_orders(buf, at, &s->zones[i].fa, ',');
-		at += sysfs_emit_at(buf, at, "\n");
-	}
-	mutex_unlock(&s->lock);
-	return at;
-}
-static struct kobj_attribute summary_attr = __ATTR_RO(summary);
 
 static struct attribute *agentmm_root_attrs[] = {
 	&mode_attr.attr,
 	&version_attr.attr,
 	&abi_attr.attr,
-	&summary_attr.attr,
 	NULL,
 };
 
@@ -181,37 +82,15 @@ static const struct attribute_group agentmm_root_group = {
 
 /* --- sensor/ --- */
 
-#define AGENTMM_SENSOR_U64_ATTR(_name, _expr)				\
-static ssize_t _name##_show(struct kobject *kobj,			\
-			    struct kobj_attribute *attr, char *buf)	\
-{									\
-	struct agentmm_sensor *s = &agentmm_sensor;			\
-	u64 v;								\
-									\
-	mutex_lock(&s->lock);						\
-	v = (_expr);							\
-	mutex_unlock(&s->lock);						\
-	return sysfs_emit(buf, "%llu\n", v);				\
-}									\
-static struct kobj_attribute _name##_attr = __ATTR_RO(_name)
-
 AGENTMM_SENSOR_U64_ATTR(samples, s->seq);
 AGENTMM_SENSOR_U64_ATTR(event_samples, s->event_samples);
 AGENTMM_SENSOR_U64_ATTR(probes, s->nr_probes);
 AGENTMM_SENSOR_U64_ATTR(free_pages, amm_free_pages(&s->total));
+AGENTMM_SENSOR_U64_ATTR(age_ms, s->seq ? div_u64(ktime_get_boottime_ns() -
+						 s->last_ns, NSEC_PER_MSEC) : 0);
 
-static ssize_t free_blocks_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	int at;
-
-	mutex_lock(&s->lock);
-	at = agentmm_emit_orders(buf, 0, &s->total, ' ');
-	mutex_unlock(&s->lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute free_blocks_attr = __ATTR_RO(free_blocks);
+AGENTMM_EMIT_ATTR(free_blocks,
+		  agentmm_emit_orders(buf, 0, &agentmm_sensor.total, ' '));
 
 static struct attribute *agentmm_sensor_attrs[] = {
 	&samples_attr.attr,
@@ -219,182 +98,12 @@ static struct attribute *agentmm_sensor_attrs[] = {
 	&probes_attr.attr,
 	&free_pages_attr.attr,
 	&free_blocks_attr.attr,
+	&age_ms_attr.attr,
 	NULL,
 };
 
 static const struct attribute_group agentmm_sensor_group = {
 	.attrs = agentmm_sensor_attrs,
-};
-
-/* --- governor/ --- */
-
-AGENTMM_SENSOR_U64_ATTR(ceiling_kb, agentmm_ceiling_kb());
-AGENTMM_SENSOR_U64_ATTR(ticks, agentmm_gov.ticks);
-AGENTMM_SENSOR_U64_ATTR(transitions_up, agentmm_gov.st.transitions_up);
-AGENTMM_SENSOR_U64_ATTR(transitions_down, agentmm_gov.st.transitions_down);
-AGENTMM_SENSOR_U64_ATTR(compact_requested, agentmm_gov.st.compact_requested);
-AGENTMM_SENSOR_U64_ATTR(compact_suppressed,
-			agentmm_gov.st.compact_suppressed);
-AGENTMM_SENSOR_U64_ATTR(compact_futile, agentmm_gov.st.compact_futile);
-AGENTMM_SENSOR_U64_ATTR(compact_runs, agentmm_gov.compact_runs);
-AGENTMM_SENSOR_U64_ATTR(compact_blocks, agentmm_gov.compact_blocks);
-AGENTMM_SENSOR_U64_ATTR(compact_misses, agentmm_gov.compact_misses);
-AGENTMM_SENSOR_U64_ATTR(compact_us, div_u64(agentmm_gov.compact_ns,
-					    NSEC_PER_USEC));
-AGENTMM_SENSOR_U64_ATTR(counters_fed, agentmm_gov.counters_fed);
-AGENTMM_SENSOR_U64_ATTR(memory_downs, agentmm_gov.st.memory_downs);
-
-static ssize_t mem_cap_kb_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_mem_cap(buf, 0);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute mem_cap_kb_attr = __ATTR_RO(mem_cap_kb);
-
-static ssize_t config_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	int n;
-
-	mutex_lock(&agentmm_sensor.lock);
-	n = agentmm_gov_show_config(buf);
-	mutex_unlock(&agentmm_sensor.lock);
-	return n;
-}
-static struct kobj_attribute config_attr = __ATTR_RO(config);
-
-static ssize_t headroom_permille_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	at = agentmm_emit_permille(buf, 0, agentmm_gov.initialised ?
-				   agentmm_gov.dec.headroom_permille :
-				   AMM_GOV_UNRATED);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute headroom_permille_attr =
-	__ATTR_RO(headroom_permille);
-
-static ssize_t enabled_sizes_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	unsigned int i;
-	int at = 0;
-
-	mutex_lock(&s->lock);
-	for (i = 0; i < s->nr_sizes; i++)
-		if (agentmm_gov.initialised &&
-		    agentmm_gov.dec.enabled & (1U << s->sizes[i].order))
-			at += sysfs_emit_at(buf, at, "%s%ukB", at ? " " : "",
-					    s->sizes[i].kb);
-	mutex_unlock(&s->lock);
-	return at + sysfs_emit_at(buf, at, "%s\n", at ? "" : "none");
-}
-static struct kobj_attribute enabled_sizes_attr = __ATTR_RO(enabled_sizes);
-
-/*
- * Emits "16,32,64" for the sizes in @mask this kernel has, "-" if none;
- * lock held.
- */
-static int agentmm_emit_kb_list(char *buf, int at, u32 mask)
-{
-	struct agentmm_sensor *s = &agentmm_sensor;
-	char list[AMM_MAX_ORDERS * 12];
-	u32 have = 0;
-	unsigned int i;
-
-	for (i = 0; i < s->nr_sizes; i++)
-		have |= 1U << s->sizes[i].order;
-	if (amm_format_sizes(mask & have, PAGE_SIZE / SZ_1K, list,
-			     sizeof(list)) <= 0)
-		strscpy(list, "-", sizeof(list));
-	return at + sysfs_emit_at(buf, at, "%s", list);
-}
-
-/*
- * The decision agentmmd applies, in one read: the mode (it applies only
- * "enforce"), ticks (0: none made yet), the sizes enabled and the
- * candidates they were chosen from.
- */
-static ssize_t decision_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
-{
-	struct agentmm_governor *g = &agentmm_gov;
-	int at;
-
-	mutex_lock(&agentmm_sensor.lock);
-	/*
-	 * The last decision stands while the logic restarts (the first
-	 * counters, a mode change): ticks counts decisions since load.
-	 */
-	at = sysfs_emit(buf, "mode=%s ticks=%llu enabled_kb=",
-			agentmm_mode_name(agentmm_get_mode()), g->ticks);
-	at = agentmm_emit_kb_list(buf, at, g->ticks ? g->dec.enabled : 0);
-	at += sysfs_emit_at(buf, at, " candidates_kb=");
-	at = agentmm_emit_kb_list(buf, at, g->cfg.candidates);
-	mutex_unlock(&agentmm_sensor.lock);
-	return at + sysfs_emit_at(buf, at, "\n");
-}
-static struct kobj_attribute decision_attr = __ATTR_RO(decision);
-
-static ssize_t counters_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
-{
-	ssize_t ret;
-
-	mutex_lock(&agentmm_sensor.lock);
-	ret = agentmm_gov_show_counters(buf);
-	mutex_unlock(&agentmm_sensor.lock);
-	return ret;
-}
-
-static ssize_t counters_store(struct kobject *kobj,
-			      struct kobj_attribute *attr, const char *buf,
-			      size_t count)
-{
-	int err = agentmm_gov_feed(buf, count);
-
-	if (err == -EINVAL)
-		pr_err("governor/counters: malformed write, nothing taken; one line per size: <kb>kB alloc fallback fallback_charge nr_anon nr_anon_partially_mapped split_deferred\n");
-	return err ? err : count;
-}
-static struct kobj_attribute counters_attr = __ATTR_RW_MODE(counters, 0600);
-
-static struct attribute *agentmm_governor_attrs[] = {
-	&ceiling_kb_attr.attr,
-	&enabled_sizes_attr.attr,
-	&ticks_attr.attr,
-	&transitions_up_attr.attr,
-	&transitions_down_attr.attr,
-	&compact_requested_attr.attr,
-	&compact_suppressed_attr.attr,
-	&compact_futile_attr.attr,
-	&compact_runs_attr.attr,
-	&compact_blocks_attr.attr,
-	&compact_misses_attr.attr,
-	&compact_us_attr.attr,
-	&counters_fed_attr.attr,
-	&counters_attr.attr,
-	&decision_attr.attr,
-	&memory_downs_attr.attr,
-	&mem_cap_kb_attr.attr,
-	&headroom_permille_attr.attr,
-	&config_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group agentmm_governor_group = {
-	.name = "governor",
-	.attrs = agentmm_governor_attrs,
 };
 
 /* --- sensor/sizes/<kb>kB/ --- */
@@ -419,24 +128,6 @@ AGENTMM_SIZE_ATTR(order, "%u", order);
 AGENTMM_SIZE_ATTR(available_pages, "%llu", avail_pages);
 AGENTMM_SIZE_ATTR(servable_pages, "%llu", servable_pages);
 AGENTMM_SIZE_ATTR(unusable_index, "%u", unusable);
-
-static const char *agentmm_decision_of(unsigned int idx)
-{
-	unsigned int order = agentmm_sensor.sizes[idx].order;
-
-	if (!agentmm_gov.initialised)
-		return "none";
-	return agentmm_gov.dec.enabled & (1U << order) ? "enabled" : "disabled";
-}
-
-static const char *agentmm_reason_of(unsigned int idx)
-{
-	unsigned int order = agentmm_sensor.sizes[idx].order;
-
-	if (!agentmm_gov.initialised)
-		return "none";
-	return amm_gov_reason_name(agentmm_gov.dec.reason[order]);
-}
 
 #define AGENTMM_SIZE_STR_ATTR(_name, _expr)				\
 static ssize_t size_##_name##_show(struct kobject *kobj,		\
@@ -506,7 +197,93 @@ static struct attribute *agentmm_size_attrs[] = {
 	&size_footprint_permille_attr.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(agentmm_size);
+
+static const struct attribute_group agentmm_size_group = {
+	.attrs = agentmm_size_attrs,
+};
+
+/*
+ * sensor/sizes/<kb>kB/stats/: the size's hugepages-<kb>kB/stats/ counters,
+ * which the module cannot read (per-CPU mthp_stats, not exported to
+ * modules), as agentmmd copies them in. A write stages its value;
+ * governor/commit_stats takes every size's staged values at once, so the
+ * governor never sees a half-written set.
+ */
+struct agentmm_stat_attr {
+	struct kobj_attribute attr;
+	unsigned int stat;	/* agentmm_gov_stat()'s index */
+};
+
+static ssize_t size_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *buf)
+{
+	unsigned int stat = container_of(attr, struct agentmm_stat_attr,
+					 attr)->stat;
+	unsigned int order = agentmm_sensor.sizes[agentmm_item_idx(kobj)].order;
+	u64 v;
+
+	mutex_lock(&agentmm_sensor.lock);
+	v = *agentmm_gov_stat(&agentmm_gov.staged[order], stat);
+	mutex_unlock(&agentmm_sensor.lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t size_stat_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	unsigned int stat = container_of(attr, struct agentmm_stat_attr,
+					 attr)->stat;
+	unsigned int order = agentmm_sensor.sizes[agentmm_item_idx(kobj)].order;
+	u64 v;
+
+	/* as the kernel's stats file shows it: what agentmmd copies */
+	if (amm_parse_stat(buf, count, &v)) {
+		pr_err("sizes/%ukB/stats/%s: '%.*s' is invalid; allowed: a decimal counter\n",
+		       agentmm_sensor.sizes[agentmm_item_idx(kobj)].kb,
+		       attr->attr.name, (int)strcspn(buf, "\n"), buf);
+		return -EINVAL;
+	}
+	mutex_lock(&agentmm_sensor.lock);
+	*agentmm_gov_stat(&agentmm_gov.staged[order], stat) = v;
+	mutex_unlock(&agentmm_sensor.lock);
+	return count;
+}
+
+#define AGENTMM_STAT_ATTR(_name, _stat)					\
+static struct agentmm_stat_attr size_stat_##_name##_attr = {		\
+	.attr = __ATTR(_name, 0600, size_stat_show, size_stat_store),	\
+	.stat = (_stat),						\
+}
+
+/* In the order of agentmm_gov_stat(). */
+AGENTMM_STAT_ATTR(anon_fault_alloc, 0);
+AGENTMM_STAT_ATTR(anon_fault_fallback, 1);
+AGENTMM_STAT_ATTR(anon_fault_fallback_charge, 2);
+AGENTMM_STAT_ATTR(nr_anon, 3);
+AGENTMM_STAT_ATTR(nr_anon_partially_mapped, 4);
+AGENTMM_STAT_ATTR(split_deferred, 5);
+
+static struct attribute *agentmm_size_stat_attrs[] = {
+	&size_stat_anon_fault_alloc_attr.attr.attr,
+	&size_stat_anon_fault_fallback_attr.attr.attr,
+	&size_stat_anon_fault_fallback_charge_attr.attr.attr,
+	&size_stat_nr_anon_attr.attr.attr,
+	&size_stat_nr_anon_partially_mapped_attr.attr.attr,
+	&size_stat_split_deferred_attr.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group agentmm_size_stats_group = {
+	.name = "stats",
+	.attrs = agentmm_size_stat_attrs,
+};
+
+static const struct attribute_group *agentmm_size_groups[] = {
+	&agentmm_size_group,
+	&agentmm_size_stats_group,
+	NULL,
+};
 
 static const struct kobj_type agentmm_size_ktype = {
 	.release = agentmm_item_release,
@@ -531,8 +308,22 @@ static ssize_t zone_free_blocks_show(struct kobject *kobj,
 static struct kobj_attribute zone_free_blocks_attr =
 	__ATTR(free_blocks, 0444, zone_free_blocks_show, NULL);
 
+static ssize_t zone_reserved_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	u64 v;
+
+	mutex_lock(&agentmm_sensor.lock);
+	v = agentmm_sensor.zones[agentmm_item_idx(kobj)].reserved;
+	mutex_unlock(&agentmm_sensor.lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+static struct kobj_attribute zone_reserved_attr =
+	__ATTR(reserved, 0444, zone_reserved_show, NULL);
+
 static struct attribute *agentmm_zone_attrs[] = {
 	&zone_free_blocks_attr.attr,
+	&zone_reserved_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(agentmm_zone);
@@ -577,9 +368,7 @@ void agentmm_sysfs_exit(void)
 {
 	unsigned int i;
 
-	sysfs_put(agentmm_gov.decision_kn);	/* NULL-safe */
-	agentmm_gov.decision_kn = NULL;
-
+	agentmm_sysfs_gov_exit();
 	for (i = 0; i < ARRAY_SIZE(agentmm_size_kobjs); i++) {
 		if (agentmm_size_kobjs[i])
 			kobject_put(&agentmm_size_kobjs[i]->kobj);
@@ -611,7 +400,6 @@ void agentmm_sysfs_exit(void)
 int agentmm_sysfs_init(void)
 {
 	struct agentmm_sensor *s = &agentmm_sensor;
-	struct kernfs_node *gov_kn;
 	unsigned int i;
 	int err = -ENOMEM;
 
@@ -619,16 +407,12 @@ int agentmm_sysfs_init(void)
 	if (!agentmm_kobj)
 		return -ENOMEM;
 	err = sysfs_create_group(agentmm_kobj, &agentmm_root_group);
+	if (!err)
+		err = sysfs_create_group(agentmm_kobj, &agentmm_old_root_group);
+	if (!err)
+		err = agentmm_sysfs_gov_init(agentmm_kobj);
 	if (err)
 		goto fail;
-	err = sysfs_create_group(agentmm_kobj, &agentmm_governor_group);
-	if (err)
-		goto fail;
-	gov_kn = sysfs_get_dirent(agentmm_kobj->sd, "governor");
-	if (gov_kn) {
-		agentmm_gov.decision_kn = sysfs_get_dirent(gov_kn, "decision");
-		sysfs_put(gov_kn);
-	}
 	err = -ENOMEM;
 	agentmm_sensor_kobj = kobject_create_and_add("sensor", agentmm_kobj);
 	if (!agentmm_sensor_kobj)

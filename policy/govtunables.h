@@ -6,8 +6,9 @@
  * AMM_GOV_TUNABLE, includes this file and undefines it (so there is no
  * include guard): the defaults, ranges, names and accessors in
  * policy/governor.c, agentmm.ko's module parameters and its
- * governor/config file, agentmmd's governor_<name> keys, and the docs
- * check in tests/structure/check.py, which reads this file.
+ * governor/tunables/ files (and the deprecated governor/config),
+ * agentmmd's governor_<name> keys, and the docs check in
+ * tests/structure/check.py, which reads this file.
  *
  * type is the field's C type; min and max bound the value alone
  * (AMM_GOV_NOMAX: only the type does), the rules between tunables are in

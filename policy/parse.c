@@ -354,7 +354,8 @@ int amm_parse_hugepages_dir(const char *name, size_t len, unsigned int *kb)
 
 /**
  * amm_parse_stat() - a counter as a THP stats file shows it
- * @s: the file's content, e.g. "12345\n"
+ * @s: the file's content, e.g. "12345\n" (also what agentmm.ko's
+ *	sensor/sizes/<N>kB/stats/ files take, copied from those)
  * @len: its length (a NUL before it ends the text)
  * @out: the value; untouched on failure
  *
@@ -376,6 +377,7 @@ int amm_parse_stat(const char *s, size_t len, u64 *out)
 
 /**
  * amm_parse_counters() - one line of agentmm.ko's governor/counters
+ *	(deprecated: the per-size stats/ files replace it)
  * @s: "<kb>kB alloc fallback fallback_charge nr_anon partial deferred":
  *	a size and AMM_NR_COUNTERS decimal counters, separated by blanks
  * @len: its length (a NUL before it ends the text)

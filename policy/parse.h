@@ -32,7 +32,10 @@ int amm_match_word(const char *const *words, unsigned int n, const char *s,
 int amm_parse_hugepages_dir(const char *name, size_t len, unsigned int *kb);
 int amm_parse_stat(const char *s, size_t len, u64 *out);
 
-/* Counters per size in agentmm.ko's governor/counters, after the size. */
+/*
+ * Counters per size: agentmm.ko's sizes/<N>kB/stats/ files, and the
+ * fields after the size in a line of its deprecated governor/counters.
+ */
 #define AMM_NR_COUNTERS		6
 int amm_parse_counters(const char *s, size_t len, unsigned int *kb,
 		       u64 vals[AMM_NR_COUNTERS]);

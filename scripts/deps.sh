@@ -55,6 +55,9 @@ apt_demo=(
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
 	libevent-dev
+	# agentmmd's main loop (sd-event), sd_notify, journal and its calls to
+	# systemd for its units' cgroups (sd-bus): libsystemd
+	libsystemd-dev pkg-config
 	python3 python3-pytest python3-venv nodejs git util-linux procps
 	gnuplot-nox
 )
@@ -69,7 +72,7 @@ apt_check=(
 	debugedit elfutils rpmlint dracut-core
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
 	# for the scratch Debian root it installs into
-	debhelper dh-dkms lintian mmdebstrap
+	debhelper dh-dkms lintian mmdebstrap autopkgtest
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm
@@ -78,12 +81,16 @@ apt_check=(
 	# (dpkg --add-architecture arm64, below); arch-test for mmdebstrap's
 	# emulated arm64 root (make pkg-check-arm64)
 	crossbuild-essential-arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+	libsystemd-dev:arm64
 	# not libevent-dev:arm64: Debian 12's libevent-dev is not Multi-Arch:
 	# same (its event-config.h is per architecture), so it conflicts with
 	# libevent-dev above; the arm64 builds take it from the cross sysroot
 	# (fetch_cross_sysroot), the .deb's through tests/pkg/deb-aarch64.
 	# Its arm64 run-time libraries do coexist:
 	libevent-core-2.1-7:arm64 libevent-extra-2.1-7:arm64 libevent-pthreads-2.1-7:arm64
+	# libsystemd is Multi-Arch: same: its arm64 library runs the cross-built
+	# agentmmd under qemu-user, and the .deb's cross build links it
+	libsystemd-dev:arm64
 	arch-test
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
@@ -101,7 +108,7 @@ apt_check=(
 )
 dnf_demo=(
 	gcc make glibc-static clang llvm libbpf-devel libbpf-static bpftool
-	libevent-devel libevent-static
+	libevent-devel libevent-static systemd-devel
 	elfutils-libelf-devel elfutils-libelf-devel-static zlib-static
 	libzstd-static qemu-system-x86 busybox cpio kmod xz
 	python3 python3-pytest nodejs npm git util-linux procps-ng gnuplot
@@ -311,19 +318,20 @@ fetch_kernel_cross() {
 }
 
 # The libraries agentmmd links statically (libbpf, libelf, zlib, zstd,
-# libevent), of
+# libevent) and libsystemd with its own (a shared library only: linked and,
+# in the arm64 guest, loaded from here), of
 # architecture ARCH, unpacked into $cache/sysroot/ARCH for cross builds
 # (make cross-check); the C library comes with the cross compiler.
 fetch_cross_sysroot() {
 	local arch=$1 root=$cache/sysroot/$1 dl deb
-	# complete, and with libevent (a sysroot from before it is fetched again)
-	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libevent_core.a" >/dev/null &&
+	# complete, and with libsystemd (a sysroot from before it is fetched again)
+	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libsystemd.so" >/dev/null &&
 		{ say "$arch libraries present in $root"; return; }
-	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent for cross builds"
+	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent, libsystemd for cross builds"
 	dl=$(mktemp -d)
 	apt_download "$arch" '' "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
 		libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 \
-		libevent-openssl-2.1-7 busybox-static ||
+		libevent-openssl-2.1-7 libsystemd-dev libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblzma5 liblz4-1 busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done

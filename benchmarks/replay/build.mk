@@ -46,18 +46,18 @@ REPLAY_CONTENT_MB ?= 64
 # replay.c (main) and one module per concern, each with its header.
 REPLAY_MODULES := common hist options trace plan mem worker cgtree measure report
 REPLAY_SRC := $(REPLAY_DIR)/replay.c $(REPLAY_MODULES:%=$(REPLAY_DIR)/%.c) \
-	      $(TOP)/benchmarks/util.c
+	      $(BENCH_UTIL)
 REPLAY_DEPS := $(REPLAY_SRC) $(REPLAY_MODULES:%=$(REPLAY_DIR)/%.h) \
-	       $(TOP)/benchmarks/util.h
+	       $(BENCH_UTIL_DEPS)
 
 $(BUILD)/guest/bin/replay: $(REPLAY_DEPS) | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_SRC) -lm
+	$(CC) $(USER_CFLAGS) -I$(BENCH_LIB) $(STATIC_LDFLAGS) -o $@ $(REPLAY_SRC) -lm
 
 $(BUILD)/guest/bin/replay-guest: $(REPLAY_DIR)/replay-guest.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
 
 $(BUILD)/tools/replay: $(REPLAY_DEPS) | $(BUILD)/tools
-	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks -o $@ $(REPLAY_SRC) -lm
+	$(CC) $(USER_CFLAGS) -I$(BENCH_LIB) -o $@ $(REPLAY_SRC) -lm
 
 $(BUILD)/guest/bin/replay-daemon-cpu: $(REPLAY_DIR)/daemon-cpu.sh | $(BUILD)/guest/bin
 	install -m 755 $< $@
@@ -70,8 +70,8 @@ $(BUILD)/guest/bin/replay-lib.sh: $(REPLAY_DIR)/replay-lib.sh | $(BUILD)/guest/b
 	install -m 644 $< $@
 
 # the same static binary runs natively and in the guest (emulation slowdown)
-$(BUILD)/guest/bin/cpu-calib: $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c $(TOP)/benchmarks/util.h | $(BUILD)/guest/bin
-	$(CC) $(USER_CFLAGS) -I$(TOP)/benchmarks $(STATIC_LDFLAGS) -o $@ $(REPLAY_DIR)/cpu-calib.c $(TOP)/benchmarks/util.c
+$(BUILD)/guest/bin/cpu-calib: $(REPLAY_DIR)/cpu-calib.c $(BENCH_LIB)/util.c $(BENCH_LIB)/util.h | $(BUILD)/guest/bin
+	$(CC) $(USER_CFLAGS) -I$(BENCH_LIB) $(STATIC_LDFLAGS) -o $@ $(REPLAY_DIR)/cpu-calib.c $(BENCH_LIB)/util.c
 
 GUEST_BINS += $(BUILD)/guest/bin/replay $(BUILD)/guest/bin/replay-guest \
 	$(BUILD)/guest/bin/replay-daemon-cpu $(BUILD)/guest/bin/cpu-calib \

@@ -13,28 +13,30 @@ char sb_dir[MAX_SB][512];
 bool parent_created;
 static char parent_max_old[64];	/* "" once restored */
 
-int cg_read(const char *dir, const char *file, char *buf, size_t len)
-{
-	char path[PATH_LEN + 64];
+#define CG_PATH_LEN (PATH_LEN + 64)
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
-	    sizeof(path)) {
+/* @dir/@file into @path (CG_PATH_LEN); 0, or -1 with ENAMETOOLONG. */
+static int cg_path(char *path, const char *dir, const char *file)
+{
+	if ((size_t)snprintf(path, CG_PATH_LEN, "%s/%s", dir, file) >= CG_PATH_LEN) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return read_file(path, buf, len);
+	return 0;
+}
+
+int cg_read(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[CG_PATH_LEN];
+
+	return cg_path(path, dir, file) ? -1 : read_file(path, buf, len);
 }
 
 int cg_write(const char *dir, const char *file, const char *val)
 {
-	char path[PATH_LEN + 64];
+	char path[CG_PATH_LEN];
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
-	    sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return write_file(path, val);
+	return cg_path(path, dir, file) ? -1 : write_file(path, val);
 }
 
 void rmdir_retry(const char *dir)

@@ -51,9 +51,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for p in replay agentmmd cpu-calib; do
-	command -v $p >/dev/null || { echo "replay-daemon-cpu: no $p in PATH" >&2; exit 1; }
-done
+# need_cmds, start_daemon, cpu_ticks, uptime_s (shared with replay-guest)
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
+. "$(dirname "$0")/replay-lib.sh" || { echo "replay-daemon-cpu: cannot read replay-lib.sh next to $0" >&2; exit 1; }
+need_cmds replay agentmmd cpu-calib
 mkdir -p "$OUT" || exit 1
 if [ -n "$TRACES" ]; then
 	[ -d "$TRACES" ] || { echo "replay-daemon-cpu: no trace directory $TRACES" >&2; exit 1; }
@@ -63,8 +64,6 @@ else
 fi
 HZ=100	# USER_HZ
 
-cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo 0 0; }	# utime stime
-uptime_s() { awk '{ print $1 }' /proc/uptime; }
 
 echo "replay-daemon-cpu: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $(awk '/MemTotal/ { printf "%d MB", $2 / 1024 }' /proc/meminfo)"
 echo "== cpu-calib (same static binary; run it natively too)"
@@ -76,15 +75,9 @@ else
 	: >"$OUT/agentmmd.conf"	# empty: every default
 fi
 agentmmd -c "$OUT/agentmmd.conf" --check-config >/dev/null || exit 1
-agentmmd -c "$OUT/agentmmd.conf" >"$OUT/agentmmd.log" 2>&1 &
-DPID=$!
-trap 'kill -TERM $DPID 2>/dev/null; exit 130' INT TERM
-n=0
-while ! grep -q 'started (config' "$OUT/agentmmd.log" && [ $n -lt 100 ]; do
-	sleep 0.1; n=$((n + 1))
-done
+trap 'stop_daemon; exit 130' INT TERM
+start_daemon "$OUT/agentmmd.conf" "$OUT/agentmmd.log"
 kill -0 $DPID 2>/dev/null || { echo "replay-daemon-cpu: agentmmd did not start:" >&2; cat "$OUT/agentmmd.log" >&2; exit 1; }
-sleep 1
 
 # shellcheck disable=SC2086
 replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit "$OC" --speed 1 \

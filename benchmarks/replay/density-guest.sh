@@ -141,30 +141,17 @@ haiku|batch18) SRC="--traces $TRACES/$SET" ;;
 esac
 [ "$SET" = synthetic ] || [ -d "${SRC#--traces }" ] ||
 	{ echo "replay-density: no trace directory ${SRC#--traces }" >&2; exit 1; }
-for p in replay agentmmd; do
-	command -v $p >/dev/null || { echo "replay-density: no $p in PATH" >&2; exit 1; }
-done
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
 . "$(dirname "$0")/replay-lib.sh" || { echo "replay-density: cannot read replay-lib.sh next to $0" >&2; exit 1; }
+need_cmds replay agentmmd
 mkdir -p "$OUT" || exit 1
 CONF=$OUT/agentmmd.conf
-{
-	echo "memory_limit_mb = $LIMIT"
-	echo "sandbox_patterns = agent.slice/*"
-	echo "pool_cgroup = agent.slice"
-	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
-} >"$CONF" || exit 1
-agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+write_daemon_conf "$CONF"
 if [ $TSCALE = 1 ]; then
 	scaled_time_conf "$CONF" "$SPEED" >"$OUT/time-scale.conf" || exit 1
 	cat "$OUT/time-scale.conf" >>"$CONF" || exit 1
 fi
-for a in $ARMS; do
-	n=${a%%:*}
-	[ "$n" = stock ] && continue
-	{ cat "$CONF" && if [ "$a" != "$n" ]; then cat "${a#*:}"; fi; } >"$OUT/conf-$n" || exit 1
-	agentmmd -c "$OUT/conf-$n" --check-config >/dev/null ||
-		{ echo "replay-density: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
-done
+write_arm_confs
 trap 'stop_daemon; swap_teardown; exit 130' INT TERM
 
 # the result file of repeat K of ARM SEED R (K = 1 keeps the name of a

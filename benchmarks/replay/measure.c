@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cgtree.h"
 #include "measure.h"
+#include "memacct.h"
 #include "options.h"
 #include "plan.h"
 #include "worker.h"
@@ -23,21 +24,12 @@ static bool zswap_on;
 /* host MemTotal - MemAvailable, bytes */
 static uint64_t host_used(void)
 {
-	char buf[4096];
-	uint64_t tot, av;
+	struct ma_host h;
 
-	if (read_file("/proc/meminfo", buf, sizeof(buf)))
+	if (ma_host_read(&h))
 		return 0;
-	{
-		const char *a = strstr(buf, "MemAvailable:");
-
-		av = a ? strtoull(a + 13, NULL, 10) : 0;
-		a = strstr(buf, "MemTotal:");
-		tot = a ? strtoull(a + 9, NULL, 10) : 0;
-	}
-	return tot > av ? (tot - av) * 1024 : 0;
+	return ma_host_unavailable_kb(&h) * 1024;
 }
-
 /* A counter of /proc/vmstat (pswpout, ...), 0 if absent. */
 static uint64_t vmstat(const char *key)
 {
@@ -47,7 +39,7 @@ static uint64_t vmstat(const char *key)
 
 	if (!buf)
 		return 0;
-	v = keyed(buf, key);
+	v = key_u64(buf, key);
 	free(buf);
 	return v;
 }
@@ -81,7 +73,7 @@ static double zswap_bytes(void)
 	snprintf(path, sizeof(path), "%s/memory.stat", opt.cgroup);
 	buf = slurp(path, &len);
 	if (buf) {
-		v = (double)keyed(buf, "zswap");
+		v = (double)key_u64(buf, "zswap");
 		free(buf);
 	}
 	return v;
@@ -99,7 +91,7 @@ static void sample_sandboxes(double dt)
 		if (!sb_dir[i][0] || cg_read(sb_dir[i], "cgroup.events", buf,
 					     sizeof(buf)))
 			continue;
-		fr = keyed(buf, "frozen") == 1;
+		fr = key_u64(buf, "frozen") == 1;
 		if (fr && !res[i].frozen_now)
 			res[i].freezes++;
 		if (fr && res[i].frozen_now)
@@ -170,10 +162,10 @@ static void read_run_counters(struct totals *t)
 	t->zswap_in = (double)(vmstat("zswpin") - zswpin0) * PAGE;
 	t->psi_some = psi_total(psi1, "some") - psi_total(psi0, "some");
 	t->psi_full = psi_total(psi1, "full") - psi_total(psi0, "full");
-	t->high = keyed(ev1, "high") - keyed(ev0, "high");
-	t->max = keyed(ev1, "max") - keyed(ev0, "max");
-	t->oom = keyed(ev1, "oom") - keyed(ev0, "oom");
-	t->oom_kill = keyed(ev1, "oom_kill") - keyed(ev0, "oom_kill");
+	t->high = key_u64(ev1, "high") - key_u64(ev0, "high");
+	t->max = key_u64(ev1, "max") - key_u64(ev0, "max");
+	t->oom = key_u64(ev1, "oom") - key_u64(ev0, "oom");
+	t->oom_kill = key_u64(ev1, "oom_kill") - key_u64(ev0, "oom_kill");
 }
 
 /* Sandbox @i's memory.events and memory.peak, and its runtime's OOM kills. */
@@ -183,10 +175,10 @@ static void read_sandbox_counters(int i)
 	char buf[4096], rtdir[sizeof(sb_dir[0]) + 16];
 
 	if (!cg_read(sb_dir[i], "memory.events", buf, sizeof(buf))) {
-		r->high = keyed(buf, "high");
-		r->max = keyed(buf, "max");
-		r->oom = keyed(buf, "oom");
-		r->oom_kill = keyed(buf, "oom_kill");
+		r->high = key_u64(buf, "high");
+		r->max = key_u64(buf, "max");
+		r->oom = key_u64(buf, "oom");
+		r->oom_kill = key_u64(buf, "oom_kill");
 	}
 	if (!cg_read(sb_dir[i], "memory.peak", buf, sizeof(buf)))
 		r->peak = strtoull(buf, NULL, 10);
@@ -194,7 +186,7 @@ static void read_sandbox_counters(int i)
 			     (int)sizeof(sb_dir[0]) - 1, sb_dir[i]) <
 	    sizeof(rtdir) &&
 	    !cg_read(rtdir, "memory.events", buf, sizeof(buf)))
-		r->rt_oom_kill = keyed(buf, "oom_kill");
+		r->rt_oom_kill = key_u64(buf, "oom_kill");
 }
 
 static void add_sandbox(struct totals *t, int i, double t0)

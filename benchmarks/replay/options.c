@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* replay's command line; see options.h. */
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -163,19 +164,6 @@ static const char usage_text[] =
 "EXIT STATUS\n"
 "    0 when the replay ran (whatever it found), 1 on an error, 2 on usage.\n";
 
-static double num_arg(const char *s, const char *name, double min)
-{
-	char *e;
-	double v = strtod(s, &e);
-
-	if (e == s || *e || !(v >= min) || isinf(v)) {
-		fprintf(stderr, "%s: bad value '%s' for %s (see --help)\n",
-			prog, s, name);
-		exit(2);
-	}
-	return v;
-}
-
 enum { O_TRACE = 256, O_SYNTH, O_SYNTH_DUR, O_MAXT, O_SCALE, O_STAGGER,
        O_SEED, O_CGROUP, O_TICK, O_STEP, O_MINTOOL, O_JSON, O_LABEL,
        O_DRY, O_MINS, O_MIND, O_MINP, O_FILL, O_HOLD, O_TOUCH,
@@ -228,29 +216,29 @@ static int apply_option(int c, char *arg)
 		break;
 	case O_SYNTH: opt.synthetic = true; break;
 	case O_SYNTH_DUR:
-		opt.synth_dur = num_arg(arg, "--synthetic-duration", 10);
+		opt.synth_dur = parse_double("--synthetic-duration", arg, 10, DBL_MAX);
 		break;
-	case O_MAXT: opt.max_trace_s = num_arg(arg, "--max-trace-s", 0); break;
-	case 'n': opt.sandboxes = (int)num_arg(arg, "--sandboxes", 1); break;
-	case 's': opt.speed = num_arg(arg, "--speed", 0.01); break;
-	case 'l': opt.limit_mb = num_arg(arg, "--limit-mb", 16); break;
-	case 'o': opt.overcommit = num_arg(arg, "--overcommit", 0.01); break;
-	case O_SCALE: opt.scale = num_arg(arg, "--scale", 1e-6); break;
-	case O_STAGGER: opt.stagger = num_arg(arg, "--stagger", 0); break;
-	case O_SEED: opt.seed = (uint64_t)num_arg(arg, "--seed", 0); break;
+	case O_MAXT: opt.max_trace_s = parse_double("--max-trace-s", arg, 0, DBL_MAX); break;
+	case 'n': opt.sandboxes = (int)parse_double("--sandboxes", arg, 1, DBL_MAX); break;
+	case 's': opt.speed = parse_double("--speed", arg, 0.01, DBL_MAX); break;
+	case 'l': opt.limit_mb = parse_double("--limit-mb", arg, 16, DBL_MAX); break;
+	case 'o': opt.overcommit = parse_double("--overcommit", arg, 0.01, DBL_MAX); break;
+	case O_SCALE: opt.scale = parse_double("--scale", arg, 1e-6, DBL_MAX); break;
+	case O_STAGGER: opt.stagger = parse_double("--stagger", arg, 0, DBL_MAX); break;
+	case O_SEED: opt.seed = (uint64_t)parse_double("--seed", arg, 0, DBL_MAX); break;
 	case O_CGROUP: opt.cgroup = arg; break;
-	case O_TICK: opt.tick_ms = (int)num_arg(arg, "--tick-ms", 1); break;
-	case O_STEP: opt.step_kb = (int)num_arg(arg, "--step-kb", 4); break;
+	case O_TICK: opt.tick_ms = (int)parse_double("--tick-ms", arg, 1, DBL_MAX); break;
+	case O_STEP: opt.step_kb = (int)parse_double("--step-kb", arg, 4, DBL_MAX); break;
 	case O_MINTOOL:
-		opt.min_tool_mb = num_arg(arg, "--min-tool-mb", 0);
+		opt.min_tool_mb = parse_double("--min-tool-mb", arg, 0, DBL_MAX);
 		break;
 	case O_MINS:
-		opt.min_samples = (int)num_arg(arg, "--min-samples", 2);
+		opt.min_samples = (int)parse_double("--min-samples", arg, 2, DBL_MAX);
 		break;
-	case O_MIND: opt.min_dur = num_arg(arg, "--min-duration", 0); break;
-	case O_MINP: opt.min_peak_mb = num_arg(arg, "--min-peak-mb", 0); break;
+	case O_MIND: opt.min_dur = parse_double("--min-duration", arg, 0, DBL_MAX); break;
+	case O_MINP: opt.min_peak_mb = parse_double("--min-peak-mb", arg, 0, DBL_MAX); break;
 	case O_FILL:
-		opt.fill_pct = num_arg(arg, "--fill-pct", 0);
+		opt.fill_pct = parse_double("--fill-pct", arg, 0, DBL_MAX);
 		if (opt.fill_pct > 100)
 			bad_opt("--fill-pct %s: at most 100", arg);
 		break;
@@ -259,12 +247,12 @@ static int apply_option(int c, char *arg)
 	case O_NOTOUCH: opt.touch_on_call = false; break;
 	case O_CONTENT: opt.content = arg; break;
 	case O_SHARED:
-		opt.content_shared_pct = num_arg(arg, "--content-shared-pct", 0);
+		opt.content_shared_pct = parse_double("--content-shared-pct", arg, 0, DBL_MAX);
 		if (opt.content_shared_pct > 100)
 			bad_opt("--content-shared-pct %s: at most 100", arg);
 		break;
 	case O_RETRY:
-		opt.retry_killed = (int)num_arg(arg, "--retry-killed-tools", 0);
+		opt.retry_killed = (int)parse_double("--retry-killed-tools", arg, 0, DBL_MAX);
 		if (opt.retry_killed > 100 || opt.retry_killed != atof(arg))
 			bad_opt("--retry-killed-tools %s: a whole number, 0-100",
 				arg);

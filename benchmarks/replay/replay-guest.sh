@@ -124,11 +124,11 @@ NARMS=0
 for a in $ARM_NAMES; do NARMS=$((NARMS + 1)); done
 [ "$NARMS" -ge 2 ] || { echo "replay-guest: give at least two arms (or none for stock and agentmmd)" >&2; exit 2; }
 REF=${ARM_NAMES%% *}
-# start_daemon, stop_daemon, swap_setup, swap_teardown, scaled_time_conf
-# (shared with replay-density)
+# need_cmds, write_daemon_conf, write_arm_confs, start_daemon, stop_daemon,
+# swap_setup, swap_teardown, scaled_time_conf (shared with replay-density)
+# shellcheck source-path=SCRIPTDIR source=replay-lib.sh
 . "$(dirname "$0")/replay-lib.sh" || { echo "replay-guest: cannot read replay-lib.sh next to $0" >&2; exit 1; }
-command -v replay >/dev/null || { echo "replay-guest: no replay in PATH" >&2; exit 1; }
-command -v agentmmd >/dev/null || { echo "replay-guest: no agentmmd in PATH" >&2; exit 1; }
+need_cmds replay agentmmd
 mkdir -p "$OUT" || exit 1
 [ -n "$SET" ] || { if [ -n "$TRACES" ]; then SET=all; else SET=synthetic; fi; }
 case $SET in
@@ -142,13 +142,7 @@ all|haiku|batch18)
 *) echo "replay-guest: --trace-set wants all, haiku, batch18 or synthetic, not '$SET'" >&2; exit 2 ;;
 esac
 CONF=$OUT/agentmmd.conf
-{
-	echo "memory_limit_mb = $LIMIT"
-	echo "sandbox_patterns = agent.slice/*"
-	echo "pool_cgroup = agent.slice"
-	if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
-} >"$CONF" || exit 1
-agentmmd -c "$CONF" --check-config >/dev/null || exit 1
+write_daemon_conf "$CONF"
 # --time-scale: the effective values of the common config, scaled
 if [ $TSCALE = 1 ]; then
 	scaled_time_conf "$CONF" "$SPEED" >"$OUT/time-scale.conf" || exit 1
@@ -159,22 +153,11 @@ if [ $TSCALE = 1 ]; then
 	cat "$OUT/time-scale.conf" >>"$CONF" || exit 1
 	agentmmd -c "$CONF" --check-config >/dev/null || exit 1
 fi
-for a in $ARMS; do	# per-arm configs: the common one plus the arm's file
-	n=${a%%:*}
-	[ "$n" = stock ] && continue
-	{ cat "$CONF" && if [ "$a" != "$n" ]; then cat "${a#*:}"; fi; } >"$OUT/conf-$n" || exit 1
-	agentmmd -c "$OUT/conf-$n" --check-config >/dev/null ||
-		{ echo "replay-guest: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
-done
+write_arm_confs	# per-arm configs: the common one plus the arm's file
 HZ=100	# USER_HZ; /proc/PID/stat utime+stime are in these ticks
 
 trap 'stop_daemon; swap_teardown; exit 130' INT TERM
 
-cpu_ticks() {	# utime + stime of PID (comm has no spaces here)
-	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
-}
-
-uptime_s() { awk '{ print $1 }' /proc/uptime; }
 
 rotate() {	# K NAME...: the names rotated left by K
 	k=$1 i=0 head= tail=
@@ -197,7 +180,7 @@ run_once() {	# ARM RUN
 	if [ "$arm" != stock ]; then
 		log=$OUT/$arm-$r.log
 		start_daemon "$OUT/conf-$arm" "$log"
-		c0=$(cpu_ticks $DPID) t0=$(uptime_s)
+		c0=$(cpu_ticks_total $DPID) t0=$(uptime_s)
 	fi
 	# shellcheck disable=SC2086
 	replay $SRC --sandboxes "$M" --limit-mb "$LIMIT" --overcommit "$OC" \
@@ -205,7 +188,7 @@ run_once() {	# ARM RUN
 		"$@" >"$OUT/$arm-$r.txt" 2>"$OUT/$arm-$r.err"
 	rc=$?
 	if [ "$arm" != stock ]; then
-		c1=$(cpu_ticks $DPID) t1=$(uptime_s)
+		c1=$(cpu_ticks_total $DPID) t1=$(uptime_s)
 		alive=1
 		kill -0 "$DPID" 2>/dev/null || alive=0
 		stop_daemon

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# replay-lib.sh - sourced by replay-guest and replay-density (busybox ash):
-# the daemon's stop, the swap set-up and the result reader they share.
+# replay-lib.sh - sourced by replay-guest, replay-density and
+# replay-daemon-cpu (busybox ash): the checks, daemon configurations, the
+# daemon's start and stop, the swap set-up and the result reader they share.
 # Callers set SWAP (none|zram|zswap) and SWAP_MB, and DPID when a daemon
 # runs. replay-smoke sources it for jget too.
 
@@ -8,6 +9,40 @@ jget() {	# FILE KEY: a number from the "totals" object
 	sed -n 's/^  "totals": {\(.*\)}$/\1/p' "$1" |
 		sed -n "s/.*\"$2\": \([-0-9.e+]*\).*/\1/p"
 }
+
+need_cmds() {	# NAME...: exit 1 naming the first one not in PATH
+	for p; do
+		command -v "$p" >/dev/null || { echo "${0##*/}: no $p in PATH" >&2; exit 1; }
+	done
+}
+
+# The common daemon configuration: CONF, from LIMIT and EXTRA_CONF (the
+# --daemon-conf file); checked with --check-config.
+write_daemon_conf() {	# CONF
+	{
+		echo "memory_limit_mb = $LIMIT"
+		echo "sandbox_patterns = agent.slice/*"
+		echo "pool_cgroup = agent.slice"
+		if [ -n "$EXTRA_CONF" ]; then cat "$EXTRA_CONF"; fi
+	} >"$1" || exit 1
+	agentmmd -c "$1" --check-config >/dev/null || exit 1
+}
+
+# Per-arm configurations OUT/conf-NAME for each NAME[:FILE] of ARMS but
+# stock: the common CONF, then the arm's FILE.
+write_arm_confs() {
+	for a in $ARMS; do
+		n=${a%%:*}
+		[ "$n" = stock ] && continue
+		{ cat "$CONF" && if [ "$a" != "$n" ]; then cat "${a#*:}"; fi; } >"$OUT/conf-$n" || exit 1
+		agentmmd -c "$OUT/conf-$n" --check-config >/dev/null ||
+			{ echo "${0##*/}: arm $n: bad agentmmd config $OUT/conf-$n" >&2; exit 1; }
+	done
+}
+
+cpu_ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null || echo 0 0; }	# PID: utime stime (comm has no spaces here)
+cpu_ticks_total() { cpu_ticks "$1" | awk '{ print $1 + $2 }'; }	# PID: utime + stime
+uptime_s() { awk '{ print $1 }' /proc/uptime; }
 
 DPID=
 start_daemon() {	# CONF LOG: agentmmd in the background, DPID; waits for its start

@@ -70,12 +70,7 @@ static void cleanup(void)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { 0 };
-
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_stop_signals(on_signal);
 	signal(SIGPIPE, SIG_IGN);
 }
 

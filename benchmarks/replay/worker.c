@@ -60,12 +60,14 @@ static uint64_t content_tag(int idx, int call)
 	return ((uint64_t)(unsigned int)idx << 32) | (unsigned int)call;
 }
 
-static int read_all(int fd, void *buf, size_t len)
+/* All @len bytes of a pipe, across EINTR and short transfers: @wr writes
+ * @buf, else reads into it. 0, or -1 (error or end of file). */
+static int xfer_all(int fd, void *buf, size_t len, int wr)
 {
 	char *p = buf;
 
 	while (len) {
-		ssize_t r = read(fd, p, len);
+		ssize_t r = wr ? write(fd, p, len) : read(fd, p, len);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -77,21 +79,14 @@ static int read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+static int fd_read_all(int fd, void *buf, size_t len)
+{
+	return xfer_all(fd, buf, len, 0);
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t r = write(fd, p, len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
+	return xfer_all(fd, (void *)buf, len, 1);
 }
 
 int tool_worker(int fd, int nsandboxes)
@@ -106,11 +101,11 @@ int tool_worker(int fd, int nsandboxes)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, "replay-tool");
-	if (read_all(0, &h, sizeof(h)) || h.n <= 0 || h.n > 1000000 ||
+	if (fd_read_all(0, &h, sizeof(h)) || h.n <= 0 || h.n > 1000000 ||
 	    h.idx < 0 || h.idx >= nsandboxes)
 		return 2;
 	pts = xcalloc(h.n, sizeof(*pts));
-	if (read_all(0, pts, h.n * sizeof(*pts)))
+	if (fd_read_all(0, pts, h.n * sizeof(*pts)))
 		return 2;
 	s = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (s == MAP_FAILED)

@@ -6,13 +6,18 @@
 # under the cache, tagged with the hash of its package list.
 #   agent_image   sets AGENT_IMAGE; builds it when the cache has none
 #                 (minutes; a warm cache: nothing)
+#   agent_image_name  its name alone (no podman needed)
 AGENT_PACKAGES=$(dirname "${BASH_SOURCE[0]}")/packages
 
+# the image's packages, one line
+agent_packages() { sed 's/#.*//' "$AGENT_PACKAGES" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'; }
+# its name: tagged with the list's hash
+agent_image_name() { echo "localhost/agentmm-agent:$(printf '%s\n' "$(agent_packages)" | sha256sum | cut -c1-12)"; }
+
 agent_image() {
-	local key pkgs
-	pkgs=$(sed 's/#.*//' "$AGENT_PACKAGES" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
-	key=$(printf '%s\n' "$pkgs" | sha256sum | cut -c1-12)
-	AGENT_IMAGE=localhost/agentmm-agent:$key
+	local pkgs
+	pkgs=$(agent_packages)
+	AGENT_IMAGE=$(agent_image_name)
 	pm image exists "$AGENT_IMAGE" && return 0
 	echo "agent image: building $AGENT_IMAGE (mmdebstrap: $pkgs; a few minutes)"
 	# fixed time stamps: the same list gives the same files (the mirror's

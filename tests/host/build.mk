@@ -14,8 +14,9 @@ host-check: $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 # --zram. Changes zswap parameters and swap for ~10 s; skips where it
 # cannot run (not root, no zswap, swap already active).
 .PHONY: host-swap-check
-host-swap-check:
-	$(TOP)/tests/host/swap.sh $(TOP)/config/swap/agentmm-swap; rc=$$?; \
+host-swap-check: $(BUILD)/tools/agentmmctl
+	$(TOP)/tests/host/swap.sh $(TOP)/config/swap/agentmm-swap \
+		$(BUILD)/tools/agentmmctl; rc=$$?; \
 		if [ $$rc = 77 ]; then echo "host-swap-check: 0 passed, 0 failed, 1 skipped"; exit 0; fi; exit $$rc
 
 # agentmmd's paced reclaim where memory is on cgroup v1, both ways

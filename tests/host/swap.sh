@@ -12,7 +12,9 @@
 # found. Needs root, zswap and a host with no swap active; skips (exit 77)
 # otherwise.
 #
-# Usage: swap.sh [AGENTMM_SWAP]   (default: config/swap/agentmm-swap)
+# Usage: swap.sh [AGENTMM_SWAP [AGENTMMCTL]]   (default:
+# config/swap/agentmm-swap, build/tools/agentmmctl: the knobs go through
+# its journal)
 #
 # It changes host settings while it runs (about 10 s): zswap parameters and
 # swap. Every zswap parameter is snapshotted first and restored on every
@@ -21,6 +23,7 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TOOL=${1:-$TOP/config/swap/agentmm-swap}
+export AGENTMMCTL=${2:-$TOP/build/tools/agentmmctl}
 ZP=/sys/module/zswap/parameters
 pass=0 fail=0 tmp='' bgpid='' snapshot=''
 
@@ -39,6 +42,7 @@ zrams() {
 [ "$(id -u)" = 0 ] || skip "needs root (it writes $ZP/* and runs swapon)"
 [ -f "$ZP/enabled" ] || skip "no zswap in this kernel ($ZP)"
 [ -x "$TOOL" ] || { bad "$TOOL is not executable"; finish; }
+[ -x "$AGENTMMCTL" ] || { bad "$AGENTMMCTL is not executable (make build/tools/agentmmctl)"; finish; }
 [ -z "$(swaps)" ] || skip "swap is active on this host ($(swaps | awk '{ print $1 }' | tr '\n' ' ')): the test needs a host without swap"
 # a no-op write proves writability (read-only sysfs, lockdown, container)
 echo "$(param max_pool_percent)" >"$ZP/max_pool_percent" 2>/dev/null ||
@@ -178,7 +182,7 @@ check "zswap: enabled=Y compressor=$want_comp max_pool_percent=20" \
 journal_ok() {
 	local found journaled
 	found=$(grep -E '^(enabled|compressor|zpool|max_pool_percent|shrinker_enabled|accept_threshold_percent)=' <<<"$snapshot" | sort)
-	journaled=$(sed -n 's/^param \([^ ]*\) /\1=/p' "$S/journal" | sort)
+	journaled=$("$AGENTMMCTL" knob --dir "$S" list | awk '$1 == "zswap" { print $2 "=" $3 }' | sort)
 	[ "$found" = "$journaled" ] && grep -qxF "file $F" "$S/journal" &&
 		grep -qxF "swapon $F" "$S/journal" && [ "$(tail -n 1 "$S/journal")" = complete ]
 }
@@ -261,11 +265,63 @@ check "  it left the swap on and a journal without 'complete'" \
 run setup --size 64M --file "$F" --state-dir "$S"
 recovered() {
 	said 'did not finish' && [ "$(tail -n 1 "$S/journal")" = complete ] && on_swap "$F" 10 &&
-		[ "$(swaps | wc -l)" = 1 ] && grep -qx "param enabled $(sed -n 's/^enabled=//p' <<<"$snapshot")" "$S/journal"
+		[ "$(swaps | wc -l)" = 1 ] && "$AGENTMMCTL" knob --dir "$S" list |
+		grep -q "^zswap enabled $(sed -n 's/^enabled=//p' <<<"$snapshot") "
 }
 expect 0 "the next setup undoes the killed one first, then sets up with the admin's values journaled" recovered
 run teardown --state-dir "$S"
 expect 0 "teardown after that: every parameter byte for byte, no swap, no file" unchanged
+
+# ---- SIGKILL mid-borrow: the knob journal alone puts every knob back --------------
+# (an agentmmctl shim runs the real one, then waits after the borrow of
+# max_pool_percent: compressor and max_pool_percent are changed, enabled
+# not yet; the admin's own values first, so that putting them back shows)
+cat >"$tmp/ctl-shim" <<EOF
+#!/bin/sh
+"$AGENTMMCTL" "\$@" || exit
+case " \$* " in *" borrow zswap max_pool_percent "*) echo \$\$ >"$tmp/shim.pid"; exec sleep 60 ;; esac
+EOF
+chmod +x "$tmp/ctl-shim"
+echo "$admin_comp" >"$ZP/compressor" && echo 33 >"$ZP/max_pool_percent"
+# shellcheck disable=SC2034 # used in the eval below
+admin=$(params)
+rm -f "$tmp/shim.pid"
+AGENTMMCTL=$tmp/ctl-shim "$TOOL" setup --size 64M --file "$F" --state-dir "$S" --compressor $alt >>"$tmp/log" 2>&1 &
+bgpid=$!
+if wait_for 20 test -s "$tmp/shim.pid"; then
+	kill -9 "$bgpid"
+	wait "$bgpid" 2>/dev/null
+	kill -9 "$(cat "$tmp/shim.pid")" 2>/dev/null
+	ok "setup killed with SIGKILL in the middle of its borrows"
+else
+	bad "setup killed with SIGKILL in the middle of its borrows (it never got there)"
+fi
+bgpid=''
+check "  it left compressor $alt and max_pool_percent 20 in effect, both journaled" \
+	eval '[ "$(param compressor) $(param max_pool_percent)" = "$alt 20" ] &&
+		[ "$("$AGENTMMCTL" knob --dir "$S" list | grep -cE "^zswap (compressor|max_pool_percent) ")" = 2 ]'
+out=$("$AGENTMMCTL" knob --dir "$S" restore --all 2>&1)
+rc=$?
+expect 0 "agentmmctl knob restore --all alone: every parameter byte for byte as the admin had it" \
+	eval '[ "$(params)" = "$admin" ] && [ ! -e "$S/applied" ]'
+run teardown --state-dir "$S"
+expect 0 "teardown then finds no knob left and removes the rest" eval '[ "$(params)" = "$admin" ] && [ ! -e "$S" ]'
+sed -n 's/^compressor=//p' <<<"$snapshot" >"$ZP/compressor"
+sed -n 's/^max_pool_percent=//p' <<<"$snapshot" >"$ZP/max_pool_percent"
+
+# ---- a journal of agentmm-swap before agentmmctl knob (an upgrade) ----------------
+# its "param NAME VALUE" lines go back through agentmmctl at teardown
+mkdir -m 0700 "$S"
+{
+	echo "version 1"
+	echo "statedir-created 1"
+	grep -E '^(compressor|max_pool_percent|enabled)=' <<<"$snapshot" | sed 's/^\([^=]*\)=/param \1 /'
+	echo "swap-was-active 0"
+	echo complete
+} >"$S/journal"
+echo "$alt" >"$ZP/compressor" && echo 27 >"$ZP/max_pool_percent"
+run teardown --state-dir "$S"
+expect 0 "teardown of an older agentmm-swap's journal: its parameters byte for byte, nothing left" unchanged
 
 # ---- --zram -----------------------------------------------------------------------
 if [ -e /sys/class/zram-control/hot_add ] || [ -n "$zram_found" ]; then

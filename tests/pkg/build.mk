@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # `make pkg-check`: build the RPMs and the .debs and check packages and
-# configuration files (tests/pkg/run, tests/pkg/deb, then tests/pkg/aarch64:
+# configuration files (tests/pkg/run; tests/pkg/deb: the orig tarball, the
+# source package and .debs built from it, lintian, install/upgrade/purge and
+# autopkgtest in a scratch root; then tests/pkg/aarch64:
 # the aarch64 RPMs cross-built and compared with the x86_64 ones, and
 # tests/pkg/deb-aarch64: the arm64 .deb cross-built and checked, about a
 # minute; changes nothing on the host). One result line for all.

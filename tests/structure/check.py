@@ -10,7 +10,8 @@ Usage: tests/structure/check.py TOP CHECKPATCH
 - no cycle in the include graph of agentmmd/, policy/, kmod/;
 - no file includes a .c file;
 - every agentmmd/*.c but the two mains has a header of its own name;
-- no source file outside tests/ over 800 lines, no C function over 120;
+- no source file outside tests/ (and the generated bpf/vmlinux/) over 800
+  lines, no C function over 120;
 - benchmarks/RESULTS.md is a page of current figures, under 300 lines, and
   every relative link in it, in benchmarks/replay/RESULTS.md and in
   benchmarks/notes/*.md names a file that exists;
@@ -18,6 +19,9 @@ Usage: tests/structure/check.py TOP CHECKPATCH
   agentmmd.conf's and agentmmd.conf(5)'s governor_<name> keys, the
   table in docs/governor.md) list
   exactly the tunables of policy/govtunables.h, with its defaults;
+- every file agentmm.ko makes under /sys/kernel/agentmm (the attributes
+  kmod/sysfs*.c declare) is named in Documentation/ABI/testing/ or, if
+  deprecated, obsolete/sysfs-kernel-agentmm;
 - agentmmd.conf and agentmmd.conf(5) document every configuration key of
   agentmmd/configkeys.h (and the governor tunables) with the table's
   default, and none that is not there; the man page's RULES BETWEEN KEYS
@@ -144,7 +148,7 @@ kmod_objs = [o for o in glob.glob(os.path.join(top, 'kmod/*.o'))
              if os.path.exists(o[:-2] + '.c')]
 check_calls('kmod', kmod_objs, 4)
 
-src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks',
+src = [f for d in ('agentmmd', 'policy', 'kmod', 'bpf', 'benchmarks', 'benchmarks/lib',
                    'benchmarks/replay', 'tests/unit', 'tests/fuzz',
                    'tests/progs')
        for f in glob.glob(os.path.join(top, d, '*.[ch]'))]
@@ -190,7 +194,9 @@ for rel in files:
             r'\.(c|h|sh|py)$|^[^.]+$', os.path.basename(rel)):
         continue
     path = os.path.join(top, rel)
-    if not os.path.isfile(path) or '/traces/' in rel:
+    # data, and bpf/vmlinux/: generated kernel types (make vmlinux-h)
+    if not os.path.isfile(path) or '/traces/' in rel or \
+            rel.startswith('bpf/vmlinux/'):
         continue
     try:
         lines = open(path).read().split('\n')
@@ -248,6 +254,24 @@ def check_results_page():
                     broken.append('%s:%d: %s' % (os.path.relpath(md, top), i, t))
     result(not broken, 'every relative link in benchmarks/RESULTS.md, '
            'replay/RESULTS.md and notes/*.md exists', '\n'.join(broken))
+    # Every results/ path the page names (link or text) exists, and every
+    # claim folder of results/ is one the page names: listing results/
+    # shows the claims and nothing else.
+    text = open(page).read()
+    named = set(re.findall(r'(?<![\w/.-])results/[\w./-]*[\w/]', text))
+    missing = sorted(n for n in named
+                     if not os.path.exists(os.path.join(bench, n)))
+    result(not missing, 'every results/ path benchmarks/RESULTS.md names '
+           'exists', '\n'.join(missing))
+    res = os.path.join(bench, 'results')
+    tops = {n.split('/')[1] for n in named if n.count('/') >= 1}
+    orphans = sorted(d for d in os.listdir(res)
+                     if os.path.isdir(os.path.join(res, d)) and d not in tops) \
+        if os.path.isdir(res) else []
+    result(not orphans, 'every folder of benchmarks/results/ backs a claim '
+           'of benchmarks/RESULTS.md',
+           '\n'.join('benchmarks/results/%s: not named in RESULTS.md' % d
+                      for d in orphans))
 
 
 check_results_page()
@@ -285,6 +309,27 @@ abi = 'Documentation/ABI/testing/sysfs-kernel-agentmm'
 params = re.findall(r'^What:\s+/sys/module/agentmm/parameters/(\w+)$',
                     open(os.path.join(top, abi)).read(), re.M)
 same_tunables(abi, [p for p in params if p not in others])
+
+# the module's sysfs files: each named in its ABI file (the obsolete one
+# for the deprecated files of sysfs-old.c)
+attr_re = re.compile(r'(?:__ATTR(?:_RO|_WO|_RW_MODE)?|AGENTMM_\w+_ATTR)'
+                     r'\((\w+)')
+docs = {k: open(os.path.join(top, 'Documentation/ABI', k,
+                             'sysfs-kernel-agentmm')).read()
+        for k in ('testing', 'obsolete')}
+undoc = []
+nattrs = 0
+for f in sorted(glob.glob(os.path.join(top, 'kmod', 'sysfs*.c'))):
+    doc = docs['obsolete' if f.endswith('sysfs-old.c') else 'testing']
+    for name in sorted(set(attr_re.findall(open(f).read()))):
+        if name.startswith('_'):
+            continue        # a macro's parameter
+        nattrs += 1
+        if not re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(name), doc):
+            undoc.append('%s: %s' % (os.path.basename(f), name))
+result(nattrs > 30 and not undoc,
+       'Documentation/ABI names each of the %d sysfs files of kmod/sysfs*.c'
+       % nattrs, '\n'.join(undoc))
 
 conf = 'agentmmd/agentmmd.conf'
 keys = re.findall(r'^#?governor_(\w+) = (\S+)$',

@@ -32,6 +32,12 @@ $(BUILD)/unit/test_agentmmd_journal: $(TOP)/tests/unit/test_agentmmd_journal.c \
 		| $(BUILD)/unit
 	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
+# The host knob kinds and "agentmmctl knob", on plain files standing in
+# for /proc/sys and /sys (hostknob_root).
+$(BUILD)/unit/test_hostknob: $(TOP)/tests/unit/test_hostknob.c \
+		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
 # The JSON agentmmctl writes for hostile names: exact text, and Python's
 # parser reading every name back (check_json.py).
 $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
@@ -40,6 +46,12 @@ $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
 	$(CC) $(AMMD_TEST_CFLAGS) \
 		-DCHECK_JSON='"$(TOP)/tests/unit/check_json.py"' \
 		-o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
+# The cgroups of systemd's units (unitbus.c): unit names from hostile
+# cgroup names, the unitprop record, no routing without systemd.
+$(BUILD)/unit/test_agentmmd_unitbus: $(TOP)/tests/unit/test_agentmmd_unitbus.c \
+		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
 # The HTTP metrics endpoint on a real loopback socket (libevent).
 $(BUILD)/unit/test_httpmetrics: $(TOP)/tests/unit/test_httpmetrics.c \
@@ -52,5 +64,7 @@ unit: $(BUILD)/tools/agentmmctl
 
 UNIT_TESTS += $(BUILD)/unit/test_pressure $(BUILD)/unit/test_agentmmd_config \
 	$(BUILD)/unit/test_agentmmd_ops $(BUILD)/unit/test_agentmmd_journal \
+	$(BUILD)/unit/test_hostknob \
 	$(BUILD)/unit/test_agentmmd_json $(BUILD)/unit/test_httpmetrics \
+	$(BUILD)/unit/test_agentmmd_unitbus \
 	$(TOP)/tests/unit/test_ctl_json.sh

@@ -6,7 +6,8 @@
  * file is root's alone and read only through the state directory's fd;
  * it is appended to (knob.c's records), a torn last line is skipped, a
  * later record of a change supersedes an earlier one, compaction keeps
- * what restores exact, and the previous release's whole-file format still
+ * what restores exact, a header names the format (a later one is refused
+ * whole), and the previous release's whole-file format still
  * restores. Plain directories with a "cgroup.freeze"/"memory.high" file
  * stand in for cgroups.
  */
@@ -197,7 +198,8 @@ TEST(journal_saved_private_with_the_pool_id)
 			      d.pool_dir, "77", NULL), 0);
 	CHECK(stat(jpath, &st) == 0 && (st.st_mode & 0777) == 0600);
 	amm_token_escape(esc, sizeof(esc), dir);
-	snprintf(want, sizeof(want), "high %llu 77 %s\n", id, esc);
+	snprintf(want, sizeof(want), "agentmm-journal 2\nhigh %llu 77 %s\n", id,
+		 esc);
 	get(jpath, got, sizeof(got));
 	CHECK(!strcmp(got, want));
 	EXPECT_EQ(restore_journal(basefd, jpath), 1);
@@ -375,6 +377,53 @@ TEST(old_format_journal_restores)
 	CHECK(access(jpath, F_OK) != 0);
 }
 
+static int count_line(void *arg, const char *line)
+{
+	(void)line;
+	++*(int *)arg;
+	return 0;
+}
+
+/* A journal of this format (its header first) restores; one of a later
+ * format, or with a header that names none, is refused whole: nothing
+ * undone, the file left as it was, journal_each_live() fails. */
+TEST(journal_format_header)
+{
+	static const char *const refused[] = {
+		"agentmm-journal 3", "agentmm-journal 99999999999999999999",
+		"agentmm-journal x", "agentmm-journal ", "agentmm-journal 2x",
+		"agentmm-journal -1", "agentmm-journal 0",
+	};
+	char dir[256], esc[1024], line[4096], got[4096], v[32];
+	unsigned long long id = fake_cg("fmt", dir, sizeof(dir));
+	int n = 0;
+	size_t i;
+
+	amm_token_escape(esc, sizeof(esc), dir);
+	snprintf(line, sizeof(line), "agentmm-journal 2\nhigh %llu max %s\n",
+		 id, esc);
+	put(jpath, line);
+	EXPECT_EQ(journal_each_live(basefd, jpath, count_line, &n), 1);
+	EXPECT_EQ(n, 1);		/* the header is no record */
+	EXPECT_EQ(restore_journal(basefd, jpath), 1);
+	file_of(dir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "max"));
+	CHECK(access(jpath, F_OK) != 0);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		put_in(dir, "memory.high", "5");
+		snprintf(line, sizeof(line), "%s\nhigh %llu max %s\n",
+			 refused[i], id, esc);
+		put(jpath, line);
+		EXPECT_EQ(restore_journal(basefd, jpath), 0);
+		file_of(dir, "memory.high", v, sizeof(v));
+		CHECK(!strcmp(v, "5"));
+		get(jpath, got, sizeof(got));
+		CHECK(!strcmp(got, line));
+		EXPECT_EQ(journal_each_live(basefd, jpath, count_line, &n), -1);
+	}
+	unlink(jpath);
+}
+
 /* A v1 limit a reclaim step borrowed: back to ORIG only while SET is there. */
 TEST(limit_put_back_only_while_ours)
 {
@@ -430,15 +479,16 @@ TEST(limit_knob_borrowed_for_one_step)
 	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
 	CHECK(!strcmp(v, "104857600"));
 	amm_token_escape(esc, sizeof(esc), dir);
-	snprintf(want, sizeof(want), "limit %llu 209715200 104857600 %s\n",
-		 id, esc);
+	snprintf(want, sizeof(want),
+		 "agentmm-journal 2\nlimit %llu 209715200 104857600 %s\n", id,
+		 esc);
 	get(jpath, got, sizeof(got));
 	CHECK(!strcmp(got, want));		/* journaled with SET */
 	CHECK(!sb_restore_limit(&d, s));	/* put back: not borrowed */
 	file_of(dir, "memory.limit_in_bytes", v, sizeof(v));
 	CHECK(!strcmp(v, "209715200"));
 	get(jpath, got, sizeof(got));
-	CHECK(!strcmp(got, ""));		/* released: compacted away */
+	CHECK(!strcmp(got, "agentmm-journal 2\n")); /* released: compacted */
 	/* another writer's value since: left, and released all the same */
 	EXPECT_EQ(knob_borrow(&d, &s->knob[SBK_LIMIT], KNOB_LIMIT, s->dir_fd,
 			      s->cgid, s->path, "209715200", "104857600"), 0);

@@ -31,7 +31,7 @@ expect_eq "$(row 'latency p50')" 0.900 "latency p50 ratio"
 expect_eq "$(row 'kernel time per minor fault')" 2000.00 "2000 us of kernel time per fault saved"
 expect_eq "$(row 'all CPU with no minor fault left')" 0.833 "no fault left: 10/12"
 # the figures the cold-start note quotes (benchmarks/notes/2026-12-05-cold-start.md)
-f=$top/benchmarks/results/bench-host/2026-12-05-coldstart-r8/coldstart/figures.tsv
+f=$top/benchmarks/results/cold-start/2026-12-05-coldstart-r8/coldstart/figures.tsv
 out=$("$cb" "$f" 2>&1)
 check "the committed cold-start summaries: 8 paired reps" \
 	sh -c "printf '%s\n' \"\$1\" | grep -q '8 paired reps'" - "$out"

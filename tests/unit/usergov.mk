@@ -10,3 +10,10 @@ $(BUILD)/unit/test_usergov: $(TOP)/tests/unit/test_usergov.c $(AMMD_LIB_SAN) \
 		-o $@ $< $(AMMD_LIB_SAN)
 
 UNIT_TESTS += $(BUILD)/unit/test_usergov
+
+# agentmmd/modgov.c on a directory tree laid out as /sys/kernel/agentmm.
+$(BUILD)/unit/test_modgov: $(TOP)/tests/unit/test_modgov.c $(AMMD_LIB_SAN) \
+			   $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
+	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+
+UNIT_TESTS += $(BUILD)/unit/test_modgov

@@ -35,11 +35,22 @@ agentmm_loaded() {
 	grep -q '^agentmm ' /proc/modules
 }
 
-# Value of key K on the summary line starting with WORD (e.g. sensor seq).
-summary_get() {
-	awk -v w="$1" -v k="$2" '$1 == w { for (i = 2; i <= NF; i++) {
-		split($i, kv, "="); if (kv[1] == k) { print kv[2]; exit } } }' \
-		"$AGENTMM_SYS/summary"
+# The hugepages-<N>kB/stats counters agentmmd feeds agentmm.ko, in the
+# order of the old governor/counters line.
+MTHP_STATS="anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge
+	nr_anon nr_anon_partially_mapped split_deferred"
+
+# feed_counters KB ALLOC FALLBACK CHARGE NR_ANON PARTIAL DEFERRED: as
+# agentmmd feeds the module: each counter to sensor/sizes/<KB>kB/stats/,
+# then governor/commit_stats takes them at once.
+feed_counters() {
+	_d=$AGENTMM_SYS/sensor/sizes/$1kB/stats
+	shift
+	for _st in $MTHP_STATS; do
+		echo "$1" >$_d/$_st || return 1
+		shift
+	done
+	echo 1 >$AGENTMM_SYS/governor/commit_stats
 }
 
 samples() { cat "$AGENTMM_SYS/sensor/samples"; }
@@ -150,9 +161,13 @@ thp_put() {
 }
 
 # decision_get KEY: KEY (mode, ticks, enabled_kb, candidates_kb) of the
-# decision the module publishes for agentmmd (governor/decision).
+# decision the module publishes for agentmmd: mode, governor/ticks,
+# governor/enabled_kb, governor/candidates_kb.
 decision_get() {
-	tr ' ' '\n' <$AGENTMM_SYS/governor/decision | sed -n "s/^$1=//p"
+	case $1 in
+	mode) cat $AGENTMM_SYS/mode ;;
+	*) cat $AGENTMM_SYS/governor/$1 ;;
+	esac
 }
 
 # decision_in_force ADMIN [SKIP_KB]: every switch of the module's candidate

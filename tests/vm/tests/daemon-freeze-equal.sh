@@ -32,6 +32,6 @@ check "thawed when pressure passes" wait_for 30 sh -c "grep -q 'frozen 0' $AS/a/
 kill -9 $(cat $AS/b/tool-small/cgroup.procs)
 wait $SMALL
 check "a's runtime survived" sh -c "[ -n \"\$(cat $AS/a/runtime/cgroup.procs)\" ]"
-check "applied record empty (but the standing lines: the mTHP governor's, the sandboxes' zswap writeback)" sh -c "! grep -qvE '^(thp|zswapwb) ' /run/agentmm/applied 2>/dev/null"
+check "applied record empty (but its header and the standing lines: the mTHP governor's, the sandboxes' zswap writeback)" sh -c "! grep -qvE '^(agentmm-journal|thp|zswapwb) ' /run/agentmm/applied 2>/dev/null"
 cleanup
 finish

@@ -80,7 +80,7 @@ check "nothing left in the journal" sh -c "[ ! -s $J ]"
 start_daemon 2 "restarted, adopts both again" <<EOF
 $CONF
 EOF
-expect_eq "$(cat $AS/sb1/memory.zswap.writeback)" 0 "set again on restart"
+check "set again on restart" wait_for 10 sh -c "[ \"\$(cat $AS/sb1/memory.zswap.writeback)\" = 0 ]"
 kill "$(cat /run/agentmm/agentmmd.pid)"
 check "put back on SIGTERM" wait_for 10 sh -c "[ \"\$(cat $AS/sb1/memory.zswap.writeback)\" = 1 ]"
 cleanup

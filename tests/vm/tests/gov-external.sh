@@ -39,7 +39,7 @@ writes=$(amd_get writes)
 echo $flip >$P/max_enabled
 echo Y >$P/commit_inputs
 check "the decision turns ${S}kB the other way" wait_for 10 sh -c "
-	case \",\$(sed 's/.*enabled_kb=\([^ ]*\).*/\1/' $AGENTMM_SYS/governor/decision),\" in
+	case \",\$(cat $AGENTMM_SYS/governor/enabled_kb),\" in
 	*,$S,*) [ $on = 0 ] ;; *) [ $on = 1 ] ;; esac"
 check "agentmmd applies it to the other switches" wait_for 10 decision_in_force "$stock" $S
 expect_cmp "$(amd_get writes)" -gt "$writes" "agentmmd kept writing the others"

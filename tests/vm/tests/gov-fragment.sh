@@ -6,20 +6,16 @@
 # module goes.
 . /tests/lib.sh
 
-C=$AGENTMM_SYS/governor/counters
-# stats_line KB: the counters line agentmmd is to feed for KB, from the
-# kernel's hugepages-<KB>kB/stats (0 where this kernel lacks one).
-stats_line() {
-	printf '%skB' $1
-	for s in anon_fault_alloc anon_fault_fallback anon_fault_fallback_charge \
-		 nr_anon nr_anon_partially_mapped split_deferred; do
-		printf ' %s' "$(cat $THP_SYS/hugepages-$1kB/stats/$s 2>/dev/null || echo 0)"
-	done
-	echo
-}
+# fed_is_stats: what agentmmd last fed the module, every size's stats/
+# files, is the kernel's hugepages-<KB>kB/stats (0 where this kernel lacks
+# one).
 fed_is_stats() {
 	for kb in $(echo $ALL_SIZES | tr , ' '); do
-		[ "$(grep "^${kb}kB " $C)" = "$(stats_line $kb)" ] || return 1
+		for s in $MTHP_STATS; do
+			[ "$(cat $AGENTMM_SYS/sensor/sizes/${kb}kB/stats/$s)" = \
+			  "$(cat $THP_SYS/hugepages-${kb}kB/stats/$s 2>/dev/null || echo 0)" ] ||
+				return 1
+		done
 	done
 }
 

@@ -33,9 +33,9 @@ zi=$(awk '
 	}
 	END { print T, F, H }' /proc/zoneinfo)
 set -- $zi
-expect_eq "$(summary_get memory total_pages)" "$1" "total_pages is the zones' managed pages"
-expect_eq "$(summary_get memory wmark_high_pages)" "$3" "wmark_high_pages is the sum of high watermarks"
-mf=$(summary_get memory free_pages)
+expect_eq "$(gov mem_total_pages)" "$1" "total_pages is the zones' managed pages"
+expect_eq "$(gov mem_wmark_high_pages)" "$3" "wmark_high_pages is the sum of high watermarks"
+mf=$(gov mem_free_pages)
 d=$((mf - $2)); [ $d -lt 0 ] && d=$((-d))
 expect_cmp "$d" -lt $(($1 / 100)) "free_pages within 1% of zoneinfo's (module $mf, zoneinfo $2)"
 
@@ -47,8 +47,8 @@ expect_cmp "$hp" -gt 100 "healthy: headroom above the plenty edge"
 
 # Hold memory so that headroom lands at PERMILLE of total: MB to hold.
 hog_mb() {
-	_f=$(summary_get memory free_pages)
-	_h=$(summary_get memory wmark_high_pages)
+	_f=$(gov mem_free_pages)
+	_h=$(gov mem_wmark_high_pages)
 	echo $(( (_f - _h - total * $1 / 1000) * PAGE_KB / 1024 ))
 }
 

@@ -1,8 +1,8 @@
 # observe decides and publishes but changes nothing: the module writes no
 # switch, and agentmmd beside it (governor = kernel) applies only a
 # decision the module marks as enforce. Without agentmmd the mTHP counters
-# are not fed: fallback shares are unrated; counters fed through
-# governor/counters are what the decision weighs.
+# are not fed: fallback shares are unrated; counters fed through the
+# sizes' stats/ files, once committed, are what the decision weighs.
 . /tests/lib.sh
 
 before=$(thp_knobs)
@@ -25,9 +25,9 @@ expect_eq "$(thp_knobs)" "$before" "every mTHP switch unchanged"
 
 # Nothing fed: no fallback share is rated.
 expect_eq "$(gov counters_fed)" 0 "no counters fed"
-check "counters read back zero for every size" awk -v n="$(ls $AGENTMM_SYS/sensor/sizes | wc -l)" '
-	$2 $3 $4 $5 $6 $7 != "000000" || NF != 7 { exit 1 } END { exit NR != n }' \
-	$AGENTMM_SYS/governor/counters
+check "stats/ files read zero for every size" sh -c \
+	"[ \$(cat $AGENTMM_SYS/sensor/sizes/*/stats/* | grep -cx 0) = \
+	   \$(ls $AGENTMM_SYS/sensor/sizes/*/stats/* | wc -l) ]"
 check "every fallback share unrated" sh -c "! grep -vqx -- - $AGENTMM_SYS/sensor/sizes/*/fallback_permille"
 
 # Fed counters are weighed. The first write is a baseline (the kernel's
@@ -42,14 +42,14 @@ wait_sample 5
 # stands meanwhile: agentmmd must never read an empty one.
 t0=$(decision_get ticks) e0=$(decision_get enabled_kb)
 a=1000 f=1000 n=1
-echo "${MTHP1}kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters
+feed_counters $MTHP1 $a $f 0 0 0 0
 t1=$(decision_get ticks) e1=$(decision_get enabled_kb)
 expect_cmp "$t1" -ge "$t0" "the first counters: decision ticks still counted"
 expect_eq "$e1" "$e0" "the first counters: the published enabled sizes stand"
 wait_sample 5
 fallback_rated() {
 	a=$((a + 100)) f=$((f + 900)) n=$((n + 1))
-	echo "${MTHP1}kB $a $f 0 0 0 0" >$AGENTMM_SYS/governor/counters || return 1
+	feed_counters $MTHP1 $a $f 0 0 0 0 || return 1
 	wait_sample 5
 	[ "$(cat $AGENTMM_SYS/sensor/sizes/${MTHP1}kB/fallback_permille)" = 900 ]
 }
@@ -64,15 +64,21 @@ expect_eq "$ok" 1 "900 fallbacks in 1000 faults fed: ${MTHP1}kB's share is 900 p
 nf=$((204800 / PMD_KB))
 footprint_is_fed() {
 	[ "$(cat $AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/footprint_permille)" = \
-	  $((nf * (PMD_KB / PAGE_KB) * 1000 / $(summary_get memory total_pages))) ]
+	  $((nf * (PMD_KB / PAGE_KB) * 1000 / $(gov mem_total_pages))) ]
 }
 expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/footprint_permille)" 0 \
 	"${PMD_KB}kB's footprint 0 before it is fed"
-echo "${PMD_KB}kB 0 0 0 $nf 0 0" >$AGENTMM_SYS/governor/counters
+# Written but not committed: not in use, however many samples pass.
+echo $nf >$AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/stats/nr_anon
+wait_sample 5; wait_sample 5
+expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/footprint_permille)" 0 \
+	"${PMD_KB}kB's nr_anon written, not committed: footprint still 0"
+expect_eq "$(gov counters_fed)" "$n" "nothing taken before the commit"
+echo 1 >$AGENTMM_SYS/governor/commit_stats
 n=$((n + 1))
 check "$nf ${PMD_KB}kB folios fed: footprint is their share of memory" \
 	wait_for 10 footprint_is_fed
-expect_eq "$(gov counters_fed)" "$n" "counters_fed counts every write"
+expect_eq "$(gov counters_fed)" "$n" "counters_fed counts every commit"
 
 # agentmmd beside the module in observe applies nothing.
 echo 50 >$P/interval_ms

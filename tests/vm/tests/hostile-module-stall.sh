@@ -51,22 +51,25 @@ held=$(thp_knobs)
 t0=$(gov ticks)
 echo 1 >$P/max_enabled; echo Y >$P/commit_inputs
 check "the module decides without its applier: only ${L}kB" wait_for 10 sh -c \
-	"grep -q ' enabled_kb=$L ' $AGENTMM_SYS/governor/decision"
+	"grep -qx '$L' $AGENTMM_SYS/governor/enabled_kb"
 check "and keeps deciding" wait_for 10 sh -c "[ \$(cat $AGENTMM_SYS/governor/ticks) -gt \$(($t0 + 10)) ]"
 rm -f /tmp/readers.done
 (
+	cat $AGENTMM_SYS/governor/enabled_kb >/dev/null &&
+	cat $AGENTMM_SYS/governor/candidates_kb >/dev/null &&
+	cat $AGENTMM_SYS/governor/tunables/max_enabled >/dev/null &&
+	cat $AGENTMM_SYS/sensor/sizes/${S}kB/stats/nr_anon >/dev/null &&
 	cat $AGENTMM_SYS/summary >/dev/null &&
 	cat $AGENTMM_SYS/governor/decision >/dev/null &&
-	cat $AGENTMM_SYS/governor/counters >/dev/null &&
 	cat $AGENTMM_SYS/governor/ceiling_kb >/dev/null &&
 	cat $AGENTMM_SYS/sensor/sizes/${S}kB/reason >/dev/null &&
 	cat $AGENTMM_SYS/sensor/free_blocks >/dev/null &&
 	cat $P/max_enabled >/dev/null &&
 	cat $AGENTMM_SYS/mode >/dev/null &&
-	echo "${S}kB 0 0 0 0 0 0" >$AGENTMM_SYS/governor/counters &&
+	feed_counters $S 0 0 0 0 0 0 &&
 	touch /tmp/readers.done
 ) &
-check "every reader (and a counters write) answers while agentmmd is stalled" \
+check "every reader (and a counters feed) answers while agentmmd is stalled" \
 	wait_for 10 test -f /tmp/readers.done
 expect_eq "$(thp_knobs)" "$held" "nobody else wrote a switch meanwhile"
 kill -CONT "$(amd_pid)"

@@ -75,14 +75,13 @@ sum=$(awk '{ p = 1; for (i = 5; i <= NF; i++) { s += $i * p; p *= 2 } }
 	END { printf "%d", s }' /proc/buddyinfo)
 d=$((total - sum)); [ $d -lt 0 ] && d=$((-d))
 expect_cmp $d -le $((8192 / PAGE_KB)) "free_pages within 8 MiB of /proc/buddyinfo's sum ($total vs $sum)"
-# the smallest size (none on a kernel without mTHP: both read empty)
-first=$(ls $AGENTMM_SYS/sensor/sizes | sort -n | head -n 1)
-expect_eq "$(cat $AGENTMM_SYS/sensor/sizes/$first/available_pages 2>/dev/null)" \
-	"$(summary_get size available_pages)" "summary's first size matches its file"
 # servable_pages: per zone, suitable pages capped by the free pages above
 # the zone's reserve, in whole blocks. The reserve must be /proc/zoneinfo's
 # low watermark plus protection[ZONE_MOVABLE] (the 4th entry on x86_64), and
-# every size's servable_pages must follow from one summary snapshot.
+# every size's servable_pages must follow from one snapshot: the files
+# read with the sensor stopped (mode off keeps the last sample; event
+# samples would otherwise fall between the reads), sensor/samples the same
+# before and after.
 zoneinfo_reserved() {	# node zone-name
 	awk -v n="$1" -v z="$2" '
 		$1 == "Node" { sub(",", "", $2); cur = ($2 == n && $4 == z) }
@@ -90,10 +89,29 @@ zoneinfo_reserved() {	# node zone-name
 		cur && $1 == "protection:" { gsub(/[(),]/, " "); prot = $5 }
 		END { printf "%d", low + prot }' /proc/zoneinfo
 }
+# snapshot: the zone and size lines the deprecated summary had, from the
+# one-value files; fails if a sample fell in between.
+snapshot() {
+	_s0=$(samples)
+	for _z in $AGENTMM_SYS/sensor/zones/*; do
+		_n=${_z##*/node}
+		echo "zone node=${_n%%-*} name=${_n#*-} reserved=$(cat $_z/reserved)" \
+			"free_blocks=$(tr ' ' , <$_z/free_blocks)"
+	done
+	for _d in $AGENTMM_SYS/sensor/sizes/*; do
+		[ -d "$_d" ] || continue	# none on a kernel without mTHP
+		echo "size kb=${_d##*/} order=$(cat $_d/order)" \
+			"available_pages=$(cat $_d/available_pages)" \
+			"servable_pages=$(cat $_d/servable_pages)"
+	done
+	[ "$(samples)" = "$_s0" ]
+}
 ok=0
 for attempt in 1 2 3 4 5; do
+	echo observe >$AGENTMM_SYS/mode
 	wait_sample
-	snap=$(cat $AGENTMM_SYS/summary)
+	echo off >$AGENTMM_SYS/mode
+	snap=$(snapshot) || { log "attempt $attempt: a sample fell in the snapshot"; continue; }
 	bad=
 	for zl in $(echo "$snap" | awk '$1 == "zone" { sub("node=", "", $2);
 			sub("name=", "", $3); sub("reserved=", "", $4);
@@ -134,5 +152,6 @@ EOF2
 	[ -z "$bad" ] && { ok=1; break; }
 	log "attempt $attempt:$bad"
 done
+echo observe >$AGENTMM_SYS/mode
 expect_eq $ok 1 "servable_pages follow from the zones' free blocks and zoneinfo reserves"
 finish

@@ -1,5 +1,7 @@
 # LIFECYCLE_CYCLES (60; `make vm-stress`: 200) load/unload cycles (observe
-# and enforce) while memory churns, readers hammer sysfs, a writer feeds governor/counters, and agentmmd applies the
+# and enforce) while memory churns, readers hammer sysfs (the deprecated
+# multi-value files too), a writer feeds the stats/ files and commits them,
+# and agentmmd applies the
 # decision each time the module enforces and gives the switches back each
 # time it goes: no kernel report (the runner checks dmesg), no leak of slab
 # or free memory, the switches as they were at the end, and unloading
@@ -25,11 +27,14 @@ cp /proc/meminfo /tmp/meminfo.0
 
 memchurn 600 64 &
 churn=$!
-(while :; do cat $AGENTMM_SYS/summary $AGENTMM_SYS/sensor/sizes/*/available_pages \
-	$AGENTMM_SYS/governor/decision $AGENTMM_SYS/governor/counters \
-	>/dev/null 2>&1; done) &
+(while :; do cat $AGENTMM_SYS/sensor/sizes/*/available_pages \
+	$AGENTMM_SYS/governor/enabled_kb $AGENTMM_SYS/governor/tunables/* \
+	$AGENTMM_SYS/sensor/sizes/*/stats/* $AGENTMM_SYS/sensor/zones/*/reserved \
+	$AGENTMM_SYS/summary $AGENTMM_SYS/governor/decision \
+	$AGENTMM_SYS/governor/counters >/dev/null 2>&1; done) &
 reader=$!
-(while :; do echo "${MTHP1}kB 1 2 3 4 5 6" >$AGENTMM_SYS/governor/counters; done) 2>/dev/null &
+(while :; do feed_counters $MTHP1 1 2 3 4 5 6
+	echo "${MTHP1}kB 1 2 3 4 5 6" >$AGENTMM_SYS/governor/counters; done) 2>/dev/null &
 feeder=$!
 
 fails=0 held=0
@@ -65,13 +70,16 @@ check "agentmmd still runs" kill -0 "$(amd_pid)"
 
 # Unload while a reader holds files open: later reads fail, nothing breaks.
 check "load" load_agentmm interval_ms=10
-exec 3<$AGENTMM_SYS/summary 4<$AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/available_pages \
-	5<$AGENTMM_SYS/governor/decision 6>$AGENTMM_SYS/governor/counters
+exec 3<$AGENTMM_SYS/governor/tunables/dwell_ms 4<$AGENTMM_SYS/sensor/sizes/${PMD_KB}kB/available_pages \
+	5<$AGENTMM_SYS/governor/enabled_kb 6>$AGENTMM_SYS/sensor/sizes/${MTHP1}kB/stats/nr_anon \
+	7>$AGENTMM_SYS/governor/commit_stats 8<$AGENTMM_SYS/governor/decision
 check "rmmod with files open" unload_agentmm
 check_fails "reading an orphaned file fails" sh -c 'cat <&3 >/dev/null && cat <&4 >/dev/null'
 check_fails "reading the orphaned decision fails" sh -c 'cat <&5 >/dev/null'
-check_fails "writing the orphaned counters fails" sh -c "echo '${MTHP1}kB 1 2 3 4 5 6' >&6"
-exec 3<&- 4<&- 5<&- 6>&-
+check_fails "writing an orphaned stats file fails" sh -c "echo 1 >&6"
+check_fails "committing through an orphaned commit_stats fails" sh -c "echo 1 >&7"
+check_fails "reading the orphaned deprecated decision fails" sh -c 'cat <&8 >/dev/null'
+exec 3<&- 4<&- 5<&- 6>&- 7>&- 8<&-
 check "load again after that" load_agentmm
 check "and unload" unload_agentmm
 

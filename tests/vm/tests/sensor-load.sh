@@ -32,23 +32,19 @@ s1=$(samples)
 expect_cmp $((s1 - s0)) -ge 5 "the timer samples every interval_ms"
 expect_cmp "$(cat $AGENTMM_SYS/sensor/probes)" -ge 1 "attached to compaction/extfrag tracepoints"
 
-# Summary is machine-readable: every line is a record word and key=value.
-check "summary lines are 'word key=value ...'" awk '
-	{ for (i = 2; i <= NF; i++) if ($i !~ /^[a-z_]+=[^=]*$/) exit 1 }
-	END { if (NR == 0) exit 1 }' $AGENTMM_SYS/summary
-expect_eq "$(summary_get agentmm mode)" observe "summary reports the mode"
-nsizes=$(grep -c '^size ' $AGENTMM_SYS/summary)
-expect_eq "$nsizes" "$(ls $AGENTMM_SYS/sensor/sizes | wc -l)" "summary has every size"
-expect_eq "$(summary_get governor counters_fed)" 0 "summary: no counters fed"
-check_fails "summary: no knob fields (the module writes no switch)" grep -q 'knob' $AGENTMM_SYS/summary
-
-# The module's decision for agentmmd, in one line.
-check "governor/decision is one line: mode ticks enabled_kb candidates_kb" grep -Eqx \
-	'mode=observe ticks=[1-9][0-9]* enabled_kb=(-|[0-9]+(,[0-9]+)*) candidates_kb=(-|[0-9]+(,[0-9]+)*)' \
-	$AGENTMM_SYS/governor/decision
-expect_eq "$(stat -c %a $AGENTMM_SYS/governor/decision)" 444 "decision is 0444"
-expect_eq "$(stat -c %a $AGENTMM_SYS/governor/counters)" 600 "counters is 0600 (agentmmd feeds it)"
+# The module's decision for agentmmd, one value per file.
+expect_eq "$(decision_get mode)" observe "mode reads observe"
+expect_cmp "$(gov ticks)" -ge 1 "the governor has decided"
+check "governor/enabled_kb is a size list" grep -Eqx '(-|[0-9]+(,[0-9]+)*)' \
+	$AGENTMM_SYS/governor/enabled_kb
+expect_eq "$(gov candidates_kb)" "$(cat /sys/module/agentmm/parameters/candidates)" \
+	"governor/candidates_kb is the candidates in force"
+expect_eq "$(stat -c %a $AGENTMM_SYS/governor/enabled_kb)" 444 "enabled_kb is 0444"
+expect_eq "$(stat -c %a $AGENTMM_SYS/governor/commit_stats)" 200 "commit_stats is 0200 (agentmmd commits)"
+expect_eq "$(stat -c %a $AGENTMM_SYS/sensor/sizes/${MTHP1}kB/stats/anon_fault_alloc)" 600 \
+	"stats/ files are 0600 (agentmmd feeds them)"
 expect_eq "$(cat $AGENTMM_SYS/governor/counters_fed)" 0 "counters_fed 0"
+expect_eq "$(cat $AGENTMM_SYS/abi)" 2 "abi 2: one value per file"
 # What the module no longer has: knob bookkeeping and the stall hook.
 for f in governor/knob_writes governor/knob_write_errors governor/external_changes \
 	 governor/external_races sensor/sizes/${MTHP1}kB/knob sensor/sizes/${MTHP1}kB/original \
