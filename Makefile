@@ -4,8 +4,7 @@
 #
 # Kbuild reads ./Kbuild for the module; this file drives everything else.
 # Areas plug in through <dir>/build.mk fragments, which add rules and append
-# to GUEST_BINS (programs packed into the test guest: static, but for
-# agentmmd and agentmmctl, which load libsystemd; tests/vm/run), UNIT_TESTS
+# to GUEST_BINS (static programs packed into the test guest), UNIT_TESTS
 # (host test programs run by `make unit`) and TOOLS (user-space programs
 # built by `make`).
 
@@ -41,8 +40,8 @@ GUEST_BINS :=
 UNIT_TESTS :=
 TOOLS :=
 
-.PHONY: all module tools deps deps-demo check unit vm-check vm-stress vm-shell demo clean help \
-	guest-bins
+.PHONY: all module tools deps deps-demo check check-long unit vm-check vm-long-check vm-stress \
+	vm-shell demo clean help guest-bins
 
 all: module tools
 
@@ -51,9 +50,11 @@ help:
 	@echo '  make            build agentmm.ko (KDIR=$(KDIR)) and the user-space tools'
 	@echo '  make deps       install build/test dependencies and fetch the test kernels ($(TEST_KVER), floor $(FLOOR_KVER))'
 	@echo '  make deps-demo  only what make demo needs: its packages (no upgrade of installed ones) and the test kernel $(TEST_KVER)'
-	@echo '  make check      host unit tests + the in-guest test suite (runs make deps first)'
+	@echo '  make check      every suite CI runs, under 45 minutes (runs make deps first)'
+	@echo '  make check-long the long suites make check leaves out (about 25 minutes; see docs/testing.md)'
 	@echo '  make unit       host unit tests only (ASan/UBSan)'
 	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
+	@echo '  make vm-long-check  the in-guest tests vm-check leaves out (tests/vm/long: benchmark harness smokes)'
 	@echo '  make vm-stress  sensor-lifecycle (200 cycles) and daemon-scale (10,000) at full size'
 	@echo '  make vm-check-floor  the module on its floor kernel (Debian 12 6.1, no mTHP) in the guest'
 	@echo '  make vm-host-usr-check  the guest with this host'"'"'s /usr read-only (python3, Flask, node there: bench-coldstart)'
@@ -113,6 +114,9 @@ unit: $(UNIT_TESTS)
 vm-check: test-module guest-bins
 	$(TOP)/tests/vm/run $(T)
 
+vm-long-check: test-module guest-bins
+	$(TOP)/tests/vm/run --long
+
 # The two guest tests at full size (make vm-check runs them smaller):
 # 200 module load/unload cycles under churn, 10,000 sandboxes adopted.
 vm-stress: test-module guest-bins
@@ -128,6 +132,10 @@ check: deps
 # Separate so that `make check` re-reads the tree after deps installed things.
 unit-and-vm:
 	@$(TOP)/tests/run-all "$(MAKE)"
+
+# The suites make check leaves out to stay under its 45 minutes.
+check-long: deps
+	@$(TOP)/tests/run-all "$(MAKE)" long
 
 demo: deps-demo
 	$(MAKE) test-module guest-bins

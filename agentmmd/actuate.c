@@ -41,6 +41,7 @@ struct note_to {
 	int fd;			/* -1: nowhere */
 	uid_t uid[2];		/* real, effective */
 	bool uid_known;
+	const char *why;	/* fd -1: why (static text) */
 };
 
 /*
@@ -93,8 +94,13 @@ static void say(const struct note_to *to, const char *raw, bool quiet)
 	ssize_t n = -1;
 	int fl;
 
-	if (amm_dry_run || to->fd < 0)	/* nothing happened to the tool */
+	if (amm_dry_run)	/* nothing happened to the tool */
 		return;
+	if (to->fd < 0) {
+		dbg("no note on a tool's stderr (not reachable: %s)",
+		    to->why ? to->why : "no tool call, no pidfd");
+		return;
+	}
 	/* names in it are the sandbox's (comm, cgroup): escaped like every
 	 * output, so the note is one line with no control character */
 	n = (ssize_t)strlen(raw);
@@ -151,11 +157,16 @@ static struct note_to stderr_of(struct sandbox *s, pid_t pid, pid_t tool,
 	if (t && t->err_fd >= 0) {
 		tool_read_uids(t);	/* still alive: as it is now */
 		to.fd = fcntl(t->err_fd, F_DUPFD_CLOEXEC, 3);
+		if (to.fd < 0)
+			to.why = "dup of the call's stderr failed";
 		to.uid[0] = t->uid[0];
 		to.uid[1] = t->uid[1];
 		to.uid_known = t->uid_known;
 	} else if (pidfd >= 0) {
 		to.fd = pidfd_getfd_(pidfd, 2);
+		if (to.fd < 0)
+			to.why = t ? "the call kept no stderr; pidfd_getfd failed" :
+				     "not a known tool call; pidfd_getfd failed";
 		to.uid_known = !pidfd_uids(pidfd, pid, &to.uid[0], &to.uid[1]);
 	}
 	return to;

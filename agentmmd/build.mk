@@ -14,7 +14,7 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	loader.c journalfmt.c sbtable.c sandbox.c runtime.c tools.c cgtools.c events.c \
 	identity.c actuate.c tick.c status.c statusfile.c config.c cgroup.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
-	control.c exempt.c reclaim.c cfgwatch.c modver.c statedir.c \
+	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c modver.c statedir.c \
 	httpmetrics.c knob.c knobkind.c podid.c hostkind.c hostknob.c \
 	unitbus.c modgov.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
@@ -35,17 +35,23 @@ AMMD_LIB_SAN := $(BUILD)/obj/san/libagentmmd.a
 AMMD_LIB_FUZZ := $(BUILD)/obj/fuzz/libagentmmd.a
 # libevent (libevent-dev): the HTTP metrics endpoint (httpmetrics.c); no
 # TLS, so no libevent_openssl. Order matters for the static links.
-AMMD_STATIC_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core
-# libsystemd (libsystemd-dev): sd-event (the main loop), sd-daemon
-# (sd_notify), sd-journal (the log), sd-bus (systemd's units: unitbus.c).
-# A shared library only (no distribution ships libsystemd.a), so the guest
-# and cross builds link it, and the C library, dynamically and the rest statically (AMMD_GUEST_LIBS); the guest
-# image carries it (tests/vm/run).
-PKG_CONFIG ?= pkg-config
-SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
-AMMD_LIBS := $(AMMD_STATIC_LIBS) $(SYSTEMD_LIBS) -pthread
-AMMD_GUEST_LIBS := -Wl,-Bstatic $(AMMD_STATIC_LIBS) -lzstd -Wl,-Bdynamic \
-	$(SYSTEMD_LIBS) -pthread
+AMMD_LIBS := -lbpf -lelf -lz -levent_extra -levent_pthreads -levent_core -pthread
+# libsystemd (libsystemd-dev): sd-bus, for the cgroups of systemd's units
+# (unitbus.c). Debian ships no static libsystemd, so the static programs
+# (the QEMU guest's, and everything built with SAN_FLAGS=-static: the cross
+# builds) link unitbus.c built with AMM_NO_SDBUS instead, which finds no
+# unit: systemd is not PID 1 where they run.
+ifneq ($(filter -static,$(SAN_FLAGS)),)
+AMMD_SDBUS_LIBS :=
+AMMD_SAN_SDBUS := -DAMM_NO_SDBUS
+else
+AMMD_SDBUS_LIBS := $(or $(shell pkg-config --libs libsystemd 2>/dev/null),-lsystemd)
+AMMD_SAN_SDBUS :=
+endif
+AMMD_LIBS += $(AMMD_SDBUS_LIBS)
+# the objects static links put before the library, so that its unitbus.o
+# (which needs libsystemd) is never pulled in
+AMMD_NOSD_OBJ := $(BUILD)/obj/nosd/agentmmd/unitbus.o
 
 # Every object waits for the BPF skeleton (loader.c and metrics.c include
 # it); the headers are coarse dependencies of all.
@@ -57,8 +63,11 @@ $(BUILD)/obj/prod/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 # from one member of a struct into another as an overlap.
 $(BUILD)/obj/san/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(AMM_USER_CFLAGS) $(SAN_FLAGS) -Wno-restrict -c -o $@ $<
+	$(CC) $(AMM_USER_CFLAGS) $(SAN_FLAGS) -Wno-restrict $(if $(filter %/unitbus.o,$@),$(AMMD_SAN_SDBUS)) -c -o $@ $<
 
+$(AMMD_NOSD_OBJ): $(AMMD_DIR)/unitbus.c $(AMM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(AMM_USER_CFLAGS) -DAMM_NO_SDBUS -c -o $@ $<
 
 $(BUILD)/obj/fuzz/%.o: $(TOP)/%.c $(AMM_HDRS) $(BPF_OUT)/agentmm.skel.h
 	@mkdir -p $(@D)
@@ -75,17 +84,17 @@ $(AMMD_LIB) $(AMMD_LIB_SAN) $(AMMD_LIB_FUZZ):
 $(BUILD)/tools/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) | $(BUILD)/tools
 	$(CC) -o $@ $^ $(AMMD_LIBS)
 
-$(BUILD)/guest/bin/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_LIB) \
-		| $(BUILD)/guest/bin
-	$(CC) -o $@ $^ $(AMMD_GUEST_LIBS)
+$(BUILD)/guest/bin/agentmmd: $(BUILD)/obj/prod/agentmmd/main.o $(AMMD_NOSD_OBJ) \
+		$(AMMD_LIB) | $(BUILD)/guest/bin
+	$(CC) $(STATIC_LDFLAGS) -o $@ $^ $(filter-out $(AMMD_SDBUS_LIBS),$(AMMD_LIBS)) -lzstd
 
 $(BUILD)/tools/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
 		| $(BUILD)/tools
-	$(CC) -o $@ $^ $(SYSTEMD_LIBS)
+	$(CC) -o $@ $^ $(AMMD_SDBUS_LIBS)
 
-$(BUILD)/guest/bin/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_LIB) \
-		| $(BUILD)/guest/bin
-	$(CC) -o $@ $^ $(SYSTEMD_LIBS)
+$(BUILD)/guest/bin/agentmmctl: $(BUILD)/obj/prod/agentmmd/agentmmctl.o $(AMMD_NOSD_OBJ) \
+		$(AMMD_LIB) | $(BUILD)/guest/bin
+	$(CC) $(STATIC_LDFLAGS) -o $@ $^
 
 TOOLS += $(BUILD)/tools/agentmmd $(BUILD)/tools/agentmmctl
 GUEST_BINS += $(BUILD)/guest/bin/agentmmd $(BUILD)/guest/bin/agentmmctl

@@ -25,7 +25,7 @@
  *   actuate.c  memory.high, cgroup.freeze, kill, the note to a killed tool
  *   reclaim.c  proactive reclaim, paced per sandbox (reclaim.h)
  *   tick.c     sampling, the policy tick (policy/pressure.c), pacing
- *   status.c   the status file agentmmctl reads, systemd's STATUS=
+ *   status.c   the status file agentmmctl reads
  *   metrics.c  Prometheus text metrics (STATE_DIR/metrics, textfile;
  *              podid.c: pod UID and container ID from a cgroup path)
  *   httpmetrics.c  the same over HTTP (metrics_listen): libevent's evhttp
@@ -33,6 +33,7 @@
  *   history.c  the event history on disk (STATE_DIR/events)
  *   control.c  the root-only control socket (thaw, release, exempt)
  *   cfgwatch.c the configuration file watched (reload on change)
+ *   sdnotify.c systemd's notify protocol and watchdog
  *   config.c   the configuration file: its keys (configkeys.h) and the
  *              rules between them; cgroup.c cgroupfs/procfs helpers
  *   usergov.c  the mTHP governor in user space (govparse.c: its parsers;
@@ -47,6 +48,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +140,8 @@ struct sandbox {
 	int runtime_pidfd;	/* -1 if no runtime */
 	bool runtime_trusted;	/* found in the host's runtime_cgroup */
 	bool kube;		/* a Kubernetes pod: not frozen by default */
+	bool zswapwb_unit;	/* a unit's memory.zswap.writeback: systemd's,
+				 * said once, never asked again */
 	bool ext_frozen;	/* frozen by someone else: hands off */
 	unsigned int prio;
 	uint64_t current, prev, peak, max;
@@ -336,7 +340,12 @@ struct daemon {
 	const char *sysfs;	/* where sysfs is read for metrics; NULL: /sys */
 	uint64_t last_metrics_ms;
 	int ctl_fd;		/* the control socket, -1 if none */
-	char notify_status[160];	/* the STATUS= systemd last got (status.c) */
+	/* systemd notify socket and watchdog (main.c); -1 / 0 if none */
+	int notify_fd;
+	struct sockaddr_un notify_addr;
+	socklen_t notify_len;
+	uint64_t watchdog_ms;
+	char notify_status[160];	/* the STATUS= last sent */
 
 	/* the status file as last written, without its uptime (status.c);
 	 * NULL before the first */

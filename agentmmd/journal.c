@@ -422,6 +422,7 @@ static void journal_replay(struct jrec *r, size_t n)
 static int journal_header(const char *line, const char *shown)
 {
 	const char *v = line + strlen(JOURNAL_HEADER);
+	char shown_v[96], cut[24];
 	char *end;
 	long f;
 
@@ -432,8 +433,10 @@ static int journal_header(const char *line, const char *shown)
 	if (isdigit((unsigned char)*v) && !*end && !errno && f >= 1 &&
 	    f <= JOURNAL_FORMAT)
 		return 1;
-	err("%s is of journal format '%.20s', which this agentmmd (format %d) cannot read: nothing restored from it. Restore it with the agentmmd that wrote it ('agentmmd --restore'), or undo its changes by hand and remove it",
-	    shown, v, JOURNAL_FORMAT);
+	snprintf(cut, sizeof(cut), "%s", v);	/* no control bytes in the log */
+	amm_token_escape(shown_v, sizeof(shown_v), cut);
+	err("%s is of journal format '%s', which this agentmmd (format %d) cannot read: nothing restored from it. Restore it with the agentmmd that wrote it ('agentmmd --restore'), or undo its changes by hand and remove it",
+	    shown, shown_v, JOURNAL_FORMAT);
 	return -1;
 }
 

@@ -57,6 +57,10 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 	}
 	/* who writes it: the cgroup file, or systemd for its unit */
 	kind = knob_kind_route(kind, path, !d->cg_v1, &prop);
+	if (kind == KNOB_NOT_OURS) {
+		errno = EPERM;
+		return KNOB_EUNIT;
+	}
 	if (knob_kinds[kind].read) {
 		struct knob q = { .kind = (uint8_t)kind, .prop = prop,
 				  .fd = fd, .id = id, .path = path };

@@ -19,12 +19,14 @@ struct sandbox;
 /* What knob_borrow() and knob_set() fail with. */
 #define KNOB_EJOURNAL	(-1)	/* not journaled (said): nothing changed */
 #define KNOB_EWRITE	(-2)	/* the write failed (errno): the caller says */
+#define KNOB_EUNIT	(-3)	/* a systemd unit's file agentmmd may not
+				 * write (knob_kind_route()): nothing done */
 
 /*
  * Borrow @k as @kind: record @orig (what is there now) in the journal,
  * then write @val (NULL: nothing yet, knob_set() writes). @fd, @id and
- * @path as in struct knob. 0, or KNOB_EJOURNAL / KNOB_EWRITE with nothing
- * left changed or borrowed (a write that failed is released in the
+ * @path as in struct knob. 0, or KNOB_EJOURNAL / KNOB_EWRITE / KNOB_EUNIT
+ * with nothing left changed or borrowed (a write that failed is released in the
  * journal again). Under --dry-run nothing is journaled and the write is
  * the cgroup layer's dry run.
  */

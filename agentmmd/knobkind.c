@@ -147,11 +147,14 @@ enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
 	int r;
 
 	*prop = 0;
-	if (!v2 || (kind != KNOB_HIGH && kind != KNOB_FREEZE) || !path)
+	if (!v2 || !path || (kind != KNOB_HIGH && kind != KNOB_FREEZE &&
+			     kind != KNOB_OOMGROUP && kind != KNOB_ZSWAPWB))
 		return kind;
 	r = unitbus_unit_of(path, unit, sizeof(unit));
 	if (r <= 0)	/* not a unit, or systemd not reachable (said) */
 		return kind;
+	if (kind == KNOB_OOMGROUP || kind == KNOB_ZSWAPWB)
+		return KNOB_NOT_OURS;
 	*prop = kind == KNOB_HIGH ? UNIT_MEMORY_HIGH : UNIT_FREEZER;
 	return KNOB_UNIT_PROP;
 }

@@ -82,6 +82,9 @@ struct knob_kind_ops {
 
 extern const struct knob_kind_ops knob_kinds[KNOB_NR_KINDS];
 
+/* knob_kind_route(): a unit's file nobody but systemd writes */
+#define KNOB_NOT_OURS	KNOB_NR_KINDS
+
 /* The kind whose records start with @tag (cgroup kinds), or -1. */
 int knob_kind_by_tag(const char *tag);
 
@@ -90,7 +93,10 @@ int knob_kind_by_tag(const char *tag);
  * place that decides who writes it. A cgroup file's memory.high or
  * cgroup.freeze on a cgroup2 (@v2) .scope or .service systemd manages is
  * that unit's MemoryHigh= or freezer (KNOB_UNIT_PROP, *@prop says which);
- * everything else is @kind, written as a file.
+ * its memory.oom.group or memory.zswap.writeback is systemd's alone
+ * (KNOB_NOT_OURS: systemd 252 has no property agentmmd may set for them,
+ * and a file written behind its back is one it may reset); everything else
+ * is @kind, written as a file.
  */
 enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
 			       bool v2, uint8_t *prop);

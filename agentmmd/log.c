@@ -3,11 +3,11 @@
  * Logging with priorities, and actions with stable MESSAGE_IDs.
  *
  * Under systemd (stderr is the journal stream named by $JOURNAL_STREAM)
- * every line goes to the journal through sd_journal_sendv(3) with
+ * every line goes to journald's native socket as one datagram with
  * PRIORITY=, MESSAGE_ID= (actions) and AGENTMM_* fields, so that
  * `journalctl -p warning -u agentmmd` lists every throttle, freeze and
  * kill and `journalctl MESSAGE_ID=...` one kind of action. If the
- * record cannot be sent the line goes to stderr with a "<N>" priority
+ * datagram cannot be sent the line goes to stderr with a "<N>" priority
  * prefix, which journald parses (SyslogLevelPrefix=, on by default).
  * Elsewhere (a terminal, a file) lines are plain text with the action's
  * fields appended in brackets, or with --log-format json (containers,
@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <systemd/sd-journal.h>
 
 #include "daemon.h"
 #include "history.h"
@@ -35,7 +35,8 @@
 /* Set from the configuration (debug = 1 or -d) at start and on reload. */
 static bool debug_on;
 static bool json_on;	/* --log-format json */
-static bool journal_on;	/* stderr is the journal: sd_journal_sendv() */
+static int journal_fd = -1;
+static struct sockaddr_un journal_addr;
 
 void log_set_debug(bool on)
 {
@@ -118,7 +119,22 @@ static bool stderr_is_journal(void)
 
 void log_init(void)
 {
-	journal_on = stderr_is_journal();
+	const char *path = getenv("AGENTMM_JOURNAL_SOCKET");	/* tests */
+
+	if (journal_fd >= 0)
+		return;
+	if (!path) {
+		if (!stderr_is_journal())
+			return;
+		path = "/run/systemd/journal/socket";
+	}
+	if (strlen(path) >= sizeof(journal_addr.sun_path))
+		return;
+	journal_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (journal_fd < 0)
+		return;
+	journal_addr.sun_family = AF_UNIX;
+	strcpy(journal_addr.sun_path, path);
 }
 
 /* Append "KEY=value\n" (value already free of newlines) to @buf. */
@@ -135,13 +151,12 @@ static size_t jfield(char *buf, size_t off, size_t len, const char *key,
 
 size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 			  const char *sandbox, const char *tool, pid_t pid,
-			  const char *raw)
+			  const char *msg)
 {
-	char v[1100], m[4096];
+	char v[1100];
 	size_t off = 0;
 
-	amm_escape(m, sizeof(m), raw, AMM_ESC_TEXT);
-	off = jfield(buf, off, len, "MESSAGE", m);
+	off = jfield(buf, off, len, "MESSAGE", msg);
 	snprintf(v, sizeof(v), "%d", prio);
 	off = jfield(buf, off, len, "PRIORITY", v);
 	off = jfield(buf, off, len, "SYSLOG_IDENTIFIER", "agentmmd");
@@ -165,22 +180,6 @@ size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 		off = jfield(buf, off, len, "AGENTMM_PID", v);
 	}
 	return off < len ? off : len;
-}
-
-/* The record's fields (one a line) to the journal: 0, or -errno. */
-static int journal_send(const char *rec, size_t n)
-{
-	struct iovec iov[16];
-	size_t k = 0, i = 0, start = 0;
-
-	for (; i < n && k < 16; i++) {
-		if (rec[i] != '\n')
-			continue;
-		iov[k].iov_base = (void *)(rec + start);
-		iov[k++].iov_len = i - start;
-		start = i + 1;
-	}
-	return sd_journal_sendv(iov, (int)k);
 }
 
 static void emit(int prio, enum amm_action act, const char *sandbox,
@@ -209,10 +208,12 @@ static void emit(int prio, enum amm_action act, const char *sandbox,
 		errno = saved;
 		return;
 	}
-	if (journal_on) {
+	if (journal_fd >= 0) {
 		n = log_journal_record(rec, sizeof(rec), prio, act, sandbox,
-				       tool, pid, raw);
-		if (journal_send(rec, n) == 0) {
+				       tool, pid, msg);
+		if (sendto(journal_fd, rec, n, MSG_NOSIGNAL,
+			   (struct sockaddr *)&journal_addr,
+			   sizeof(journal_addr)) == (ssize_t)n) {
 			errno = saved;
 			return;
 		}

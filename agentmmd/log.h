@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * log.c: the log, to stderr or to the journal (sd-journal), at syslog
+ * log.c: the log, to stderr or in the journal's native protocol, at syslog
  * priorities.
  */
 #ifndef _AGENTMMD_LOG_H
@@ -20,11 +20,10 @@ void logmsg(int prio, const char *fmt, ...)
 void log_action(int prio, enum amm_action act, const char *sandbox,
 		const char *tool, pid_t pid, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-/* The journal record of one line, its fields "KEY=value\n" each, every
- * value escaped (@raw is the message as formatted; unit tests see it). */
+/* The journal's native record for one line (unit tests see it). */
 size_t log_journal_record(char *buf, size_t len, int prio, enum amm_action act,
 			  const char *sandbox, const char *tool, pid_t pid,
-			  const char *raw);
+			  const char *msg);
 void log_set_debug(bool on);
 /* --log-format json: one JSON object a line on stderr, journal or not. */
 void log_set_json(bool on);

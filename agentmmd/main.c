@@ -21,14 +21,16 @@
 #include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-event.h>
 
 #include "daemon.h"
 #include "cfgwatch.h"
@@ -43,6 +45,7 @@
 #include "metrics.h"
 #include "modver.h"
 #include "sandbox.h"
+#include "sdnotify.h"
 #include "statedir.h"
 #include "status.h"
 #include "tick.h"
@@ -247,6 +250,7 @@ static void daemon_init(struct daemon *d)
 	d->slow_due = true;
 	d->psi_fd = -1;
 	d->ctl_fd = -1;
+	d->notify_fd = -1;
 	d->state_fd = -1;
 }
 
@@ -358,331 +362,105 @@ static int parse_args(struct daemon *d, int argc, char **argv,
 	return -1;
 }
 
-/*
- * The event loop is sd-event's. Its sources (signals, the BPF ring buffer,
- * the PSI trigger, the control socket, the configuration file's directory)
- * only record what they saw; timers act (the policy tick, the running
- * tools' peaks, the governor, a rescan asked for, a reload once a changed
- * file settled); after any of them plan() folds the records into the
- * timers. sd-event also pings systemd's watchdog while it goes round.
- */
+struct loop;
+
+/* An event source: what its fd (in the epoll set, data.ptr pointing
+ * here) being ready means (true: the daemon is to exit). Handlers record
+ * and wake; the ticks act. */
+struct source {
+	bool (*ready)(struct daemon *d, struct loop *l);
+};
+
+/* signals, the BPF ring buffer, the PSI trigger, the control socket, the
+ * configuration file's directory */
+#define LOOP_SOURCES	5
+
+/* The event loop's own state: its sources and when each kind of work is
+ * due. */
 struct loop {
-	struct daemon *d;
-	sd_event *ev;
-	sd_event_source *ring;	/* the BPF ring buffer; NULL without one */
-	sd_event_source *tick, *peak, *gov, *rescan, *reload;
-	uint64_t next;		/* the next policy tick (CLOCK_MONOTONIC ms) */
+	int ep, sfd, cfg_fd;
+	struct source src[LOOP_SOURCES];
+	uint64_t reload_at;	/* the configuration changed: reload then */
+	unsigned int n_src;
+	uint64_t next;		/* the next policy tick */
 	uint64_t last_tick;
 	uint64_t next_peak;	/* the next sample of running tools' peaks */
+	uint64_t next_wd;	/* the next watchdog ping */
 	bool peaks;		/* tool calls run: sample their peaks too */
 };
+
+/*
+ * Wait on @fd for @events with @ready as its handler. A handler has one
+ * source: adding it again (the ring buffer after a reload turned BPF off
+ * and on) replaces its fd. 0, or -1 with errno set.
+ */
+static int loop_add(struct loop *l, int fd, uint32_t events,
+		    bool (*ready)(struct daemon *d, struct loop *l))
+{
+	struct epoll_event ev = { .events = events };
+	unsigned int i;
+
+	for (i = 0; i < l->n_src && l->src[i].ready != ready; i++)
+		;
+	if (i == LOOP_SOURCES) {
+		errno = ENOSPC;
+		return -1;
+	}
+	ev.data.ptr = &l->src[i];
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	l->src[i].ready = ready;
+	if (i == l->n_src)
+		l->n_src++;
+	return 0;
+}
+
+static bool on_signal(struct daemon *d, struct loop *l);
+
+static bool on_ring(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	if (d->rb)
+		ring_buffer__consume(d->rb);	/* events.c: handle_event() */
+	return false;
+}
+
+/* memory stalls: act at the busy pace */
+static bool on_psi(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	d->wake_policy = true;
+	return false;
+}
+
+static bool on_control(struct daemon *d, struct loop *l)
+{
+	(void)l;
+	control_handle(d);
+	return false;
+}
 
 /* The configuration file changed: reload once writes have settled (an
  * editor's save, a ConfigMap's swap) */
 #define CFG_SETTLE_MS	500
 
-/* Run the timer @s once at @at_ms (CLOCK_MONOTONIC); never at UINT64_MAX. */
-static void arm(sd_event_source *s, uint64_t at_ms)
+static bool on_config(struct daemon *d, struct loop *l)
 {
-	int r = at_ms == UINT64_MAX ? sd_event_source_set_enabled(s, SD_EVENT_OFF) :
-		sd_event_source_set_time(s, at_ms * 1000);
-
-	if (r >= 0 && at_ms != UINT64_MAX)
-		r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-	if (r < 0)
-		err("cannot set a timer of the event loop: %s", strerror(-r));
-}
-
-/* A ready fd: BPF events, a memory stall (act at the busy pace), a
- * control connection. */
-static int on_fd(sd_event_source *s, int fd, uint32_t revents, void *u)
-{
-	struct daemon *d = ((struct loop *)u)->d;
-
-	(void)s, (void)revents;
-	if (fd == d->psi_fd)
-		d->wake_policy = true;
-	else if (fd == d->ctl_fd)
-		control_handle(d);
-	else if (d->rb)
-		ring_buffer__consume(d->rb);	/* events.c: handle_event() */
-	return 0;
-}
-
-static int on_config(sd_event_source *s, int fd, uint32_t revents, void *u)
-{
-	struct loop *l = u;
-
-	(void)s, (void)revents;
-	if (cfgwatch_changed(fd, l->d->cfg_path))
-		arm(l->reload, now_ms() + CFG_SETTLE_MS);
-	return 0;
-}
-
-/* Wake the loop: plan() does what is due (the governor, a rescan). */
-static int on_wake(sd_event_source *s, uint64_t usec, void *u)
-{
-	(void)s, (void)usec, (void)u;
-	return 0;
-}
-
-/* A policy tick, slow (a rescan and a full sample) when one is due. */
-static int on_tick(sd_event_source *src, uint64_t usec, void *u)
-{
-	struct loop *l = u;
-	struct daemon *d = l->d;
-	uint64_t now = now_ms();
-	bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
-
-	(void)src, (void)usec;
-	if (slow) {
-		uint64_t rb_lost, tasks_lost;
-
-		d->slow_count++;
-		/* BPF lost an event: re-read all it reports */
-		bpf_drops(d, &rb_lost, &tasks_lost);
-		d->recheck = d->recheck_due ||
-			!(d->slow_count % AMMD_RECHECK_SLOW) ||
-			rb_lost + tasks_lost != d->drops_seen;
-		d->drops_seen = rb_lost + tasks_lost;
-		d->recheck_due = false;
-		if (!d->gov_only)
-			rescan(d);
-		d->last_slow_ms = now;
-		d->slow_due = false;
-	}
-	if (!d->gov_only)
-		policy(d, now, slow);
-	d->ticks++;
-	if (slow || d->status_force) {
-		write_status(d, now);
-		status_notify(d);
-	}
-	metrics_tick(d, now, false);
-	d->wake_policy = false;
-	l->last_tick = now;
-	l->next = now + next_interval(d, now);
-	return 0;
-}
-
-/* Sample the running tools' peaks; at the idle pace their cgroups'
- * growth may end it. */
-static int on_peak(sd_event_source *s, uint64_t usec, void *u)
-{
-	struct loop *l = u;
-	struct daemon *d = l->d;
-	uint64_t now = now_ms();
-
-	(void)s, (void)usec;
-	l->peaks = sample_running_tools(d);
-	l->next_peak = now + d->cfg.interval_ms;
-	if (d->idle_pace && l->next > now && tool_growth_ends_idle(d))
-		l->next = now;
-	return 0;
-}
-
-/* Wait on the BPF ring buffer there is now, if any (its fd is new after
- * a reload turned BPF off and on). */
-static void loop_ring(struct loop *l)
-{
-	int r;
-
-	l->ring = sd_event_source_unref(l->ring);
-	if (!l->d->rb)
-		return;
-	r = sd_event_add_io(l->ev, &l->ring, ring_buffer__epoll_fd(l->d->rb),
-			    EPOLLIN, on_fd, l);
-	if (r < 0)
-		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
-		     strerror(-r));
-}
-
-/* Read the configuration again (SIGHUP, or the file changed). */
-static void loop_reload(struct loop *l)
-{
-	struct daemon *d = l->d;
-	struct timespec ts;
-
-	/* systemd 253+ (Type=notify-reload) wants the time */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
-		   (unsigned long long)ts.tv_sec * 1000000ULL +
-		   (unsigned long long)ts.tv_nsec / 1000);
-	reload(d);
-	sd_notify(0, "READY=1");
-	loop_ring(l);	/* BPF may have stopped or started */
-	d->slow_due = d->status_force = true;
-	l->next = 0;
-}
-
-static int on_reload_due(sd_event_source *s, uint64_t usec, void *u)
-{
-	struct loop *l = u;
-
-	(void)s, (void)usec;
-	info("%s changed: reloading", l->d->cfg_path);
-	loop_reload(l);
-	return 0;
-}
-
-/* Undo everything and let go: SIGTERM, SIGINT. */
-static void daemon_stop(struct daemon *d, int signo)
-{
-	log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
-		   "signal %d: restoring and exiting", signo);
-	gov_stop(d);
-	sd_notify(0, "STOPPING=1");
-	restore_all_live(d);
-	httpmetrics_stop();	/* a stopped daemon serves nothing */
-	/* the last metrics are the run's totals (agentmmctl metrics); the
-	 * textfile a collector scrapes goes, so no stale values are served */
-	metrics_tick(d, now_ms(), true);
-	if (d->cfg.metrics_textfile[0] && unlink(d->cfg.metrics_textfile) &&
-	    errno != ENOENT)
-		warn("cannot remove %s: %s", d->cfg.metrics_textfile,
-		     strerror(errno));
-	control_stop(d);
-	bpf_stop(d);
-	sb_table_free(d);
-	exempt_free(d);
-	free(d->status_last);
-}
-
-/* A signal: reload on SIGHUP, else restore and exit. */
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si,
-		     void *u)
-{
-	struct loop *l = u;
-
-	(void)s;
-	if (si->ssi_signo == SIGHUP) {
-		loop_reload(l);
-		return 0;
-	}
-	daemon_stop(l->d, (int)si->ssi_signo);
-	return sd_event_exit(l->ev, 0);
-}
-
-/*
- * After any source ran: what the handlers recorded (a tool started,
- * memory stalls, a rescan asked for, the status to write), then every
- * timer set to when its work is due.
- */
-static int plan(sd_event_source *s, void *u)
-{
-	struct loop *l = u;
-	struct daemon *d = l->d;
-	uint64_t now = now_ms();
-
-	(void)s;
-	if (d->tool_started) {
-		l->peaks = true;	/* its peak is sampled while it runs */
-		/* at the idle pace its cgroup's growth decides (on_peak()) */
-		if ((!d->idle_pace || d->tool_started_blind) &&
-		    l->last_tick + d->cfg.interval_ms < l->next)
-			l->next = l->last_tick + d->cfg.interval_ms;
-		d->tool_started = d->tool_started_blind = false;
-	}
-	if (d->wake_policy) {
-		d->busy_until_ms = now + 2 * (uint64_t)d->cfg.interval_ms;
-		if (l->last_tick + busy_ms(d) < l->next)
-			l->next = l->last_tick + busy_ms(d);
-	}
-	/* a new task asks for a rescan: at most one a second */
-	if (d->rescan_asked && now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
-		d->rescan_asked = false;
-		d->slow_due = true;
-		l->next = now;
-	}
-	if (d->status_force)
-		write_status(d, now);
-	arm(l->tick, l->next);
-	arm(l->peak, l->peaks ? l->next_peak : UINT64_MAX);
-	arm(l->gov, gov_tick(d, now));
-	arm(l->rescan, d->rescan_asked ?
-	    d->last_slow_ms + AMMD_RESCAN_MIN_MS : UINT64_MAX);
-	return 0;
-}
-
-/* The loop, its timers and signals: 0, or -errno. */
-static int loop_open(struct loop *l)
-{
-	sd_event_time_handler_t cbs[] = { on_tick, on_peak, on_wake, on_wake,
-					  on_reload_due };
-	sd_event_source **srcs[] = { &l->tick, &l->peak, &l->gov, &l->rescan,
-				     &l->reload };
-	const size_t waiting[] = { 1, 3, 4 };	/* peak, rescan, reload */
-	int sigs[] = { SIGHUP, SIGTERM, SIGINT };
-	sigset_t mask;
-	int r;
-
-	sigemptyset(&mask);
-	for (size_t i = 0; i < 3; i++)
-		sigaddset(&mask, sigs[i]);
-	/* sd-event takes blocked signals only */
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* tool stderr pipes may be closed */
-	r = sd_event_new(&l->ev);
-	for (size_t i = 0; r >= 0 && i < 3; i++)
-		r = sd_event_add_signal(l->ev, NULL, sigs[i], on_signal, l);
-	/* 1 ms accuracy (sd-event's default would be 250 ms) */
-	for (size_t i = 0; r >= 0 && i < 5; i++)
-		r = sd_event_add_time(l->ev, srcs[i], CLOCK_MONOTONIC, 0, 1000,
-				      cbs[i], l);
-	/* the tick and the governor run at once; plan() arms the rest */
-	for (size_t i = 0; r >= 0 && i < 3; i++)
-		r = sd_event_source_set_enabled(*srcs[waiting[i]], SD_EVENT_OFF);
-	if (r >= 0)
-		r = sd_event_add_post(l->ev, NULL, plan, l);
-	/* WATCHDOG=1 within half of $WATCHDOG_USEC while the loop goes round */
-	if (r >= 0)
-		r = sd_event_set_watchdog(l->ev, true);
-	return r < 0 ? r : 0;
-}
-
-/*
- * The sources that wake the loop: the ring buffer, PSI, the control
- * socket and the configuration file's directory. Each that fails is
- * said and done without.
- */
-static void loop_sources(struct daemon *d, struct loop *l)
-{
-	int r, cfg_fd;
-
-	loop_ring(l);
-	if (!d->gov_only && !psi_start(d) &&
-	    (r = sd_event_add_io(l->ev, NULL, d->psi_fd, EPOLLPRI, on_fd, l)) < 0) {
-		info("cannot wait on the PSI trigger (%s): polling only",
-		     strerror(-r));
-		close(d->psi_fd);
-		d->psi_fd = -1;
-	}
-	if (!control_start(d) &&
-	    (r = sd_event_add_io(l->ev, NULL, d->ctl_fd, EPOLLIN, on_fd, l)) < 0) {
-		warn("cannot wait on the control socket: %s; agentmmctl thaw/release/exempt will not work",
-		     strerror(-r));
-		control_stop(d);
-	}
-	cfg_fd = cfgwatch_open(d->cfg_path);
-	r = cfg_fd < 0 ? -errno :
-		sd_event_add_io(l->ev, NULL, cfg_fd, EPOLLIN, on_config, l);
-	if (r < 0) {
-		info("changes of %s are not watched (%s): reload with SIGHUP",
-		     d->cfg_path, r == -EPERM ?
-		     "its directory is writable by others" : strerror(-r));
-		if (cfg_fd >= 0)
-			close(cfg_fd);
-	}
+	if (cfgwatch_changed(l->cfg_fd, d->cfg_path))
+		l->reload_at = now_ms() + CFG_SETTLE_MS;
+	return false;
 }
 
 /*
  * Everything between reading the configuration and the first tick: the
  * state dir's lock, undoing a predecessor's changes, the guardian, BPF,
- * the governor and the event loop. 0, or -1 when the daemon cannot run.
+ * the governor and the event sources (signals, the ring buffer, PSI, the
+ * control socket). 0, or -1 when the daemon cannot run.
  */
 static int daemon_setup(struct daemon *d, struct loop *l)
 {
-	int lock_fd, n, r;
+	sigset_t mask;
+	int lock_fd, n;
 
 	d->start_ms = now_ms();
 	lock_fd = lock_state(d, true);
@@ -711,28 +489,221 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 		info("bpf = 0: running from cgroupfs only");
 	gov_start(d);
 
-	r = loop_open(l);
-	if (r < 0) {
-		err("cannot set up the event loop (sd-event): %s", strerror(-r));
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* tool stderr pipes may be closed */
+	l->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (l->sfd < 0 || l->ep < 0) {
+		err("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	loop_sources(d, l);
+	if (loop_add(l, l->sfd, EPOLLIN, on_signal)) {
+		err("cannot wait for signals: %s", strerror(errno));
+		return -1;
+	}
+	if (d->rb && loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
+		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
+		     strerror(errno));
+	if (!d->gov_only && !psi_start(d) &&
+	    loop_add(l, d->psi_fd, EPOLLPRI, on_psi)) {
+		info("cannot wait on the PSI trigger (%s): polling only",
+		     strerror(errno));
+		close(d->psi_fd);
+		d->psi_fd = -1;
+	}
+	if (!control_start(d) && loop_add(l, d->ctl_fd, EPOLLIN, on_control)) {
+		warn("cannot wait on the control socket: %s; agentmmctl thaw/release/exempt will not work",
+		     strerror(errno));
+		control_stop(d);
+	}
 	/* after the signal mask: its thread inherits it */
 	httpmetrics_start(d->cfg.metrics_listen);
+	l->cfg_fd = cfgwatch_open(d->cfg_path);
+	if (l->cfg_fd < 0 || loop_add(l, l->cfg_fd, EPOLLIN, on_config)) {
+		info("changes of %s are not watched (%s): reload with SIGHUP",
+		     d->cfg_path, errno == EPERM ?
+		     "its directory is writable by others" : strerror(errno));
+		if (l->cfg_fd >= 0)
+			close(l->cfg_fd);
+		l->cfg_fd = -1;
+	}
+	sd_notify_init(d);
 	log_action(6, AMM_ACT_START, NULL, NULL, 0, "started (version %s, config %s, %d sandbox pattern(s), interval %u ms, busy %u ms, idle %u ms)",
 	     AMMD_VERSION, d->cfg_path, d->cfg.n_patterns, d->cfg.interval_ms,
 	     busy_ms(d), idle_ms(d));
-	sd_notify(0, "READY=1");
+	sd_notify(d, "READY=1");
 	return 0;
 }
 
+/* Undo everything and let go: SIGTERM, SIGINT. */
+static void daemon_stop(struct daemon *d, int signo)
+{
+	log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+		   "signal %d: restoring and exiting", signo);
+	gov_stop(d);
+	sd_notify(d, "STOPPING=1");
+	restore_all_live(d);
+	httpmetrics_stop();	/* a stopped daemon serves nothing */
+	/* the last metrics are the run's totals (agentmmctl metrics); the
+	 * textfile a collector scrapes goes, so no stale values are served */
+	metrics_tick(d, now_ms(), true);
+	if (d->cfg.metrics_textfile[0] && unlink(d->cfg.metrics_textfile) &&
+	    errno != ENOENT)
+		warn("cannot remove %s: %s", d->cfg.metrics_textfile,
+		     strerror(errno));
+	control_stop(d);
+	bpf_stop(d);
+	sb_table_free(d);
+	exempt_free(d);
+	free(d->status_last);
+}
+
+/* A policy tick, slow (a rescan and a full sample) when one is due. */
+static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
+{
+	bool slow = d->slow_due || now - d->last_slow_ms >= idle_ms(d);
+
+	if (slow) {
+		uint64_t rb_lost, tasks_lost;
+
+		d->slow_count++;
+		/* BPF lost an event: re-read all it reports */
+		bpf_drops(d, &rb_lost, &tasks_lost);
+		d->recheck = d->recheck_due ||
+			!(d->slow_count % AMMD_RECHECK_SLOW) ||
+			rb_lost + tasks_lost != d->drops_seen;
+		d->drops_seen = rb_lost + tasks_lost;
+		d->recheck_due = false;
+		if (!d->gov_only)
+			rescan(d);
+		d->last_slow_ms = now;
+		d->slow_due = false;
+	}
+	if (!d->gov_only)
+		policy(d, now, slow);
+	d->ticks++;
+	if (slow || d->status_force) {
+		write_status(d, now);
+		sd_notify_status(d);
+	}
+	metrics_tick(d, now, false);
+	d->wake_policy = false;
+	l->last_tick = now;
+	l->next = now + next_interval(d, now);
+}
+
+/* Read the configuration again (SIGHUP, or the file changed). */
+static void loop_reload(struct daemon *d, struct loop *l)
+{
+	bool had_rb = d->rb != NULL;
+
+	sd_notify_reloading(d);
+	reload(d);
+	sd_notify(d, "READY=1");
+	if (d->rb && !had_rb &&
+	    loop_add(l, ring_buffer__epoll_fd(d->rb), EPOLLIN, on_ring))
+		warn("cannot wait on the BPF ring buffer: %s; BPF events go unread",
+		     strerror(errno));
+	d->slow_due = d->status_force = true;
+	l->next = 0;
+}
+
+/* Whatever is due now, then when the loop must wake next. */
+static uint64_t loop_due(struct daemon *d, struct loop *l)
+{
+	uint64_t now = now_ms(), wake, gnext;
+
+	/* only a loop that goes round pings the watchdog */
+	if (d->watchdog_ms && now >= l->next_wd) {
+		sd_notify(d, "WATCHDOG=1");
+		l->next_wd = now + d->watchdog_ms / 2;
+	}
+	if (l->reload_at && now >= l->reload_at) {
+		l->reload_at = 0;
+		info("%s changed: reloading", d->cfg_path);
+		loop_reload(d, l);
+		now = now_ms();
+	}
+	/* a new task asks for a rescan: at most one a second */
+	if (d->rescan_asked && now - d->last_slow_ms >= AMMD_RESCAN_MIN_MS) {
+		d->rescan_asked = false;
+		d->slow_due = true;
+		l->next = now;
+	}
+	if (now >= l->next)
+		loop_tick(d, l, now);
+	now = now_ms();
+	if (l->peaks && now >= l->next_peak) {
+		l->peaks = sample_running_tools(d);
+		l->next_peak = now + d->cfg.interval_ms;
+		if (d->idle_pace && l->next > now && tool_growth_ends_idle(d))
+			l->next = now;
+	}
+	wake = l->peaks && l->next_peak < l->next ? l->next_peak : l->next;
+	gnext = gov_tick(d, now);
+	if (d->status_force)
+		write_status(d, now);
+	if (gnext < wake)
+		wake = gnext;
+	if (d->watchdog_ms && l->next_wd < wake)
+		wake = l->next_wd;
+	if (d->rescan_asked && d->last_slow_ms + AMMD_RESCAN_MIN_MS < wake)
+		wake = d->last_slow_ms + AMMD_RESCAN_MIN_MS;
+	if (l->reload_at && l->reload_at < wake)
+		wake = l->reload_at;
+	return wake;
+}
+
+/* A signal: reload on SIGHUP; true when the daemon is to exit. */
+static bool on_signal(struct daemon *d, struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	if (read(l->sfd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo != SIGHUP) {
+		daemon_stop(d, (int)si.ssi_signo);
+		return true;
+	}
+	loop_reload(d, l);
+	return false;
+}
+
+/* What the event handlers asked for: sooner ticks. */
+static void loop_requests(struct daemon *d, struct loop *l)
+{
+	if (d->tool_started) {
+		l->peaks = true;	/* its peak is sampled while it runs */
+		/* at the idle pace its cgroup's growth decides (loop_due()) */
+		if ((!d->idle_pace || d->tool_started_blind) &&
+		    l->last_tick + d->cfg.interval_ms < l->next)
+			l->next = l->last_tick + d->cfg.interval_ms;
+		d->tool_started = d->tool_started_blind = false;
+	}
+	if (d->wake_policy) {
+		d->busy_until_ms = now_ms() + 2 * (uint64_t)d->cfg.interval_ms;
+		if (l->last_tick + busy_ms(d) < l->next)
+			l->next = l->last_tick + busy_ms(d);
+	}
+}
+
+/*
+ * A small main over the event sources: signals, the BPF ring buffer, the
+ * PSI trigger and the control socket only wake the loop and record what
+ * they saw; the ticks act.
+ */
 int main(int argc, char **argv)
 {
 	struct daemon *d = &daemon_state;
 	struct args a = { 0 };
-	struct loop l = { .d = d };
+	struct loop l = { .ep = -1, .sfd = -1, .cfg_fd = -1 };
+	struct epoll_event evs[8];
 	char e[1024];
-	int r, n;
+	int r, n, i;
 
 	daemon_init(d);
 	log_init();
@@ -770,10 +741,22 @@ int main(int argc, char **argv)
 	}
 	if (daemon_setup(d, &l))
 		return 1;
-	r = sd_event_loop(l.ev);	/* until SIGTERM or SIGINT */
-	if (r >= 0)
-		return 0;
-	err("the event loop failed: %s", strerror(-r));
+	for (;;) {
+		uint64_t wake = loop_due(d, &l), now = now_ms();
+
+		n = epoll_wait(l.ep, evs, 8, wake > now ? (int)(wake - now) : 0);
+		if (n < 0 && errno != EINTR) {
+			err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct source *src = evs[i].data.ptr;
+
+			if (src->ready(d, &l))
+				return 0;
+		}
+		loop_requests(d, &l);
+	}
 	gov_stop(d);
 	restore_all_live(d);
 	return 1;

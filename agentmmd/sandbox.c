@@ -103,12 +103,19 @@ unsigned int sb_priority(struct daemon *d, const struct sandbox *s)
 static void oom_group_adopt(struct daemon *d, struct sandbox *s)
 {
 	char buf[16];
+	int r;
 
 	if (s->kube || cg_read_str_at(s->dir_fd, "memory.oom.group", buf,
 				      sizeof(buf)) || strcmp(buf, "1"))
 		return;
-	if (knob_borrow(d, &s->knob[SBK_OOMGROUP], KNOB_OOMGROUP, s->dir_fd,
-			s->cgid, s->path, "1", "0")) {
+	r = knob_borrow(d, &s->knob[SBK_OOMGROUP], KNOB_OOMGROUP, s->dir_fd,
+			s->cgid, s->path, "1", "0");
+	if (r == KNOB_EUNIT) {
+		info("sandbox %s is a systemd unit with memory.oom.group = 1: left to systemd (an OOM kill of a tool kills the whole unit; OOMPolicy=continue in the unit avoids it)",
+		     s->rel);
+		return;
+	}
+	if (r) {
 		warn("sandbox %s has memory.oom.group = 1 (an OOM kill of a tool would kill the agent runtime too) and it cannot be reset: %s",
 		     s->rel, strerror(errno));
 		return;
@@ -135,6 +142,7 @@ void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 {
 	struct knob *k = &s->knob[SBK_ZSWAPWB];
 	char buf[16];
+	int r;
 
 	if (d->cfg.zswap_writeback) {
 		if (!k->live)
@@ -148,12 +156,18 @@ void sb_zswap_writeback(struct daemon *d, struct sandbox *s)
 		     s->rel);
 		return;
 	}
-	if (k->live || d->cg_v1 ||
+	/* a unit's is systemd's: asked once, not again on every reload */
+	if (k->live || d->cg_v1 || s->zswapwb_unit ||
 	    cg_read_str_at(s->dir_fd, "memory.zswap.writeback", buf,
 			   sizeof(buf)) || strcmp(buf, "1"))
 		return;
-	if (knob_borrow(d, k, KNOB_ZSWAPWB, s->dir_fd, s->cgid, s->path, "1",
-			"0") == KNOB_EWRITE)
+	r = knob_borrow(d, k, KNOB_ZSWAPWB, s->dir_fd, s->cgid, s->path, "1",
+			"0");
+	if (r == KNOB_EUNIT) {
+		s->zswapwb_unit = true;
+		info("sandbox %s is a systemd unit: its memory.zswap.writeback = 1 is left to systemd (MemoryZSwapWriteback=no in the unit, systemd 256+, keeps its compressed pages off disk)",
+		     s->rel);
+	} else if (r == KNOB_EWRITE)
 		warn("sandbox %s: cannot set memory.zswap.writeback to 0: %s; its cold pages may be written from zswap to disk",
 		     s->rel, strerror(errno));
 	if (k->live)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The status file read by agentmmctl, and the STATUS= line systemd shows
- * (sd_notify(3)).
+ * The status file read by agentmmctl.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +15,6 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
-#include <systemd/sd-daemon.h>
-
 #include "daemon.h"
 #include "loader.h"
 #include "log.h"
@@ -167,30 +164,4 @@ void write_status(struct daemon *d, uint64_t now)
 	if (write_atomic_at(d->state_fd, "status", buf, off, 0644))
 		warn("cannot write %s: %s", path, strerror(errno));
 	free(buf);
-}
-
-void status_notify(struct daemon *d)
-{
-	unsigned int n = 0, throttled = 0, frozen = 0;
-	char msg[sizeof(d->notify_status)];
-	struct sandbox *s;
-
-	for_each_sandbox(d, s) {
-		n++;
-		throttled += s->high_dir[0] != 0;
-		frozen += s->frozen;
-	}
-	if (d->gov_only)
-		snprintf(msg, sizeof(msg),
-			 "STATUS=governor only (no cgroup v2 memory controller at %.64s)",
-			 d->cfg.cgroup_root);
-	else
-		snprintf(msg, sizeof(msg),
-			 "STATUS=%u sandbox%s: %u throttled, %u frozen%s", n,
-			 n == 1 ? "" : "es", throttled, frozen,
-			 d->cfg.dry_run ? " (dry run: nothing changed)" : "");
-	if (!strcmp(msg, d->notify_status))
-		return;
-	strcpy(d->notify_status, msg);
-	sd_notify(0, msg);
 }

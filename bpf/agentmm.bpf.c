@@ -334,9 +334,15 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 	pt = task_of(parent);
 	if (pt) {
 		t.sandbox_cgid = pt->sandbox_cgid;
-		if (pt->role == AMM_ROLE_RUNTIME) {
-			t.role = AMM_ROLE_TOOL;	/* the runtime starts a tool */
+		if (pt->role == AMM_ROLE_RUNTIME ||
+		    (pt->role == AMM_ROLE_TOOL &&
+		     (pt->flags & AMM_TASK_LAUNCHING) &&
+		     pt->tool_tgid == parent->tgid)) {
+			/* the runtime starts a tool, or a launcher that
+			 * never exec'd forks the command: it is the call */
+			t.role = AMM_ROLE_TOOL;
 			t.tool_tgid = tgid;
+			t.flags = AMM_TASK_LAUNCHING;
 			new_tool = true;
 		} else {
 			t.role = pt->role;
@@ -356,6 +362,7 @@ int BPF_PROG(amm_fork, struct task_struct *parent, struct task_struct *child)
 		if (sb && sb->runtime_tgid) {
 			t.role = AMM_ROLE_TOOL;
 			t.tool_tgid = tgid;
+			t.flags = AMM_TASK_LAUNCHING;
 			new_tool = tgid != sb->runtime_tgid;
 		}
 	}
@@ -391,6 +398,7 @@ int BPF_PROG(amm_exec, struct task_struct *p, pid_t old_pid,
 		return 0;
 	}
 	stat_add(t->sandbox_cgid, ST_EXEC, 0, false);
+	t->flags &= ~AMM_TASK_LAUNCHING;
 	if (t->role == AMM_ROLE_TOOL && t->tool_tgid == tgid) {
 		stat_add(t->sandbox_cgid, ST_TOOL_START, 0, false);
 		if (ev_budget(t->sandbox_cgid))

@@ -72,7 +72,16 @@ struct amm_task {
 	__u32 role;
 	__u64 start_ns;		/* the process's start_boottime, as in
 				 * amm_event: agentmmd compares the two */
+	__u32 flags;		/* AMM_TASK_* */
+	__u32 pad;
 };
+
+/*
+ * A tool-call root that has not exec'd yet: a launcher (crun exec, runc's
+ * init) that forks again before the command runs hands the tool call on
+ * to its child, so the call is the command, not the launcher.
+ */
+#define AMM_TASK_LAUNCHING	1U
 
 enum amm_event_type {
 	AMM_EV_TOOL_START = 1,	/* exec by a tool-call root */

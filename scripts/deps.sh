@@ -55,9 +55,8 @@ apt_demo=(
 	libzstd-dev qemu-system-x86 busybox-static cpio kmod xz-utils
 	# agentmmd's HTTP metrics endpoint (evhttp; its static .a files too)
 	libevent-dev
-	# agentmmd's main loop (sd-event), sd_notify, journal and its calls to
-	# systemd for its units' cgroups (sd-bus): libsystemd
-	libsystemd-dev pkg-config
+	# agentmmd's sd-bus calls to systemd for its units' cgroups (unitbus.c)
+	libsystemd-dev
 	python3 python3-pytest python3-venv nodejs git util-linux procps
 	gnuplot-nox
 )
@@ -88,9 +87,6 @@ apt_check=(
 	# (fetch_cross_sysroot), the .deb's through tests/pkg/deb-aarch64.
 	# Its arm64 run-time libraries do coexist:
 	libevent-core-2.1-7:arm64 libevent-extra-2.1-7:arm64 libevent-pthreads-2.1-7:arm64
-	# libsystemd is Multi-Arch: same: its arm64 library runs the cross-built
-	# agentmmd under qemu-user, and the .deb's cross build links it
-	libsystemd-dev:arm64
 	arch-test
 	# make k8s-check: node (+ npm, below) runs the validator from the npm
 	# registry, cached
@@ -318,20 +314,23 @@ fetch_kernel_cross() {
 }
 
 # The libraries agentmmd links statically (libbpf, libelf, zlib, zstd,
-# libevent) and libsystemd with its own (a shared library only: linked and,
-# in the arm64 guest, loaded from here), of
+# libevent) and libsystemd (shared only: the static programs build
+# unitbus.c without it; the aarch64 RPM links it), of
 # architecture ARCH, unpacked into $cache/sysroot/ARCH for cross builds
 # (make cross-check); the C library comes with the cross compiler.
 fetch_cross_sysroot() {
 	local arch=$1 root=$cache/sysroot/$1 dl deb
-	# complete, and with libsystemd (a sysroot from before it is fetched again)
-	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libsystemd.so" >/dev/null &&
+	# complete, and with libevent and libsystemd (a sysroot from before
+	# them is fetched again)
+	[ -f "$root/.agentmm-complete" ] && compgen -G "$root/usr/lib/*/libevent_core.a" >/dev/null &&
+		compgen -G "$root/usr/lib/*/libsystemd.so" >/dev/null &&
 		{ say "$arch libraries present in $root"; return; }
 	say "downloading Debian's $arch libbpf, libelf, zlib, zstd, libevent, libsystemd for cross builds"
 	dl=$(mktemp -d)
 	apt_download "$arch" '' "$dl" libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev libzstd1 \
 		libevent-dev libevent-2.1-7 libevent-core-2.1-7 libevent-extra-2.1-7 libevent-pthreads-2.1-7 \
-		libevent-openssl-2.1-7 libsystemd-dev libsystemd0 libcap2 libgcrypt20 libgpg-error0 liblzma5 liblz4-1 busybox-static ||
+		libevent-openssl-2.1-7 libsystemd-dev libsystemd0 libcap2 libgcrypt20 libgpg-error0 \
+		liblz4-1 liblzma5 busybox-static ||
 		{ rm -rf "$dl"; die "could not download the $arch libraries for cross builds"; }
 	rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 	for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$root.tmp"; done

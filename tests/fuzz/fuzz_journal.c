@@ -55,8 +55,10 @@ static void any_lines(const uint8_t *data, size_t size)
 			die_entry("entry without a cgroup id accepted", line, &e, NULL);
 		if (strcmp(e.kind, "freeze") && strcmp(e.kind, "high") &&
 		    strcmp(e.kind, "oomgroup") && strcmp(e.kind, "limit") &&
-		    strcmp(e.kind, "zswapwb"))
+		    strcmp(e.kind, "zswapwb") && strcmp(e.kind, "unitprop"))
 			die_entry("unknown kind accepted", line, &e, NULL);
+		if (!strcmp(e.kind, "unitprop") && !e.prop[0])
+			die_entry("unitprop entry without the unit's property", line, &e, NULL);
 		if (!strcmp(e.kind, "limit") && !e.set[0])
 			die_entry("limit entry without the value set", line, &e, NULL);
 		if (!e.path || e.path[0] != '/' ||

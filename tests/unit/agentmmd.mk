@@ -51,7 +51,7 @@ $(BUILD)/unit/test_agentmmd_json: $(TOP)/tests/unit/test_agentmmd_json.c \
 # cgroup names, the unitprop record, no routing without systemd.
 $(BUILD)/unit/test_agentmmd_unitbus: $(TOP)/tests/unit/test_agentmmd_unitbus.c \
 		$(AMMD_LIB_SAN) $(AMM_HDRS) $(TOP)/tests/unit/unit.h | $(BUILD)/unit
-	$(CC) $(AMMD_TEST_CFLAGS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
+	$(CC) $(AMMD_TEST_CFLAGS) $(AMMD_SAN_SDBUS) -o $@ $< $(AMMD_LIB_SAN) $(AMMD_LIBS)
 
 # The HTTP metrics endpoint on a real loopback socket (libevent).
 $(BUILD)/unit/test_httpmetrics: $(TOP)/tests/unit/test_httpmetrics.c \

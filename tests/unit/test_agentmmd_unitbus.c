@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef AMM_NO_SDBUS
 #include <systemd/sd-daemon.h>
+#endif
 
 #include "daemon.h"
 #include "journal.h"
@@ -37,10 +39,14 @@ static const char *unit_of(const char *path)
 
 #define NAMES(path, want) EXPECT_TRUE(!strcmp(unit_of(path), want))
 
-/* Is systemd PID 1 here? */
+/* Is systemd PID 1 here? (never, built without sd-bus: static) */
 static bool booted(void)
 {
+#ifdef AMM_NO_SDBUS
+	return false;
+#else
 	return sd_booted() > 0;
+#endif
 }
 
 TEST(plain_units)

@@ -38,14 +38,16 @@ check "the flood ran" wait_for 300 test -s /tmp/flood.pid
 took=$(($(date +%s) - t0))
 LAST=$(cat /tmp/flood.pid)
 log "flood status ($took s): $(grep '^sandbox name=agent.slice/flood ' /run/agentmm/status)"
-# 3000 tool calls exceed 256 + 128/s only if they come faster than that
-# (x86_64 guests: about 20 s). An emulated arm64 CPU forks too slowly to
-# flood (2-3 minutes), and then nothing may be held back either; in
-# between, bursts decide, and neither is asserted.
+# Each tool call spends two of the budget's events (its fork and its
+# exec), so 3000 calls exceed 256 + 128/s only if they come within about
+# 45 s (x86_64 guests: about 20 s). An emulated arm64 CPU forks too slowly
+# to flood (2-3 minutes), and then nothing may be held back either. Forks
+# come in bursts, so near that rate (30-90 s: up to twice the budget's)
+# bursts decide, and neither is asserted.
 if [ $took -lt 30 ]; then
 	check "the excess is counted for the flooder" wait_for 20 sh -c "grep '^sandbox name=agent.slice/flood ' /run/agentmm/status | grep -Eq 'events_limited=[1-9]'"
 	check "and said in the log" grep -q "sandbox agent.slice/flood: .* tool-call events over its budget" $LOG
-elif [ $took -lt 60 ]; then
+elif [ $took -lt 90 ]; then
 	log "the flood ($took s) came close to its budget's rate: whether it exceeded it is not asserted"
 else
 	check "a flood slower than its budget ($took s for 3000 calls): nothing held back" \
