@@ -10,7 +10,7 @@ BPF_CLANG ?= clang
 BPF_VMLINUX := $(firstword $(wildcard $(TEST_KDIR)/vmlinux \
 	/usr/src/linux-headers-$(TEST_KVER)/vmlinux) /sys/kernel/btf/vmlinux)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall $(WERROR) \
 	-I$(BPF_OUT) -I$(TOP)/bpf
 
 $(BPF_OUT):
@@ -26,8 +26,10 @@ ifneq ($(BPF_VMLINUX_H),)
 $(BPF_OUT)/vmlinux.h: $(BPF_VMLINUX_H) | $(BPF_OUT)
 	cp $< $@
 else
+# BPF_VMLINUX is a file with BTF, or a ready vmlinux.h (Fedora's and RHEL's
+# kernel-devel ship /usr/src/kernels/KVER/vmlinux.h; rpm/agentmm.spec).
 $(BPF_OUT)/vmlinux.h: $(BPF_VMLINUX) | $(BPF_OUT)
-	$(BPFTOOL) btf dump file $< format c > $@.tmp
+	$(if $(filter %.h,$(BPF_VMLINUX)),cp $< $@.tmp,$(BPFTOOL) btf dump file $< format c > $@.tmp)
 	mv $@.tmp $@
 endif
 

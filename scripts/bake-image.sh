@@ -15,11 +15,15 @@ Enable agentmm in an RPM-based image root or on this host.
 
   --root DIR        image root to modify (mounted; commands run chrooted
                     there). Default: / (this host).
-  --rpms DIR        install agentmm*.rpm / kmod-agentmm*.rpm from DIR
-                    (e.g. build/rpm/RPMS/*) instead of the configured
-                    repositories.
-  --dkms            install agentmm-dkms instead of kmod-agentmm (the
-                    image must carry kernel-devel for its kernels).
+  --rpms DIR        install agentmm, agentmm-tuned, agentmm-kmod-common and
+                    kmod-agentmm-KVER for each kernel of the root (or the
+                    kABI-tracking kmod-agentmm) from DIR (e.g.
+                    build/rpm/RPMS) instead of the configured repositories
+                    (there: agentmm agentmm-tuned kmod-agentmm tuned;
+                    kmod-agentmm is RHEL's kABI kmod, or the meta package
+                    that pulls akmod-agentmm in).
+  --dkms            install agentmm-dkms instead of the kmod (the image
+                    must carry kernel-devel for its kernels).
   --no-install      skip package installation (already installed).
   --kver KVER       rebuild the initramfs of KVER only (repeatable).
                     Default: every kernel under /lib/modules of the root.
@@ -97,13 +101,28 @@ write() {  # write FILE CONTENT, in the target root
 KMODPKG=kmod-agentmm; [ $DKMS = 1 ] && KMODPKG=agentmm-dkms
 if [ $INSTALL = 1 ]; then
 	if [ -n "$RPMS" ]; then
-		mapfile -t files < <(find "$RPMS" -name 'agentmm-[0-9]*.rpm' ! -name '*.src.rpm'; find "$RPMS" -name "$KMODPKG-[0-9]*.rpm")
-		[ ${#files[@]} -eq 2 ] || { echo "bake-image.sh: need exactly agentmm and $KMODPKG RPMs in $RPMS (found ${#files[@]})" >&2; exit 1; }
+		# the module: agentmm-dkms, or kmod-agentmm-KVER of each kernel of
+		# the root, or else the kABI kmod-agentmm (one with a payload)
+		mods=()
+		if [ $DKMS = 1 ]; then mapfile -t mods < <(find "$RPMS" -name 'agentmm-dkms-[0-9]*.rpm')
+		else
+			for d in "$ROOT"/lib/modules/*/ "$ROOT"/usr/lib/modules/*/; do
+				[ -d "$d" ] || continue
+				mapfile -t -O ${#mods[@]} mods < <(find "$RPMS" -name "kmod-agentmm-$(basename "$d")-[0-9]*.rpm")
+			done
+			# (/lib may be a link to /usr/lib: each kernel once)
+			[ ${#mods[@]} -eq 0 ] || mapfile -t mods < <(printf '%s\n' "${mods[@]}" | sort -u)
+			[ ${#mods[@]} -gt 0 ] || mapfile -t mods < <(find "$RPMS" -name 'kmod-agentmm-[0-9]*.rpm' -size +8k)
+		fi
+		mapfile -t files < <(find "$RPMS" \( -name 'agentmm-[0-9]*.rpm' -o -name 'agentmm-tuned-[0-9]*.rpm' \
+			-o -name 'agentmm-kmod-common-[0-9]*.rpm' \) ! -name '*.src.rpm' | sort -u)
+		if [ ${#files[@]} -ne 3 ] || [ ${#mods[@]} -eq 0 ]; then echo "bake-image.sh: need agentmm, agentmm-tuned, agentmm-kmod-common and a module package ($KMODPKG or kmod-agentmm-KVER for the root's kernels) in $RPMS (found ${files[*]##*/} ${mods[*]##*/})" >&2; exit 1; fi
+		files+=("${mods[@]}")
 		say "installing ${files[*]##*/}"
 		if [ $DRY = 1 ]; then echo "+ rpm -Uvh --root $ROOT ${files[*]}"
 		else rpm -Uvh --root "$ROOT" "${files[@]}"; fi
-	elif have dnf; then run dnf -y install agentmm "$KMODPKG" tuned
-	elif have yum; then run yum -y install agentmm "$KMODPKG" tuned
+	elif have dnf; then run dnf -y install agentmm agentmm-tuned "$KMODPKG" tuned
+	elif have yum; then run yum -y install agentmm agentmm-tuned "$KMODPKG" tuned
 	else echo "bake-image.sh: no dnf/yum in the root; use --rpms DIR" >&2; exit 1; fi
 fi
 
