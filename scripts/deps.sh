@@ -70,8 +70,9 @@ apt_check=(
 	# (module 90agentmm is built into a real image by tests/pkg)
 	debugedit elfutils rpmlint dracut-core
 	# the .deb (tests/pkg/deb): debhelper with DKMS, lintian, and mmdebstrap
-	# for the scratch Debian root it installs into
-	debhelper dh-dkms lintian mmdebstrap autopkgtest
+	# for the scratch Debian root it installs into; SPDX's licence list to
+	# check the release's SBOM against
+	debhelper dh-dkms lintian mmdebstrap autopkgtest node-spdx-license-ids
 	# agentmm.ko, agentmmd, agentmmctl and the unit tests cross-built for
 	# arm64, the programs run under qemu-user (make cross-check)
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static qemu-system-arm

@@ -9,7 +9,9 @@
 # debian/copyright's Files-Excluded lists (one list for make dist and uscan). Reproducible: git archive writes the names
 # in sorted order, owner and group 0, every mtime the commit's; the commit
 # archived carries the last commit's date, so the same tree gives the same
-# bytes (xz single-threaded).
+# bytes (xz single-threaded). Beside it, OUTDIR/agentmm_VERSION.orig.spdx.json:
+# its SPDX 2.3 SBOM (scripts/sbom.py: every file with its checksums and the
+# licence its SPDX line names), as reproducible as the tarball.
 #
 # Usage: scripts/dist.sh [--worktree] OUTDIR
 #   --worktree  the working tree as it is (tracked and untracked files git
@@ -61,4 +63,8 @@ tarball=$out/agentmm_$version.orig.tar.xz
 git -c tar.umask=0022 archive --format=tar --prefix="agentmm-$version/" "$commit" -- "${pathspec[@]}" |
 	xz -T1 -6 >"$tarball.tmp"
 mv "$tarball.tmp" "$tarball"
-echo "dist: $tarball ($(tar -tJf "$tarball" | grep -vc '/$') files; left out: ${excluded[*]}) and no debian/"
+sbom=$out/agentmm_$version.orig.spdx.json
+python3 "$top/scripts/sbom.py" "$tarball" agentmm "$version" "$(git log -1 --format=%ct)" >"$sbom.tmp" ||
+	die "the SBOM of $tarball could not be written (scripts/sbom.py)"
+mv "$sbom.tmp" "$sbom"
+echo "dist: $tarball ($(tar -tJf "$tarball" | grep -vc '/$') files; left out: ${excluded[*]}) and no debian/; SBOM $sbom"
