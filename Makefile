@@ -54,7 +54,7 @@ help:
 	@echo '  make check-long the long suites make check leaves out (about 25 minutes; see docs/testing.md)'
 	@echo '  make unit       host unit tests only (ASan/UBSan)'
 	@echo '  make vm-check   in-guest tests only; T="name ..." runs just those'
-	@echo '  make vm-long-check  the in-guest tests vm-check leaves out (tests/vm/long: benchmark harness smokes)'
+	@echo '  make vm-long-check  the in-guest tests vm-check leaves out (tests/vm/long: benchmark harness smokes, the short soak)'
 	@echo '  make vm-stress  sensor-lifecycle (200 cycles) and daemon-scale (10,000) at full size'
 	@echo '  make vm-check-floor  the module on its floor kernel (Debian 12 6.1, no mTHP) in the guest'
 	@echo '  make vm-host-usr-check  the guest with this host'"'"'s /usr read-only (python3, Flask, node there: bench-coldstart)'

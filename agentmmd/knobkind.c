@@ -151,13 +151,16 @@ enum knob_kind knob_kind_route(enum knob_kind kind, const char *path,
 			     kind != KNOB_OOMGROUP && kind != KNOB_ZSWAPWB &&
 			     kind != KNOB_POOL_HIGH))
 		return kind;
+	/* by name first, nothing asked of systemd: a slice agentmmd changes
+	 * is the pool; a sandbox or tool slice's files are still written on
+	 * cgroupfs (docs/containers.md) */
+	if (unitbus_name_of(path, unit, sizeof(unit)))
+		return kind;
+	if (kind != KNOB_POOL_HIGH && strrchr(unit, '.') &&
+	    !strcmp(strrchr(unit, '.'), ".slice"))
+		return kind;
 	r = unitbus_unit_of(path, unit, sizeof(unit));
 	if (r <= 0)	/* not a unit, or systemd not reachable (said) */
-		return kind;
-	/* a slice agentmmd changes is the pool; a sandbox or tool slice's
-	 * files are still written on cgroupfs (docs/containers.md) */
-	if (kind != KNOB_POOL_HIGH && strlen(unit) > 6 &&
-	    !strcmp(unit + strlen(unit) - 6, ".slice"))
 		return kind;
 	if (kind == KNOB_OOMGROUP || kind == KNOB_ZSWAPWB)
 		return KNOB_NOT_OURS;
