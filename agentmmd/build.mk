@@ -16,7 +16,7 @@ AMMD_LIB_SRCS := $(addprefix $(AMMD_DIR)/,usage.c log.c action.c journal.c \
 	usergov.c thpknob.c thpfile.c govparse.c escape.c history.c metrics.c \
 	control.c exempt.c reclaim.c sdnotify.c cfgwatch.c modver.c statedir.c \
 	httpmetrics.c knob.c knobkind.c podid.c hostkind.c hostknob.c \
-	unitbus.c modgov.c) \
+	unitbus.c modgov.c handed.c handover.c) \
 	$(addprefix $(TOP)/policy/,pressure.c hotmap.c governor.c contig.c parse.c)
 AMM_HDRS := $(wildcard $(AMMD_DIR)/*.h) $(TOP)/bpf/agentmm.h \
 	$(TOP)/policy/pressure.h $(TOP)/policy/amm_types.h \

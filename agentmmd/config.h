@@ -37,6 +37,7 @@ struct amm_config {
 	char runtime_cgroup[64];	/* child holding the runtime, "" = none */
 	bool protect_guessed_runtime;
 	unsigned int freeze_max_s;
+	bool handover;		/* leave changes in force across a restart */
 	bool freeze_kubernetes;
 	unsigned int bpf_tasks_per_sandbox;
 	unsigned int interval_ms;

@@ -89,6 +89,8 @@ AMM_CONFIG_KEY(freeze_max_s, freeze_max_s, uint, "30", 1, 3600,
 	       TUNING, "a freeze lasts at most this long, then as long unfrozen")
 AMM_CONFIG_KEY(freeze_kubernetes, freeze_kubernetes, bool, "0", 0, 1,
 	       TUNING, "freeze Kubernetes pods too (their probes fail while frozen)")
+AMM_CONFIG_KEY(handover, handover, bool, "1", 0, 1,
+	       TUNING, "on a restart by systemd, leave what is borrowed in force for the next agentmmd")
 AMM_CONFIG_KEY(runtime_oom_score_adj, runtime_oom_score_adj, int, "-900", -1000, 1000,
 	       TUNING, "oom_score_adj of an agent runtime")
 AMM_CONFIG_KEY(tool_oom_score_adj, tool_oom_score_adj, int, "500", -1000, 1000,

@@ -205,6 +205,7 @@ struct sandbox {
 	char high_dir[AMM_PATH_MAX];	/* where we set memory.high, "" if not */
 };
 
+struct handed;
 struct agentmm_bpf;
 struct ring_buffer;
 
@@ -309,6 +310,13 @@ struct daemon {
 	 * pool's cgroup id */
 	char pool_dir[AMM_PATH_MAX];
 	struct knob pool_knob;
+
+	/* what the previous agentmmd handed over (handover.c): its journal
+	 * records, until taken again or put back at handed_until_ms */
+	struct handed *handed;
+	size_t n_handed;
+	uint64_t handed_until_ms;
+	bool handing_over;	/* stopping for a restart: journal no more */
 
 	/* requests from event handlers to the main loop */
 	bool wake_policy;	/* a pressure event: sample at busy pace */

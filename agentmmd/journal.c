@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "handed.h"
 #include "hostkind.h"
 #include "journal.h"
 #include "log.h"
@@ -45,6 +46,9 @@
  *                             systemd still says PATH is that unit's
  *   thp KB ORIG NEW PREV      the mTHP switches (thpknob.c; restored by
  *                             thpfile.c: thp_knob_restore_line)
+ *   handover BOOT_ID PID      the agentmmd PID stopped for a restart and
+ *                             left every change above in force for the
+ *                             next one to take over (handover.c); last
  *   done TAG ID               the change of the last TAG line with that ID
  *                             (CGID, or KB for thp) was put back or
  *                             dropped: nothing is left to undo for it
@@ -126,7 +130,7 @@ static uint64_t journal_live_records(struct daemon *d, FILE *o)
 		put_record(o, &d->pool_knob);
 		n++;
 	}
-	return n;
+	return n + handed_records(d, o);
 }
 
 /*
@@ -143,7 +147,9 @@ int journal_compact(struct daemon *d)
 	FILE *o;
 	int r;
 
-	if (amm_dry_run)	/* nothing was changed: nothing to undo */
+	/* nothing was changed: nothing to undo; or the journal is the next
+	 * agentmmd's now */
+	if (amm_dry_run || d->handing_over)
 		return 0;
 	journal_close(d);
 	o = open_memstream(&buf, &len);
@@ -196,7 +202,7 @@ int journal_record(struct daemon *d, const char *rec, size_t len,
 	ssize_t n;
 	int e;
 
-	if (amm_dry_run)	/* nothing was changed: nothing to undo */
+	if (amm_dry_run || d->handing_over)	/* as journal_compact() */
 		return 0;
 	if ((c != JOURNAL_BORROW && d->journal_live <= JOURNAL_SMALL) ||
 	    d->journal_records + 1 > 2 * d->journal_live + JOURNAL_SLACK ||
@@ -213,6 +219,22 @@ int journal_record(struct daemon *d, const char *rec, size_t len,
 	journal_close(d);	/* the next record rewrites it whole */
 	errno = e;
 	return -1;
+}
+
+int journal_append_sync(struct daemon *d, const char *rec)
+{
+	size_t len = strlen(rec);
+
+	if (!journal_same(d) && journal_compact(d))
+		return -1;
+	if (write(d->journal_fd, rec, len) != (ssize_t)len ||
+	    fsync(d->journal_fd)) {
+		err("cannot write %s: %s", d->applied_path, strerror(errno));
+		journal_close(d);
+		return -1;
+	}
+	d->journal_records++;
+	return 0;
 }
 
 /* Write back what the entry @e recorded, through its cgroup's @fd: the
@@ -281,7 +303,7 @@ static FILE *journal_open(int dirfd, const char *shown)
  * is gone or is another one now), 0: not a journal line, or one refused
  * (said once here), -1: failed, keep it.
  */
-static int restore_line(char *line)
+int journal_restore_line(char *line)
 {
 	struct journal_entry e;
 	uint64_t id;
@@ -331,8 +353,8 @@ struct jrec {
 };
 
 /* Which change @r is a record of: "done TAG ID", "thp KB ..." or a
- * cgroup entry's kind and id. Others stay unkeyed (restore_line() says
- * what is wrong with them). */
+ * cgroup entry's kind and id. Others stay unkeyed (journal_restore_line()
+ * says what is wrong with them). */
 static void jrec_key(struct jrec *r)
 {
 	struct journal_entry e;
@@ -342,6 +364,12 @@ static void jrec_key(struct jrec *r)
 	if (sscanf(r->line, "done %15s %llu%n", r->tag, &r->id, &n) == 2 &&
 	    !r->line[n]) {
 		r->done = r->keyed = true;
+		return;
+	}
+	if (!strncmp(r->line, HANDOVER_TAG " ", strlen(HANDOVER_TAG) + 1)) {
+		strcpy(r->tag, HANDOVER_TAG);	/* one at a time: id 0 */
+		r->id = 0;
+		r->keyed = true;
 		return;
 	}
 	if (sscanf(r->line, "thp %llu %n", &r->id, &n) == 1 && n) {
@@ -535,8 +563,8 @@ int restore_journal(int dirfd, const char *shown)
 	for (i = 0; i < cnt; i++) {
 		if (recs[i].dead)
 			continue;
-		copy = strdup(recs[i].line);	/* restore_line() cuts it up */
-		r = copy ? restore_line(copy) : -1;
+		copy = strdup(recs[i].line);	/* journal_restore_line() cuts it up */
+		r = copy ? journal_restore_line(copy) : -1;
 		free(copy);
 		if (r > 0) {
 			n++;
@@ -598,6 +626,22 @@ int journal_each_live(int dirfd, const char *shown,
 	return n;
 }
 
+static int marked_line(void *arg, const char *line)
+{
+	pid_t *p = arg;
+
+	/* the last record decides: anything after a hand-over ends it */
+	p[1] = handed_is_marker(line, p[0]);
+	return 0;
+}
+
+bool journal_handed_over(int dirfd, const char *shown, pid_t pid)
+{
+	pid_t p[2] = { pid, 0 };
+
+	return journal_each_live(dirfd, shown, marked_line, p) > 0 && p[1];
+}
+
 void start_guardian(struct daemon *d, int lock_fd)
 {
 	pid_t parent = getpid();
@@ -625,6 +669,11 @@ void start_guardian(struct daemon *d, int lock_fd)
 	} else {
 		while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 			;
+	}
+	/* handed over to the next agentmmd (a restart): its to take */
+	if (journal_handed_over(d->state_fd, d->applied_path, parent)) {
+		close(lock_fd);
+		_exit(0);
 	}
 	n = restore_journal(d->state_fd, d->applied_path);
 	if (n)

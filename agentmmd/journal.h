@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct daemon;
 struct sandbox;
@@ -27,6 +28,12 @@ enum journal_change {
  */
 int journal_record(struct daemon *d, const char *rec, size_t len,
 		   enum journal_change c);
+/* Append @rec (one line) and fsync, the journal rewritten first if it
+ * is not open: 0, or -1 (said). The hand-over record (handover.c). */
+int journal_append_sync(struct daemon *d, const char *rec);
+/* Undo the journal record @line (cut up): 1 undone or nothing left to
+ * undo, 0 not one to undo (said), -1 failed (keep it). */
+int journal_restore_line(char *line);
 /* Rewrite the journal from the live state (temporary file + rename in
  * the state directory); 0, or -1 (said). */
 int journal_compact(struct daemon *d);
@@ -45,6 +52,12 @@ int restore_journal(int dirfd, const char *shown);
  */
 int journal_each_live(int dirfd, const char *shown,
 		      int (*fn)(void *arg, const char *line), void *arg);
+/*
+ * Does the journal in @dirfd end with a hand-over record of this boot (by
+ * @pid, when not 0)? Then it is the next agentmmd's to take over
+ * (handover.h): the guardian and ExecStopPost's --restore leave it.
+ */
+bool journal_handed_over(int dirfd, const char *shown, pid_t pid);
 void start_guardian(struct daemon *d, int lock_fd);
 
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "handed.h"
 #include "journal.h"
 #include "knob.h"
 #include "log.h"
@@ -47,7 +48,7 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 		const char *val)
 {
 	bool again = k->live;
-	char now[sizeof(k->orig)];
+	char now[sizeof(k->orig)], handed[sizeof(k->orig)];
 	uint8_t prop;
 	int e;
 
@@ -71,6 +72,13 @@ int knob_borrow(struct daemon *d, struct knob *k, enum knob_kind kind,
 		info("%s is systemd's unit: its %s is set through systemd (was %s)",
 		     path, unitbus_prop_name(prop), orig);
 	}
+	/* a change the previous agentmmd handed over: what was there before
+	 * it is what goes back, not what it set */
+	if (!again && d->n_handed &&
+	    handed_claim(d, knob_kinds[kind].tag, kind == KNOB_UNIT_PROP ?
+			   unitbus_prop_name(prop) : NULL, id, handed,
+			   sizeof(handed)))
+		orig = handed;
 	if (!again)	/* borrowed again (the pool): its record supersedes */
 		d->journal_live++;
 	memset(k, 0, sizeof(*k));

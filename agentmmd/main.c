@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "daemon.h"
+#include "handover.h"
 #include "cfgwatch.h"
 #include "control.h"
 #include "events.h"
@@ -50,6 +51,7 @@
 #include "status.h"
 #include "tick.h"
 #include "tools.h"
+#include "unitbus.h"
 #include "usage.h"
 
 
@@ -460,15 +462,14 @@ static bool on_config(struct daemon *d, struct loop *l)
 static int daemon_setup(struct daemon *d, struct loop *l)
 {
 	sigset_t mask;
-	int lock_fd, n;
+	int lock_fd;
 
 	d->start_ms = now_ms();
 	lock_fd = lock_state(d, true);
 	if (lock_fd < 0)
 		return -1;
-	n = restore_journal(d->state_fd, d->applied_path);
-	if (n)
-		info("undid %d throttle/freeze change(s) left by a previous run", n);
+	/* a restart's journal is taken over; any other is undone */
+	handover_take(d);
 	if (history_open(d->state_fd, (uint64_t)d->cfg.events_max_kb * 1024))
 		warn("cannot open %s/events: %s; no event history", d->cfg.state_dir,
 		     strerror(errno));
@@ -539,14 +540,23 @@ static int daemon_setup(struct daemon *d, struct loop *l)
 	return 0;
 }
 
-/* Undo everything and let go: SIGTERM, SIGINT. */
+/* Undo everything and let go (SIGTERM, SIGINT), or on systemd's restart
+ * leave it all for the next agentmmd (handover.h). */
 static void daemon_stop(struct daemon *d, int signo)
 {
-	log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
-		   "signal %d: restoring and exiting", signo);
+	char job[32];
+
+	if (handover_wanted(d, job, sizeof(job)) && !handover_leave(d))
+		log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+			   "signal %d, systemd job %s: leaving what is borrowed in force for the next agentmmd and exiting",
+			   signo, job);
+	else
+		log_action(6, AMM_ACT_STOP, NULL, NULL, 0,
+			   "signal %d: restoring and exiting", signo);
 	gov_stop(d);
 	sd_notify(d, "STOPPING=1");
-	restore_all_live(d);
+	if (!d->handing_over)
+		restore_all_live(d);
 	httpmetrics_stop();	/* a stopped daemon serves nothing */
 	/* the last metrics are the run's totals (agentmmctl metrics); the
 	 * textfile a collector scrapes goes, so no stale values are served */
@@ -584,6 +594,7 @@ static void loop_tick(struct daemon *d, struct loop *l, uint64_t now)
 		}
 		d->last_slow_ms = now;
 		d->slow_due = false;
+		handover_settle(d, now);
 	}
 	if (!d->gov_only)
 		policy(d, now, slow);
@@ -733,9 +744,20 @@ int main(int argc, char **argv)
 		/* never under a running daemon: what the journal records is
 		 * its live state, which it undoes itself when it stops */
 		int lock_fd = lock_state(d, false);
+		char job[32];
 
 		if (lock_fd < 0)
 			return 1;
+		/* ExecStopPost= of a restart: the journal is the next
+		 * agentmmd's to take over */
+		if (journal_handed_over(d->state_fd, d->applied_path, 0) &&
+		    !unitbus_own_job(job, sizeof(job)) &&
+		    (!strcmp(job, "restart") || !strcmp(job, "try-restart"))) {
+			info("%s is handed over to the agentmmd systemd starts next (job %s): left as it is",
+			     d->applied_path, job);
+			close(lock_fd);
+			return 0;
+		}
 		n = restore_journal(d->state_fd, d->applied_path);
 		info("restored %d recorded change(s)", n);
 		close(lock_fd);

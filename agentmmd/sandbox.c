@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "handover.h"
 #include "journal.h"
 #include "knob.h"
 #include "loader.h"
@@ -252,10 +253,12 @@ static void adopt(struct daemon *d, const char *rel)
 	if (s->cur_fd < 0 || fd_read_u64(s->cur_fd, &s->current))
 		s->current = 0;
 	s->prio = sb_priority(d, s);
+	s->exempt = exempt_has(d, rel);
+	/* before anything reads them: a freeze handed over is ours */
+	handover_adopt_sandbox(d, s);
 	sb_check_ext_frozen(s);
 	oom_group_adopt(d, s);
 	sb_zswap_writeback(d, s);
-	s->exempt = exempt_has(d, rel);
 	bpf_sandbox_set(d, s);
 	detect_runtime(d, s);
 	log_action(6, AMM_ACT_ADOPT, rel, NULL, 0,

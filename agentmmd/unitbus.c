@@ -169,6 +169,14 @@ int unitbus_set(const char *unit, unsigned int prop, const char *val)
 	return -1;
 }
 
+int unitbus_own_job(char *type, size_t len)
+{
+	(void)type;
+	(void)len;
+	errno = ENOSYS;
+	return -1;
+}
+
 #else
 
 #define SD_DEST		"org.freedesktop.systemd1"
@@ -413,6 +421,53 @@ int unitbus_set(const char *unit, unsigned int prop, const char *val)
 	sd_bus_error_free(&e);
 	errno = r;
 	return -1;
+}
+
+int unitbus_own_job(char *type, size_t len)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	const char *obj, *job;
+	char *t = NULL;
+	uint32_t id = 0;
+	sd_bus *b;
+	int r;
+
+	if (getppid() != 1) {	/* not a service of PID 1's */
+		errno = ENOENT;
+		return -1;
+	}
+	b = system_bus();
+	if (!b)
+		return -1;
+	r = sd_bus_call_method(b, SD_DEST, SD_PATH, SD_MANAGER, "GetUnitByPID",
+			       &e, &m, "u", (uint32_t)getpid());
+	if (r >= 0)
+		r = sd_bus_message_read(m, "o", &obj);
+	if (r >= 0) {
+		sd_bus_message *j = NULL;
+
+		r = sd_bus_get_property(b, SD_DEST, obj,
+					"org.freedesktop.systemd1.Unit", "Job",
+					&e, &j, "(uo)");
+		if (r >= 0)
+			r = sd_bus_message_read(j, "(uo)", &id, &job);
+		if (r >= 0 && id)
+			r = sd_bus_get_property_string(b, SD_DEST, job,
+						       "org.freedesktop.systemd1.Job",
+						       "JobType", &e, &t);
+		sd_bus_message_unref(j);
+	}
+	sd_bus_message_unref(m);
+	if (r < 0) {
+		r = call_errno(&e, r);
+		sd_bus_error_free(&e);
+		errno = r;
+		return -1;
+	}
+	snprintf(type, len, "%s", t ? t : "");
+	free(t);
+	return 0;
 }
 
 #endif

@@ -62,4 +62,13 @@ int unitbus_get(const char *unit, unsigned int prop, char *val, size_t len);
  */
 int unitbus_set(const char *unit, unsigned int prop, const char *val);
 
+/*
+ * The type of the job systemd runs on agentmmd's own unit now into @type
+ * ("restart", "try-restart", "stop", ...; "" when none): 0, or -1 with
+ * errno (ENOENT: not a service of PID 1's; the bus cannot be reached).
+ * A restart's job keeps its type while the unit stops, so a stopping
+ * agentmmd can tell a restart (hand over) from a stop (put back).
+ */
+int unitbus_own_job(char *type, size_t len);
+
 #endif

@@ -464,7 +464,8 @@ void gov_stop(struct daemon *d)
 
 	if (!g)
 		return;
-	if (g->driver != DRV_NONE)
+	/* a restart hands the switches over as they are (handover.c) */
+	if (g->driver != DRV_NONE && !d->handing_over)
 		thp_knobs_restore(d, &g->ks);
 	compact_join(g);
 	thp_knobs_close(&g->ks);

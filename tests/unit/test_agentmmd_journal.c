@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "handed.h"
+#include "handover.h"
 #include "journal.h"
 #include "knob.h"
 #include "unit.h"
@@ -507,6 +509,137 @@ TEST(malformed_escape_ignored)
 	put(jpath, "freeze 12 /tmp/\\xZZ\nfreeze 12 /tmp/\\x00\nfreeze 12\n");
 	EXPECT_EQ(restore_journal(basefd, jpath), 0);
 	CHECK(access(jpath, F_OK) != 0);	/* nothing to keep either */
+}
+
+/* This boot's hand-over record by @pid, into @buf. */
+static void marker(char *buf, size_t len, int pid)
+{
+	char boot[64];
+
+	handed_boot_id(boot, sizeof(boot));
+	snprintf(buf, len, "handover %s %d\n", boot, pid);
+}
+
+/*
+ * A restart's hand-over (handover.c): the journal a restarting agentmmd
+ * left is taken over, not undone: its sandbox's freeze, its tool's
+ * throttle and its oom.group are re-attached at adoption with the values
+ * that were there before, a knob borrowed again (the pool) gets its
+ * original value from the record, what is not taken again stays in the
+ * journal until the hand-over settles and is then put back; a stop for a
+ * restart appends the record the guardian and --restore look for, and
+ * journals nothing after it.
+ */
+TEST(handover_taken_over_with_original_values)
+{
+	static struct daemon d;
+	char sdir[256], tdir[256], pdir[256], odir[256], esc[3][1024];
+	char j[8192], m[160], v[32];
+	unsigned long long sid = fake_cg("hs", sdir, sizeof(sdir));
+	unsigned long long tid = fake_cg("hs/tool-x", tdir, sizeof(tdir));
+	unsigned long long pid = fake_cg("hpool", pdir, sizeof(pdir));
+	unsigned long long oid = fake_cg("hother", odir, sizeof(odir));
+	struct sandbox *s;
+
+	put_in(sdir, "memory.oom.group", "0");
+	amm_token_escape(esc[0], sizeof(esc[0]), sdir);
+	amm_token_escape(esc[1], sizeof(esc[1]), tdir);
+	amm_token_escape(esc[2], sizeof(esc[2]), pdir);
+	marker(m, sizeof(m), 4242);
+	snprintf(j, sizeof(j),
+		 "agentmm-journal 2\nfreeze %llu %s\nhigh %llu max %s\noomgroup %llu 1 %s\nhigh %llu 900 %s\nfreeze %llu %s\n%s",
+		 sid, esc[0], tid, esc[1], sid, esc[0], pid, esc[2], oid, odir, m);
+	put(jpath, j);
+	CHECK(journal_handed_over(basefd, jpath, 4242));
+	CHECK(!journal_handed_over(basefd, jpath, 4243));
+
+	d.state_fd = basefd;
+	d.cfg.freeze = d.cfg.throttle = true;
+	d.cfg.idle_interval_ms = 1000;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	EXPECT_EQ(handover_take(&d), 1);
+	EXPECT_EQ((int)d.n_handed, 5);
+	file_of(sdir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));		/* nothing undone */
+
+	s = sb_new(&d);
+	if (!s)
+		exit(1);
+	snprintf(s->path, sizeof(s->path), "%s", sdir);
+	snprintf(s->rel, sizeof(s->rel), "hs");
+	s->dir_fd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->high_fd = -1;
+	s->cgid = sid;
+	CHECK(sb_index(&d, s));
+	handover_adopt_sandbox(&d, s);
+	CHECK(s->frozen && s->knob[SBK_FREEZE].live);
+	CHECK(!strcmp(s->high_dir, tdir) && s->high == 5);
+	CHECK(!strcmp(s->knob[SBK_HIGH].orig, "max"));
+	CHECK(!strcmp(s->knob[SBK_OOMGROUP].orig, "1"));
+	/* the pool borrowed again: what was there before the previous
+	 * daemon's backstop goes back, not its 5 */
+	snprintf(d.pool_dir, sizeof(d.pool_dir), "%s", pdir);
+	EXPECT_EQ(knob_borrow(&d, &d.pool_knob, KNOB_POOL_HIGH, -1, pid,
+			      d.pool_dir, "5", NULL), 0);
+	CHECK(!strcmp(d.pool_knob.orig, "900"));
+	/* not taken yet: still in the journal, and still in force */
+	EXPECT_EQ(lines_with("freeze"), 2);
+	file_of(odir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));
+	handover_settle(&d, d.handed_until_ms - 1);
+	EXPECT_EQ((int)d.n_handed, 5);
+	handover_settle(&d, d.handed_until_ms);
+	EXPECT_EQ((int)d.n_handed, 0);
+	file_of(odir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));		/* not taken again: put back */
+	EXPECT_EQ(lines_with("freeze"), 1);
+	file_of(tdir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "5"));		/* taken: still the throttle */
+
+	/* stopping for a restart: the record, then no more journaling */
+	CHECK(handover_leave(&d) == 0 && d.handing_over);
+	marker(m, sizeof(m), (int)getpid());
+	get(jpath, j, sizeof(j));
+	CHECK(strlen(j) > strlen(m) && !strcmp(j + strlen(j) - strlen(m), m));
+	CHECK(journal_handed_over(basefd, jpath, getpid()));
+	knob_drop(&d, &s->knob[SBK_OOMGROUP]);
+	EXPECT_EQ(lines_with("oomgroup"), 1);
+	CHECK(journal_handed_over(basefd, jpath, getpid()));
+
+	/* the next one puts back what it took, as it was first */
+	d.handing_over = false;
+	journal_close(&d);
+	EXPECT_EQ(restore_journal(basefd, jpath), 4);
+	file_of(tdir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "max"));
+	file_of(pdir, "memory.high", v, sizeof(v));
+	CHECK(!strcmp(v, "900"));
+	file_of(sdir, "memory.oom.group", v, sizeof(v));
+	CHECK(!strcmp(v, "1"));
+	file_of(sdir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+}
+
+/* A hand-over record of another boot (or none) is no hand-over: the
+ * journal is undone as it always was. */
+TEST(handover_of_another_boot_undone)
+{
+	static struct daemon d;
+	char dir[256], j[2048], v[32];
+	unsigned long long id = fake_cg("hb", dir, sizeof(dir));
+
+	snprintf(j, sizeof(j),
+		 "agentmm-journal 2\nfreeze %llu %s\nhandover 00000000-0000-0000-0000-000000000000 4242\n",
+		 id, dir);
+	put(jpath, j);
+	CHECK(!journal_handed_over(basefd, jpath, 0));
+	d.state_fd = basefd;
+	snprintf(d.applied_path, sizeof(d.applied_path), "%s", jpath);
+	EXPECT_EQ(handover_take(&d), 0);
+	EXPECT_EQ((int)d.n_handed, 0);
+	file_of(dir, "cgroup.freeze", v, sizeof(v));
+	CHECK(!strcmp(v, "0"));
+	CHECK(access(jpath, F_OK) != 0);
 }
 
 int main(void)
