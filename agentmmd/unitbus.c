@@ -433,7 +433,8 @@ int unitbus_own_job(char *type, size_t len)
 	sd_bus *b;
 	int r;
 
-	if (getppid() != 1) {	/* not a service of PID 1's */
+	/* not a service of PID 1's (systemd sets INVOCATION_ID for each) */
+	if (getppid() != 1 || !getenv("INVOCATION_ID")) {
 		errno = ENOENT;
 		return -1;
 	}
