@@ -161,7 +161,7 @@ void handover_settle(struct daemon *d, uint64_t now)
 		d->handed = NULL;
 		d->n_handed = 0;
 	} else {
-		d->handed_until_ms = UINT64_MAX;	/* tried at exit again */
+		d->handed_until_ms = now + 60000;	/* tried again then */
 	}
 	journal_compact(d);
 }

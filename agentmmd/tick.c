@@ -580,7 +580,14 @@ static void step_freeze(struct tick *t)
  * swap, swapping keeping up again. */
 static void step_thaw(struct tick *t)
 {
-	int f = amm_pick_thaw(t->a, t->n, t->release_level, MB);
+	int f;
+
+	/* taking a freeze over (handover.c): "no sandbox is growing" needs
+	 * intervals this daemon has not seen yet; only relief thaws */
+	if (t->now < t->d->handed_until_ms &&
+	    t->release_level != AMM_LEVEL_RELAXED)
+		return;
+	f = amm_pick_thaw(t->a, t->n, t->release_level, MB);
 
 	if (f >= 0) {
 		set_frozen(t->d, tick_sb(t, f), false);
