@@ -420,7 +420,9 @@ static void tick_sample(struct tick *t, uint64_t *sum)
 		if (s->ext_frozen)
 			continue;
 		/* a freeze has an upper bound; then a pause as long */
-		if (s->frozen &&
+		/* (a freeze taken over at this tick's rescan began after
+		 * t->now) */
+		if (s->frozen && t->now > s->frozen_ms &&
 		    t->now - s->frozen_ms >= d->cfg.freeze_max_s * 1000ULL) {
 			info("%s was frozen for freeze_max_s = %u s; thawing it",
 			     s->rel, d->cfg.freeze_max_s);
