@@ -28,7 +28,8 @@ struct handed {
 				 * not one to take again */
 	uint64_t id;
 	char orig[32];		/* what was there before */
-	bool taken;
+	bool taken;		/* taken again, or put back: done with */
+	bool put_back;
 };
 
 /* A journal's live records read into a list (handed_add()). */

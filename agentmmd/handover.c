@@ -141,7 +141,7 @@ void handover_settle(struct daemon *d, uint64_t now)
 		struct handed *h = &d->handed[i];
 
 		if (h->taken) {
-			taken++;
+			taken += !h->put_back;
 			continue;
 		}
 		copy = strdup(h->line);		/* the restore cuts it up */
@@ -152,17 +152,14 @@ void handover_settle(struct daemon *d, uint64_t now)
 			continue;
 		}
 		back++;
-		h->taken = true;	/* done with: out of the journal */
+		h->taken = h->put_back = true;	/* out of the journal */
 	}
 	info("hand-over settled: %zu change(s) taken over, %zu put back (not taken again)%s",
 	     taken, back, kept ? ", some could not be put back: kept in the journal" : "");
-	if (!kept) {
-		handed_free(d->handed, d->n_handed);
-		d->handed = NULL;
-		d->n_handed = 0;
-	} else {
+	if (!kept)
+		handover_forget(d);
+	else
 		d->handed_until_ms = now + 60000;	/* tried again then */
-	}
 	journal_compact(d);
 }
 
@@ -201,3 +198,9 @@ int handover_leave(struct daemon *d)
 	return 0;
 }
 
+void handover_forget(struct daemon *d)
+{
+	handed_free(d->handed, d->n_handed);
+	d->handed = NULL;
+	d->n_handed = 0;
+}

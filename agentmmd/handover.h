@@ -42,4 +42,7 @@ void handover_adopt_sandbox(struct daemon *d, struct sandbox *s);
 /* On a slow tick: once the hand-over has settled, put back what was not
  * taken again and forget the rest. */
 void handover_settle(struct daemon *d, uint64_t now);
+/* Let the records go (at exit: put back or handed over by then). */
+void handover_forget(struct daemon *d);
+
 #endif

@@ -568,6 +568,7 @@ static void daemon_stop(struct daemon *d, int signo)
 	control_stop(d);
 	bpf_stop(d);
 	sb_table_free(d);
+	handover_forget(d);
 	exempt_free(d);
 	free(d->status_last);
 }
