@@ -17,6 +17,13 @@
 #        plus the module config; run depmod -a KVER afterwards
 #   make install-module-config DESTDIR=...           modprobe.d,
 #        modules-load.d, dracut module only (part of install-dkms/-kmod)
+#   make install-apparmor DESTDIR=...                agentmmd's AppArmor
+#        profile in $(SYSCONFDIR)/apparmor.d (not part of install: the
+#        packages ship it on its own; docs/confinement.md)
+#   make install-selinux DESTDIR=... [SELINUXTYPE=targeted]  agentmmd's
+#        SELinux policy module, built with the reference policy's devel
+#        Makefile, in $(DATADIR)/selinux/packages/SELINUXTYPE/agentmmd.pp.bz2
+#        and its interface in $(DATADIR)/selinux/devel/include/distributed
 #
 # Variables (defaults in brackets): DESTDIR [], PREFIX [/usr], SYSCONFDIR
 # [/etc], BINDIR, SBINDIR, LIBEXECDIR, DATADIR, MANDIR, DOCDIR, LICENSEDIR, UNITDIR,
@@ -61,7 +68,7 @@ AMM_DOCS = $(wildcard $(TOP)/README.md $(TOP)/docs/install.md \
 AMM_KMOD_SRC = Kbuild VERSION $(patsubst $(TOP)/%,%,$(sort $(wildcard $(TOP)/kmod/*.[ch] \
 	$(TOP)/policy/*.[ch])))
 
-.PHONY: install install-data install-daemon install-swap install-module-config install-dkms install-kmod
+.PHONY: install install-data install-daemon install-swap install-module-config install-dkms install-kmod install-apparmor install-selinux selinux
 
 install: install-data install-swap $(if $(filter 1,$(INSTALL_DAEMON)),install-daemon)
 
@@ -99,6 +106,29 @@ install-module-config:
 	$(INSTALL) -D -p -m 0644 $(TOP)/config/modules-load.d/agentmm.conf $(D)$(MODULESLOADDIR)/agentmm.conf
 	$(INSTALL) -D -p -m 0755 $(TOP)/config/dracut/90agentmm/module-setup.sh $(D)$(DRACUTDIR)/modules.d/90agentmm/module-setup.sh
 	$(INSTALL) -D -p -m 0755 $(TOP)/config/dracut/90agentmm/agentmm-load.sh $(D)$(DRACUTDIR)/modules.d/90agentmm/agentmm-load.sh
+
+# Confinement of agentmmd (docs/confinement.md): the AppArmor profile, and
+# the SELinux module compiled with the policy's devel Makefile (Debian's
+# selinux-policy-dev, Fedora's selinux-policy-devel: the same path) in a
+# build directory of its own, since that Makefile writes tmp/ where it runs.
+SELINUX_DEVEL_MAKEFILE ?= $(DATADIR)/selinux/devel/Makefile
+SELINUXTYPE ?= targeted
+AMM_SELINUX_SRC = $(addprefix $(TOP)/config/selinux/agentmmd.,te fc if)
+
+install-apparmor:
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/apparmor/usr.sbin.agentmmd $(D)$(SYSCONFDIR)/apparmor.d/usr.sbin.agentmmd
+
+selinux: $(BUILD)/selinux/agentmmd.pp
+$(BUILD)/selinux/agentmmd.pp: $(AMM_SELINUX_SRC)
+	@test -f $(SELINUX_DEVEL_MAKEFILE) || { echo "error: no $(SELINUX_DEVEL_MAKEFILE) (Debian: selinux-policy-dev; Fedora: selinux-policy-devel)" >&2; exit 1; }
+	@rm -rf $(@D) && mkdir -p $(@D) && cp -p $(AMM_SELINUX_SRC) $(@D)/
+	$(MAKE) --no-print-directory -C $(@D) -f $(SELINUX_DEVEL_MAKEFILE) agentmmd.pp
+
+install-selinux: $(BUILD)/selinux/agentmmd.pp
+	$(INSTALL) -d -m 0755 $(D)$(DATADIR)/selinux/packages/$(SELINUXTYPE)
+	bzip2 -9 -c $< >$(D)$(DATADIR)/selinux/packages/$(SELINUXTYPE)/agentmmd.pp.bz2
+	chmod 0644 $(D)$(DATADIR)/selinux/packages/$(SELINUXTYPE)/agentmmd.pp.bz2
+	$(INSTALL) -D -p -m 0644 $(TOP)/config/selinux/agentmmd.if $(D)$(DATADIR)/selinux/devel/include/distributed/agentmmd.if
 
 install-dkms: install-module-config
 	@set -e; cd $(TOP); for f in $(AMM_KMOD_SRC); do \

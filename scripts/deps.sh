@@ -99,6 +99,14 @@ apt_check=(
 	podman runc runsc catatonit
 	# make structure-check: the shipped shell scripts
 	shellcheck
+	# make confine-check: agentmmd's AppArmor profile compiled
+	# (apparmor_parser), its SELinux module built with the reference
+	# policy's devel Makefile (checkmodule, semodule_package), linked into
+	# Debian's reference policy in a scratch copy of its store (semodule;
+	# installing the policy does not turn SELinux on) and queried
+	# (sesearch, selabel_lookup); the .deb's profile goes in with dh_apparmor
+	apparmor selinux-policy-dev checkpolicy semodule-utils policycoreutils
+	selinux-policy-default setools selinux-utils dh-apparmor
 	# make host-prometheus-check: a real Prometheus server scrapes agentmmd
 	# through node_exporter's textfile collector; promtool tests the rules
 	prometheus prometheus-node-exporter curl
@@ -116,6 +124,9 @@ dnf_check=(
 	debugedit elfutils rpmlint dracut python3-pyyaml
 	# Fedora packages no runsc: make container-check skips its gVisor cases
 	podman runc catatonit ShellCheck
+	# make confine-check's SELinux half (its AppArmor half wants
+	# apparmor-parser)
+	selinux-policy-devel checkpolicy policycoreutils setools-console
 )
 
 log=$cache/deps.log
