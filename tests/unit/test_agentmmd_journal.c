@@ -511,6 +511,15 @@ TEST(malformed_escape_ignored)
 	CHECK(access(jpath, F_OK) != 0);	/* nothing to keep either */
 }
 
+/* @dir/@name reads @want */
+static bool file_is(const char *dir, const char *name, const char *want)
+{
+	char v[64];
+
+	file_of(dir, name, v, sizeof(v));
+	return !strcmp(v, want);
+}
+
 /* This boot's hand-over record by @pid, into @buf. */
 static void marker(char *buf, size_t len, int pid)
 {
@@ -610,14 +619,10 @@ TEST(handover_taken_over_with_original_values)
 	d.handing_over = false;
 	journal_close(&d);
 	EXPECT_EQ(restore_journal(basefd, jpath), 4);
-	file_of(tdir, "memory.high", v, sizeof(v));
-	CHECK(!strcmp(v, "max"));
-	file_of(pdir, "memory.high", v, sizeof(v));
-	CHECK(!strcmp(v, "900"));
-	file_of(sdir, "memory.oom.group", v, sizeof(v));
-	CHECK(!strcmp(v, "1"));
-	file_of(sdir, "cgroup.freeze", v, sizeof(v));
-	CHECK(!strcmp(v, "0"));
+	CHECK(file_is(tdir, "memory.high", "max"));
+	CHECK(file_is(pdir, "memory.high", "900"));
+	CHECK(file_is(sdir, "memory.oom.group", "1"));
+	CHECK(file_is(sdir, "cgroup.freeze", "0"));
 }
 
 /* A hand-over record of another boot (or none) is no hand-over: the
